@@ -1,0 +1,86 @@
+/**
+ * The demo server's tools (DESIGN.md, "The demo server"): `sleep`, `long_job`, `fail`, `echo`,
+ * plus one prompt and one resource to show that those requests become tasks too.
+ *
+ * @module
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { z } from 'zod';
+import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from '../mcp-server/index.js';
+
+const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+
+/** `sleep {ms}`: waits, then says so. Task support optional. */
+export const sleepTool: TaskToolDefinition<{ ms: z.ZodNumber }> = {
+  name: 'sleep',
+  description: 'Waits `ms` milliseconds, then returns "slept <ms> ms".',
+  inputSchema: z.object({ ms: z.number().int().min(0).max(3_600_000) }),
+  taskSupport: 'optional',
+  run: async ({ ms }, ctx) => {
+    await delay(ms, undefined, { signal: ctx.signal });
+    return text(`slept ${ms} ms`);
+  },
+};
+
+/** `long_job {seconds}`: ten steps, a status message per step, honours cancel. Task required. */
+export const longJobTool: TaskToolDefinition<{ seconds: z.ZodNumber }> = {
+  name: 'long_job',
+  description: 'Works for `seconds` in 10 steps, reporting "step i/10" as status message. Must run as a task.',
+  inputSchema: z.object({ seconds: z.number().min(0).max(86_400) }),
+  taskSupport: 'required',
+  run: async ({ seconds }, ctx) => {
+    for (let step = 1; step <= 10; step++) {
+      ctx.setStatusMessage(`step ${step}/10`);
+      await delay(seconds * 100, undefined, { signal: ctx.signal });
+    }
+    return text(`long_job done in ${seconds} s`);
+  },
+};
+
+/** `fail {message}`: a tool-level error (`isError: true`), which in SEP-1686 still completes the task. */
+export const failTool: TaskToolDefinition<{ message: z.ZodString }> = {
+  name: 'fail',
+  description: 'Returns a tool result with isError: true and the given message.',
+  inputSchema: z.object({ message: z.string() }),
+  taskSupport: 'optional',
+  run: async ({ message }) => ({ ...text(message), isError: true }),
+};
+
+/** `echo {text}`: answers at once; never a task. */
+export const echoTool: TaskToolDefinition<{ text: z.ZodString }> = {
+  name: 'echo',
+  description: 'Returns the text at once. Task augmentation is forbidden (ignored).',
+  inputSchema: z.object({ text: z.string() }),
+  taskSupport: 'forbidden',
+  run: async ({ text: t }) => text(t),
+};
+
+/** `greeting {name}`: a prompt, rendered after a short pause so that it is worth a task. */
+export const greetingPrompt: TaskPromptDefinition = {
+  name: 'greeting',
+  description: 'A greeting prompt for `name`.',
+  arguments: [{ name: 'name', description: 'who to greet', required: true }],
+  run: async (args, ctx) => {
+    await delay(50, undefined, { signal: ctx.signal });
+    return { messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${args['name'] ?? 'someone'}.` } }] };
+  },
+};
+
+/** `demo://report`: a resource that takes a moment to build. */
+export const reportResource: TaskResourceDefinition = {
+  uri: 'demo://report',
+  name: 'report',
+  description: 'A small report built in about 100 ms.',
+  mimeType: 'text/plain',
+  run: async (uri, ctx) => {
+    await delay(100, undefined, { signal: ctx.signal });
+    return { contents: [{ uri, mimeType: 'text/plain', text: `report built at ${new Date().toISOString()}` }] };
+  },
+};
+
+/** Everything the demo server serves. */
+export const demoDefinitions = {
+  tools: [sleepTool, longJobTool, failTool, echoTool],
+  prompts: [greetingPrompt],
+  resources: [reportResource],
+} as const;

@@ -1,0 +1,120 @@
+/**
+ * Streamable HTTP at `/mcp`: one SDK server and transport per session, all sharing one runtime.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { log } from './log.js';
+
+/** Options of {@link startHttpEndpoint}. */
+export interface HttpEndpointOptions {
+  /** TCP port; 0 picks a free one. */
+  readonly port: number;
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /** Largest request body accepted, in bytes. @default 4 MiB */
+  readonly maxBodyBytes?: number;
+  /** Makes the SDK server for a new session. */
+  readonly createServer: () => Server;
+}
+
+/** A running endpoint. */
+export interface HttpEndpoint {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+function replyError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) throw new RangeError(`Request body is larger than ${max} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+/**
+ * Serves MCP over Streamable HTTP at `/mcp` until closed.
+ *
+ * @example
+ * ```ts
+ * const endpoint = await startHttpEndpoint({ port: 3000, createServer: () => createTaskServer(info, opts) });
+ * console.error(endpoint.url);
+ * ```
+ */
+export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<HttpEndpoint> {
+  const host = options.host ?? '127.0.0.1';
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== '/mcp') return replyError(res, 404, -32601, `Not found: ${path} (the MCP endpoint is /mcp)`);
+    const header = req.headers['mcp-session-id'];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    const existing = sessionId === undefined ? undefined : sessions.get(sessionId);
+
+    if (req.method === 'POST') {
+      let body: unknown;
+      try {
+        body = await readJson(req, maxBody);
+      } catch (error) {
+        return error instanceof RangeError
+          ? replyError(res, 413, -32600, error.message)
+          : replyError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
+      }
+      if (existing) return existing.handleRequest(req, res, body);
+      if (sessionId !== undefined) return replyError(res, 404, -32001, `Session not found: ${sessionId}`);
+      if (!isInitializeRequest(body)) {
+        return replyError(res, 400, -32600, 'Bad Request: no mcp-session-id header, and the message is not an initialize request');
+      }
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      };
+      await options.createServer().connect(transport);
+      return transport.handleRequest(req, res, body);
+    }
+    if (req.method === 'GET' || req.method === 'DELETE') {
+      if (!existing) return replyError(res, sessionId === undefined ? 400 : 404, -32001, sessionId === undefined ? 'Bad Request: mcp-session-id header is required' : `Session not found: ${sessionId}`);
+      return existing.handleRequest(req, res);
+    }
+    res.setHeader('allow', 'GET, POST, DELETE');
+    return replyError(res, 405, -32600, `Method not allowed: ${req.method ?? '?'}`);
+  };
+
+  const server: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log('error', 'http request failed', { error: String(error) });
+      if (!res.headersSent) replyError(res, 500, -32603, 'Internal error');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    url: `http://${host}:${port}/mcp`,
+    close: async () => {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+    },
+  };
+}

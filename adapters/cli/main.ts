@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+/**
+ * The `mcp-tasks` command.
+ *
+ * @module
+ */
+import { serve, SERVE_HELP } from './serve.js';
+import { log } from './log.js';
+
+const HELP = `Usage: mcp-tasks <command> [options]
+
+Commands:
+  serve      serve the demo MCP server whose requests may run as tasks (see: mcp-tasks serve --help)
+  help       show this help
+
+Options:
+  -h, --help show help
+`;
+
+async function main(argv: readonly string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      if (rest[0] === 'serve') process.stdout.write(SERVE_HELP);
+      else process.stdout.write(HELP);
+      return;
+    default:
+      throw new Error(`Unknown command '${command}'. Run 'mcp-tasks --help'.`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  log('error', error instanceof Error ? error.message : String(error));
+  process.exitCode = 2;
+});

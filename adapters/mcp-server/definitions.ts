@@ -1,0 +1,95 @@
+/**
+ * What a task-hosting server serves: tools, prompts and resources whose work may run as a task.
+ *
+ * @module
+ */
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+
+/** Whether a request may (optional), must (required) or must not (forbidden) run as a task. */
+export const TaskSupport = { forbidden: 'forbidden', optional: 'optional', required: 'required' } as const;
+/** One task-support level. */
+export type TaskSupport = (typeof TaskSupport)[keyof typeof TaskSupport];
+
+/** What the work of a tool, prompt or resource gets while it runs. */
+export interface RequestWorkContext {
+  /** The task id, or `null` when the request was not task-augmented and runs as a plain call. */
+  readonly taskId: string | null;
+  /** Aborted when the task (or the plain request) is cancelled. */
+  readonly signal: AbortSignal;
+  /** Sets the task's status message; a no-op for plain calls. */
+  setStatusMessage(message: string): void;
+}
+
+/**
+ * A tool whose calls may become tasks.
+ *
+ * @example
+ * ```ts
+ * const sleep: TaskToolDefinition<{ ms: z.ZodNumber }> = {
+ *   name: 'sleep',
+ *   inputSchema: z.object({ ms: z.number() }),
+ *   taskSupport: 'optional',
+ *   run: async ({ ms }) => ({ content: [{ type: 'text', text: `slept ${ms} ms` }] }),
+ * };
+ * ```
+ */
+export interface TaskToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** Arguments schema; checked before any task is created, so bad arguments never become tasks. */
+  readonly inputSchema: z.ZodObject<Shape>;
+  /** @default 'optional' */
+  readonly taskSupport?: TaskSupport;
+  run(args: z.infer<z.ZodObject<Shape>>, ctx: RequestWorkContext): Promise<CallToolResult>;
+}
+
+/**
+ * A prompt whose `prompts/get` may become a task.
+ *
+ * @example
+ * ```ts
+ * const greeting: TaskPromptDefinition = {
+ *   name: 'greeting',
+ *   arguments: [{ name: 'name', required: true }],
+ *   run: async (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hi ${args['name']}` } }] }),
+ * };
+ * ```
+ */
+export interface TaskPromptDefinition {
+  readonly name: string;
+  readonly description?: string;
+  readonly arguments?: readonly { readonly name: string; readonly description?: string; readonly required?: boolean }[];
+  /** @default 'optional' */
+  readonly taskSupport?: TaskSupport;
+  run(args: Record<string, string>, ctx: RequestWorkContext): Promise<GetPromptResult>;
+}
+
+/**
+ * A resource whose `resources/read` may become a task.
+ *
+ * @example
+ * ```ts
+ * const report: TaskResourceDefinition = {
+ *   uri: 'demo://report', name: 'report',
+ *   run: async (uri) => ({ contents: [{ uri, text: 'ok' }] }),
+ * };
+ * ```
+ */
+export interface TaskResourceDefinition {
+  readonly uri: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  /** @default 'optional' */
+  readonly taskSupport?: TaskSupport;
+  run(uri: string, ctx: RequestWorkContext): Promise<ReadResourceResult>;
+}
+
+/** Everything a task server serves. */
+export interface TaskServerDefinitions {
+  readonly tools?: readonly TaskToolDefinition<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
+  readonly prompts?: readonly TaskPromptDefinition[];
+  readonly resources?: readonly TaskResourceDefinition[];
+}

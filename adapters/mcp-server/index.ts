@@ -1,0 +1,25 @@
+/**
+ * Host tasks in an `@modelcontextprotocol/sdk` server: tools, prompts and resources whose requests
+ * may become tasks (SEP-1686), plus `tasks/get`, `tasks/result`, `tasks/list`, `tasks/delete`.
+ *
+ * @example
+ * ```ts
+ * import { createTaskRuntime } from 'mcp-task-actors';
+ * import { createTaskServer } from 'mcp-task-actors/adapters/mcp-server';
+ * const server = createTaskServer({ name: 'demo', version: '1.0.0' }, { runtime: createTaskRuntime(), tools });
+ * ```
+ *
+ * @module
+ */
+export { attachTaskServer, createTaskServer } from './attach-task-server.js';
+export type { AttachTaskServerOptions } from './attach-task-server.js';
+export { TaskSupport } from './definitions.js';
+export type {
+  RequestWorkContext,
+  TaskToolDefinition,
+  TaskPromptDefinition,
+  TaskResourceDefinition,
+  TaskServerDefinitions,
+} from './definitions.js';
+export { JsonRpcError, JsonRpcCode, toJsonRpcError } from './wire-errors.js';
+export { ownerOf } from './request-context.js';

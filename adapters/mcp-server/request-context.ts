@@ -1,0 +1,48 @@
+/**
+ * Reading what the SDK tells a request handler: who is asking (owner) and which request it is.
+ *
+ * @module
+ */
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { TaskOwner } from '../../machines/index.js';
+import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
+
+/** The `extra` argument the SDK passes to server request handlers. */
+export type ServerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * The requester a task is bound to: the transport session (none on stdio, where the process is
+ * the session) and the authenticated principal when the transport authenticates.
+ *
+ * @example
+ * ```ts
+ * ownerOf(extra); // { session: '6f1c…', principal: null }
+ * ```
+ */
+export function ownerOf(extra: Pick<ServerExtra, 'sessionId' | 'authInfo'>): TaskOwner {
+  return { session: extra.sessionId ?? null, principal: extra.authInfo?.clientId ?? null };
+}
+
+/** A key for a JSON-RPC request id that keeps `1` and `"1"` apart. */
+export function requestKey(id: string | number): string {
+  return `${typeof id}:${id}`;
+}
+
+/** `params` as an object, or a clear error. */
+export function paramsObject(params: unknown, method: string): Record<string, unknown> {
+  if (params === undefined) return {};
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    throw new JsonRpcError(JsonRpcCode.invalidParams, `Invalid params for ${method}: params must be an object`);
+  }
+  return params as Record<string, unknown>;
+}
+
+/** The `taskId` param of a `tasks/*` request, or a clear error. */
+export function taskIdParam(params: unknown, method: string): string {
+  const { taskId } = paramsObject(params, method);
+  if (typeof taskId !== 'string' || taskId.length === 0) {
+    throw new JsonRpcError(JsonRpcCode.invalidParams, `Invalid params for ${method}: taskId must be a non-empty string`);
+  }
+  return taskId;
+}

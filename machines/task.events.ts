@@ -1,0 +1,67 @@
+/**
+ * Events of the task lifecycle machine and their creator functions. Every event carries `at`
+ * (epoch ms) so that timestamps enter the machine as data and the machine stays pure.
+ *
+ * @module
+ */
+
+/** Handler began working (submitted → working). */
+export interface TaskStartEvent { readonly type: 'task.start'; readonly at: number }
+/** An input request (elicitation, sampling) was sent for the task. */
+export interface TaskInputRequestEvent { readonly type: 'task.input.request'; readonly requestId: string; readonly at: number }
+/** The requester answered one pending input request. */
+export interface TaskInputResponseEvent { readonly type: 'task.input.response'; readonly requestId: string; readonly at: number }
+/** Human-readable progress, no status change. */
+export interface TaskStatusMessageEvent { readonly type: 'task.message'; readonly message: string; readonly at: number }
+/** The work finished with a result stored under `resultRef`. */
+export interface TaskCompleteEvent { readonly type: 'task.complete'; readonly resultRef: string; readonly at: number }
+/** The work failed. */
+export interface TaskFailEvent { readonly type: 'task.fail'; readonly error: string; readonly at: number }
+/** The requester cancelled the task. */
+export interface TaskCancelEvent { readonly type: 'task.cancel'; readonly reason: string | null; readonly at: number }
+/** The receiver lost track of the outcome (e.g. the worker died): terminal `unknown`. */
+export interface TaskLoseEvent { readonly type: 'task.lose'; readonly error: string; readonly at: number }
+
+/** Every event the task machine accepts from outside. */
+export type TaskEvent =
+  | TaskStartEvent
+  | TaskInputRequestEvent
+  | TaskInputResponseEvent
+  | TaskStatusMessageEvent
+  | TaskCompleteEvent
+  | TaskFailEvent
+  | TaskCancelEvent
+  | TaskLoseEvent;
+
+/** The `type` of every task event, for iteration in tests and tools. */
+export const TASK_EVENT_TYPES = [
+  'task.start',
+  'task.input.request',
+  'task.input.response',
+  'task.message',
+  'task.complete',
+  'task.fail',
+  'task.cancel',
+  'task.lose',
+] as const satisfies readonly TaskEvent['type'][];
+
+/**
+ * Event creators. Each takes the time explicitly (default `Date.now()`), so replayed histories
+ * keep their original timestamps.
+ *
+ * @example
+ * ```ts
+ * import { taskEvents } from 'mcp-task-actors/machines';
+ * actor.send(taskEvents.cancel('user asked'));
+ * ```
+ */
+export const taskEvents = {
+  start: (at = Date.now()): TaskStartEvent => ({ type: 'task.start', at }),
+  inputRequest: (requestId: string, at = Date.now()): TaskInputRequestEvent => ({ type: 'task.input.request', requestId, at }),
+  inputResponse: (requestId: string, at = Date.now()): TaskInputResponseEvent => ({ type: 'task.input.response', requestId, at }),
+  message: (message: string, at = Date.now()): TaskStatusMessageEvent => ({ type: 'task.message', message, at }),
+  complete: (resultRef: string, at = Date.now()): TaskCompleteEvent => ({ type: 'task.complete', resultRef, at }),
+  fail: (error: string, at = Date.now()): TaskFailEvent => ({ type: 'task.fail', error, at }),
+  cancel: (reason: string | null = null, at = Date.now()): TaskCancelEvent => ({ type: 'task.cancel', reason, at }),
+  lose: (error: string, at = Date.now()): TaskLoseEvent => ({ type: 'task.lose', error, at }),
+} as const;

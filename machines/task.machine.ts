@@ -1,0 +1,181 @@
+/**
+ * The task lifecycle of SEP-1686 §4.3 as one XState v5 machine: exactly the edges of the spec's
+ * state diagram, nothing more. Pure: the work itself is the `handler` actor, a placeholder that the
+ * runtime replaces with `machine.provide({ actors: { handler } })`.
+ *
+ * @module
+ */
+import { assign, fromPromise, setup } from 'xstate';
+import type { TaskEvent } from './task.events.js';
+import type { TaskContext, TaskHandlerOutput, TaskInput } from './task.types.js';
+
+/** What the injected handler actor receives: enough to find the task's work in the runtime. */
+export interface TaskHandlerInput {
+  readonly taskId: string;
+  readonly owner: TaskContext['owner'];
+}
+
+/**
+ * The lifecycle machine. States are the SEP-1686 statuses; `completed`, `failed`, `cancelled` and
+ * `unknown` are final, so a terminal task never changes. `input_required` is left only when no
+ * input request is pending (§4.4). The handler actor is invoked at the root so that it keeps
+ * running across `working` ⇄ `input_required`, and is stopped (its `AbortSignal` fires) as soon as
+ * any terminal state is reached, which is how cancel halts the work.
+ *
+ * @example
+ * ```ts
+ * import { createActor, fromPromise } from 'xstate';
+ * import { taskMachine, taskEvents } from 'mcp-task-actors/machines';
+ *
+ * const machine = taskMachine.provide({
+ *   actors: { handler: fromPromise(async () => ({ outcome: 'completed', resultRef: 'r1', at: Date.now() })) },
+ * });
+ * const actor = createActor(machine, {
+ *   input: { taskId: 't1', owner: { session: null, principal: null }, dialect: 'sep-1686',
+ *            method: 'tools/call', label: 'sleep', keepAlive: 60_000, pollFrequency: 1000, createdAt: Date.now() },
+ * }).start();
+ * actor.send(taskEvents.start());
+ * ```
+ */
+export const taskMachine = setup({
+  types: {
+    context: {} as TaskContext,
+    events: {} as TaskEvent,
+    input: {} as TaskInput,
+  },
+  actors: {
+    // Default: work that never settles. A node that only mirrors a task (or a test) keeps it.
+    handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(() => new Promise<never>(() => undefined)),
+  },
+  guards: {
+    isNewInput: ({ context, event }) =>
+      event.type === 'task.input.request' && !context.pendingInputs.includes(event.requestId),
+    isLastPendingInput: ({ context, event }) =>
+      event.type === 'task.input.response' &&
+      context.pendingInputs.length === 1 &&
+      context.pendingInputs[0] === event.requestId,
+    isPendingInput: ({ context, event }) =>
+      event.type === 'task.input.response' && context.pendingInputs.includes(event.requestId),
+  },
+  actions: {
+    touch: assign({ updatedAt: ({ event }) => ('at' in event ? event.at : Date.now()) }),
+    recordMessage: assign({
+      statusMessage: ({ event, context }) => (event.type === 'task.message' ? event.message : context.statusMessage),
+      updatedAt: ({ event, context }) => (event.type === 'task.message' ? event.at : context.updatedAt),
+    }),
+    addInput: assign({
+      pendingInputs: ({ context, event }) =>
+        event.type === 'task.input.request' ? [...context.pendingInputs, event.requestId] : context.pendingInputs,
+    }),
+    removeInput: assign({
+      pendingInputs: ({ context, event }) =>
+        event.type === 'task.input.response'
+          ? context.pendingInputs.filter((id) => id !== event.requestId)
+          : context.pendingInputs,
+    }),
+    recordResult: assign({
+      resultRef: ({ event, context }) => (event.type === 'task.complete' ? event.resultRef : context.resultRef),
+      pendingInputs: () => [],
+    }),
+    recordError: assign({
+      error: ({ event, context }) => (event.type === 'task.fail' || event.type === 'task.lose' ? event.error : context.error),
+      statusMessage: ({ event, context }) =>
+        event.type === 'task.fail' || event.type === 'task.lose' ? event.error : context.statusMessage,
+      pendingInputs: () => [],
+    }),
+    recordCancel: assign({
+      statusMessage: ({ event, context }) =>
+        event.type === 'task.cancel' ? (event.reason ?? 'Cancelled by the requester') : context.statusMessage,
+      // Answers that arrive after a cancel are discarded (§4.8.5): nothing is pending any more.
+      pendingInputs: () => [],
+    }),
+  },
+}).createMachine({
+  id: 'task',
+  context: ({ input }) => ({
+    ...input,
+    updatedAt: input.createdAt,
+    statusMessage: null,
+    error: null,
+    pendingInputs: [],
+    resultRef: null,
+  }),
+  initial: 'submitted',
+  invoke: {
+    id: 'handler',
+    src: 'handler',
+    input: ({ context }) => ({ taskId: context.taskId, owner: context.owner }),
+    onDone: [
+      {
+        guard: ({ event }) => event.output.outcome === 'completed',
+        target: '.completed',
+        actions: assign({
+          resultRef: ({ event }) => (event.output.outcome === 'completed' ? event.output.resultRef : null),
+          updatedAt: ({ event }) => event.output.at,
+          pendingInputs: () => [],
+        }),
+      },
+      {
+        target: '.failed',
+        actions: assign({
+          error: ({ event }) => (event.output.outcome === 'failed' ? event.output.error : 'Task failed'),
+          statusMessage: ({ event }) => (event.output.outcome === 'failed' ? event.output.error : 'Task failed'),
+          updatedAt: ({ event }) => event.output.at,
+          pendingInputs: () => [],
+        }),
+      },
+    ],
+    onError: {
+      target: '.failed',
+      actions: assign({
+        error: ({ event }) => `Task handler crashed: ${String(event.error)}`,
+        statusMessage: ({ event }) => `Task handler crashed: ${String(event.error)}`,
+        pendingInputs: () => [],
+      }),
+    },
+  },
+  states: {
+    submitted: {
+      on: {
+        'task.start': { target: 'working', actions: 'touch' },
+        'task.input.request': { target: 'input_required', actions: ['addInput', 'touch'] },
+        'task.message': { actions: 'recordMessage' },
+        'task.complete': { target: 'completed', actions: ['recordResult', 'touch'] },
+        'task.fail': { target: 'failed', actions: ['recordError', 'touch'] },
+        'task.cancel': { target: 'cancelled', actions: ['recordCancel', 'touch'] },
+        'task.lose': { target: 'unknown', actions: ['recordError', 'touch'] },
+      },
+    },
+    working: {
+      on: {
+        'task.input.request': { target: 'input_required', actions: ['addInput', 'touch'] },
+        'task.message': { actions: 'recordMessage' },
+        'task.complete': { target: 'completed', actions: ['recordResult', 'touch'] },
+        'task.fail': { target: 'failed', actions: ['recordError', 'touch'] },
+        'task.cancel': { target: 'cancelled', actions: ['recordCancel', 'touch'] },
+        'task.lose': { target: 'unknown', actions: ['recordError', 'touch'] },
+      },
+    },
+    input_required: {
+      on: {
+        'task.input.request': { guard: 'isNewInput', actions: ['addInput', 'touch'] },
+        'task.input.response': [
+          { guard: 'isLastPendingInput', target: 'working', actions: ['removeInput', 'touch'] },
+          { guard: 'isPendingInput', actions: ['removeInput', 'touch'] },
+        ],
+        'task.message': { actions: 'recordMessage' },
+        'task.complete': { target: 'completed', actions: ['recordResult', 'touch'] },
+        'task.fail': { target: 'failed', actions: ['recordError', 'touch'] },
+        'task.cancel': { target: 'cancelled', actions: ['recordCancel', 'touch'] },
+        'task.lose': { target: 'unknown', actions: ['recordError', 'touch'] },
+      },
+    },
+    completed: { type: 'final' },
+    failed: { type: 'final' },
+    cancelled: { type: 'final' },
+    unknown: { type: 'final' },
+  },
+});
+
+/** The machine's type, for `machine.provide` results and snapshots. */
+export type TaskMachine = typeof taskMachine;

@@ -1,0 +1,92 @@
+/**
+ * Types of the task lifecycle machine: statuses, context, input and handler output.
+ *
+ * @module
+ */
+
+/**
+ * Every status of SEP-1686 §6 ("Task Status"), as a const object so it can be iterated.
+ *
+ * @example
+ * ```ts
+ * import { TaskStatus } from 'mcp-task-actors/machines';
+ * const done = status === TaskStatus.completed;
+ * ```
+ */
+export const TaskStatus = {
+  submitted: 'submitted',
+  working: 'working',
+  input_required: 'input_required',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  unknown: 'unknown',
+} as const;
+/** One of the seven task statuses. */
+export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
+
+/**
+ * The statuses a task never leaves (SEP-1686 §4.3.2.4).
+ *
+ * @example
+ * ```ts
+ * if (TERMINAL_STATUSES.includes(view.status)) console.log('done');
+ * ```
+ */
+export const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'cancelled', 'unknown'];
+
+/**
+ * True when `status` is terminal.
+ *
+ * @param status - a task status
+ * @example
+ * ```ts
+ * isTerminalStatus('working'); // false
+ * ```
+ */
+export function isTerminalStatus(status: TaskStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled' || status === 'unknown';
+}
+
+/**
+ * Who created a task: the transport session and, when the transport authenticates, the principal.
+ * Both are `null` when unknown (stdio has a single session per process).
+ */
+export interface TaskOwner {
+  readonly session: string | null;
+  readonly principal: string | null;
+}
+
+/** What the runtime gives the machine when a task is created. */
+export interface TaskInput {
+  readonly taskId: string;
+  readonly owner: TaskOwner;
+  /** Wire dialect the task was created in, e.g. `sep-1686`; it is rendered in it ever after. */
+  readonly dialect: string;
+  /** Originating request method, e.g. `tools/call`. */
+  readonly method: string;
+  /** Short label of what runs, e.g. the tool name; shown in listings and the inspector. */
+  readonly label: string | null;
+  /** Retention after reaching a terminal state, in ms; `null` means unlimited. */
+  readonly keepAlive: number | null;
+  /** Suggested polling interval, in ms. */
+  readonly pollFrequency: number;
+  /** Creation time, epoch ms (supplied from outside so the machine stays pure). */
+  readonly createdAt: number;
+}
+
+/** The machine's context: the input plus what changes as the task moves. JSON-safe by design. */
+export interface TaskContext extends TaskInput {
+  updatedAt: number;
+  statusMessage: string | null;
+  error: string | null;
+  /** Ids of input requests (elicitation, sampling) sent for this task and not yet answered. */
+  pendingInputs: string[];
+  /** Key of the stored result, set when the task completed; the result itself lives outside. */
+  resultRef: string | null;
+}
+
+/** What the injected `handler` actor resolves with. */
+export type TaskHandlerOutput =
+  | { readonly outcome: 'completed'; readonly resultRef: string; readonly at: number }
+  | { readonly outcome: 'failed'; readonly error: string; readonly at: number };

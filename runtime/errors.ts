@@ -1,0 +1,159 @@
+/**
+ * Typed errors of the task runtime. Local errors stay apart from wire errors: only adapters map
+ * these to MCP JSON-RPC errors.
+ *
+ * @module
+ */
+
+/** Every error code the runtime raises. */
+export const TaskErrorCode = {
+  notFound: 'TASK_NOT_FOUND',
+  expired: 'TASK_EXPIRED',
+  notCompleted: 'TASK_NOT_COMPLETED',
+  duplicateId: 'TASK_DUPLICATE_ID',
+  invalidCursor: 'INVALID_CURSOR',
+  invalidArgument: 'INVALID_ARGUMENT',
+  terminal: 'TASK_TERMINAL',
+  timeout: 'TIMEOUT',
+  disposed: 'RUNTIME_DISPOSED',
+} as const;
+/** One runtime error code. */
+export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
+
+/**
+ * Base class of every runtime error.
+ *
+ * @example
+ * ```ts
+ * try { runtime.get(id, owner); } catch (e) { if (e instanceof TaskRuntimeError) console.log(e.code); }
+ * ```
+ */
+export class TaskRuntimeError extends Error {
+  readonly code: TaskErrorCode;
+  constructor(code: TaskErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'TaskRuntimeError';
+    this.code = code;
+  }
+}
+
+/** No task with that id exists for this requester (or it was deleted). */
+export class TaskNotFoundError extends TaskRuntimeError {
+  readonly taskId: string;
+  constructor(taskId: string, options?: ErrorOptions) {
+    super(TaskErrorCode.notFound, 'Task not found', options);
+    this.name = 'TaskNotFoundError';
+    this.taskId = taskId;
+  }
+}
+
+/** The task existed but its keepAlive elapsed and it was removed. */
+export class TaskExpiredError extends TaskRuntimeError {
+  readonly taskId: string;
+  constructor(taskId: string, options?: ErrorOptions) {
+    super(TaskErrorCode.expired, 'Task has expired', options);
+    this.name = 'TaskExpiredError';
+    this.taskId = taskId;
+  }
+}
+
+/** A result was asked for a task that is not `completed`. */
+export class TaskNotCompletedError extends TaskRuntimeError {
+  readonly taskId: string;
+  readonly status: string;
+  constructor(taskId: string, status: string, options?: ErrorOptions) {
+    super(TaskErrorCode.notCompleted, `Task status is '${status}', not 'completed'`, options);
+    this.name = 'TaskNotCompletedError';
+    this.taskId = taskId;
+    this.status = status;
+  }
+}
+
+/** The requester reused a task id it already has. */
+export class DuplicateTaskIdError extends TaskRuntimeError {
+  readonly taskId: string;
+  constructor(taskId: string, options?: ErrorOptions) {
+    super(TaskErrorCode.duplicateId, `Task ID already exists: ${taskId}`, options);
+    this.name = 'DuplicateTaskIdError';
+    this.taskId = taskId;
+  }
+}
+
+/** A list cursor that this runtime did not issue. */
+export class InvalidCursorError extends TaskRuntimeError {
+  constructor(detail: string, options?: ErrorOptions) {
+    super(TaskErrorCode.invalidCursor, `Invalid cursor: ${detail}`, options);
+    this.name = 'InvalidCursorError';
+  }
+}
+
+/** An argument that is malformed (wrong type, empty id, negative duration). */
+export class InvalidArgumentError extends TaskRuntimeError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(TaskErrorCode.invalidArgument, message, options);
+    this.name = 'InvalidArgumentError';
+  }
+}
+
+/** An operation that needs a running task hit a terminal one (e.g. cancel after completion). */
+export class TaskTerminalError extends TaskRuntimeError {
+  readonly taskId: string;
+  readonly status: string;
+  constructor(taskId: string, status: string, options?: ErrorOptions) {
+    super(TaskErrorCode.terminal, `Task is already terminal (status '${status}')`, options);
+    this.name = 'TaskTerminalError';
+    this.taskId = taskId;
+    this.status = status;
+  }
+}
+
+/** A wait ran past its timeout. */
+export class TaskTimeoutError extends TaskRuntimeError {
+  constructor(ms: number, options?: ErrorOptions) {
+    super(TaskErrorCode.timeout, `Timed out after ${ms} ms`, options);
+    this.name = 'TaskTimeoutError';
+  }
+}
+
+/** The runtime was disposed. */
+export class RuntimeDisposedError extends TaskRuntimeError {
+  constructor(options?: ErrorOptions) {
+    super(TaskErrorCode.disposed, 'The task runtime has been disposed', options);
+    this.name = 'RuntimeDisposedError';
+  }
+}
+
+/**
+ * All runtime error classes in one namespace object.
+ *
+ * @example
+ * ```ts
+ * if (e instanceof errors.TaskNotFoundError) reply404();
+ * ```
+ */
+export const errors = {
+  TaskRuntimeError,
+  TaskNotFoundError,
+  TaskExpiredError,
+  TaskNotCompletedError,
+  DuplicateTaskIdError,
+  InvalidCursorError,
+  InvalidArgumentError,
+  TaskTerminalError,
+  TaskTimeoutError,
+  RuntimeDisposedError,
+} as const;
+
+/**
+ * True when `value` is a runtime error, optionally of one code.
+ *
+ * @param value - anything caught
+ * @param code - narrow to this code
+ * @example
+ * ```ts
+ * if (isTaskRuntimeError(e, 'TASK_NOT_FOUND')) …
+ * ```
+ */
+export function isTaskRuntimeError(value: unknown, code?: TaskErrorCode): value is TaskRuntimeError {
+  return value instanceof TaskRuntimeError && (code === undefined || value.code === code);
+}

@@ -1,0 +1,42 @@
+/**
+ * The task runtime: create tasks, poll them, fetch results, cancel and delete, on the in-memory
+ * backend (the embedded default).
+ *
+ * @example
+ * ```ts
+ * import { createTaskRuntime } from 'mcp-task-actors';
+ * const runtime = createTaskRuntime();
+ * runtime.registerHandler('tools/call:sleep', async () => ({ content: [] }));
+ * ```
+ *
+ * @module
+ */
+export { createTaskRuntime } from './task-runtime.js';
+export type { TaskRuntime } from './task-runtime.js';
+export { resolveTaskRuntimeOptions } from './options.js';
+export type { TaskRuntimeOptions, ResolvedTaskRuntimeOptions } from './options.js';
+export type {
+  TaskView,
+  TaskHandler,
+  TaskHandlerContext,
+  CreateTaskOptions,
+  TaskPage,
+  WaitOptions,
+  TaskChange,
+} from './task-runtime.types.js';
+export {
+  errors,
+  isTaskRuntimeError,
+  TaskErrorCode,
+  TaskRuntimeError,
+  TaskNotFoundError,
+  TaskExpiredError,
+  TaskNotCompletedError,
+  DuplicateTaskIdError,
+  InvalidCursorError,
+  InvalidArgumentError,
+  TaskTerminalError,
+  TaskTimeoutError,
+  RuntimeDisposedError,
+} from './errors.js';
+export { DeadlineScheduler } from './scheduler.js';

@@ -1,0 +1,86 @@
+/**
+ * Options of `createTaskRuntime` and their resolution into the internal, fully-defaulted form.
+ *
+ * @module
+ */
+import { InvalidArgumentError } from './errors.js';
+
+/**
+ * Options of {@link createTaskRuntime}. Every field is optional.
+ *
+ * @example
+ * ```ts
+ * const runtime = createTaskRuntime({ defaultKeepAlive: 60_000, maxKeepAlive: 600_000 });
+ * ```
+ */
+export interface TaskRuntimeOptions {
+  /**
+   * Retention after a task reaches a terminal state when the requester asks for none, in ms.
+   * @default 300_000 (5 minutes)
+   */
+  defaultKeepAlive?: number;
+  /**
+   * The receiver's maximum keepAlive, in ms (SEP-1686 §4.5.1, §8.2): a larger request is lowered to
+   * it, and the actual value is what `get` reports. `null` allows unlimited retention.
+   * @default 3_600_000 (1 hour)
+   */
+  maxKeepAlive?: number | null;
+  /**
+   * Suggested polling interval reported to requesters, in ms.
+   * @default 1000
+   */
+  pollFrequency?: number;
+  /**
+   * Largest `list` page.
+   * @default 20
+   */
+  pageSize?: number;
+  /**
+   * How many expired task ids are remembered so that a late `get` says "expired", not "not found".
+   * @default 10_000
+   */
+  expiredMemory?: number;
+  /**
+   * Clock, epoch ms. Tests may pass a fake one.
+   * @default Date.now
+   */
+  now?: () => number;
+}
+
+/** {@link TaskRuntimeOptions} with every default applied and checked. */
+export interface ResolvedTaskRuntimeOptions {
+  readonly defaultKeepAlive: number;
+  readonly maxKeepAlive: number | null;
+  readonly pollFrequency: number;
+  readonly pageSize: number;
+  readonly expiredMemory: number;
+  readonly now: () => number;
+}
+
+/**
+ * Applies defaults and checks ranges.
+ *
+ * @param options - user options
+ * @throws InvalidArgumentError when a duration or size is negative or not a number
+ * @example
+ * ```ts
+ * resolveTaskRuntimeOptions({}).pageSize; // 20
+ * ```
+ */
+export function resolveTaskRuntimeOptions(options: TaskRuntimeOptions = {}): ResolvedTaskRuntimeOptions {
+  const maxKeepAlive = options.maxKeepAlive === undefined ? 3_600_000 : options.maxKeepAlive;
+  const resolved = {
+    defaultKeepAlive: options.defaultKeepAlive ?? 300_000,
+    maxKeepAlive,
+    pollFrequency: options.pollFrequency ?? 1000,
+    pageSize: options.pageSize ?? 20,
+    expiredMemory: options.expiredMemory ?? 10_000,
+    now: options.now ?? Date.now,
+  };
+  for (const [name, value] of Object.entries(resolved)) {
+    if (typeof value === 'function' || value === null) continue;
+    if (!Number.isFinite(value) || value < 0) throw new InvalidArgumentError(`${name} must be a non-negative number, got ${String(value)}`);
+  }
+  if (resolved.pageSize < 1) throw new InvalidArgumentError('pageSize must be at least 1');
+  return resolved;
+}

@@ -1,0 +1,365 @@
+/**
+ * The task runtime with the in-memory backend: hosts one XState actor per running task, answers
+ * get/list/result/delete/cancel, keeps terminal tasks as compact records and expires them.
+ *
+ * @module
+ */
+import { createActor, fromPromise, type Actor, type SnapshotFrom } from 'xstate';
+import {
+  isTerminalStatus,
+  taskEvents,
+  taskMachine,
+  type TaskContext,
+  type TaskHandlerInput,
+  type TaskHandlerOutput,
+  type TaskOwner,
+  type TaskStatus,
+} from '../machines/index.js';
+import { OwnerIndex } from './backends/memory/owner-index.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import {
+  DuplicateTaskIdError,
+  InvalidArgumentError,
+  RuntimeDisposedError,
+  TaskExpiredError,
+  TaskNotCompletedError,
+  TaskNotFoundError,
+  TaskTerminalError,
+  TaskTimeoutError,
+} from './errors.js';
+import { resolveTaskRuntimeOptions, type ResolvedTaskRuntimeOptions, type TaskRuntimeOptions } from './options.js';
+import { DeadlineScheduler } from './scheduler.js';
+import type { CreateTaskOptions, TaskChange, TaskHandler, TaskPage, TaskView, WaitOptions } from './task-runtime.types.js';
+
+/**
+ * One runtime, whatever the backend. Every read and write names the requester (`owner`): tasks are
+ * scoped to the owner that created them, and another owner gets "not found".
+ */
+export interface TaskRuntime {
+  /** The options in force, defaults applied. */
+  readonly options: ResolvedTaskRuntimeOptions;
+  /** Registers the work that `create({ handler: name })` runs. Replaces a handler of the same name. */
+  registerHandler(name: string, handler: TaskHandler): void;
+  /** Creates a task and starts its work; resolves once the task exists and can be polled. */
+  create(options: CreateTaskOptions): Promise<TaskView>;
+  /** The task's current state. @throws TaskNotFoundError, TaskExpiredError */
+  get(taskId: string, owner: TaskOwner): Promise<TaskView>;
+  /** One page of the owner's tasks, oldest first. @throws InvalidCursorError */
+  list(owner: TaskOwner, options?: { cursor?: string | undefined; limit?: number }): Promise<TaskPage>;
+  /** The result of a completed task. @throws TaskNotCompletedError when it is not `completed` */
+  result(taskId: string, owner: TaskOwner): Promise<{ task: TaskView; result: unknown }>;
+  /** Resolves when the task is terminal. @throws TaskTimeoutError */
+  waitForTerminal(taskId: string, owner: TaskOwner, options?: WaitOptions): Promise<TaskView>;
+  /** Cancels a running task. @throws TaskTerminalError when it already ended */
+  cancel(taskId: string, owner: TaskOwner, reason?: string | null): Promise<TaskView>;
+  /** Deletes a task and its result; a running task is cancelled first. */
+  delete(taskId: string, owner: TaskOwner): Promise<void>;
+  /** Calls `listener` on every status or status-message change of any task. Returns the unsubscribe. */
+  subscribe(listener: (change: TaskChange) => void): () => void;
+  /** How many tasks are held: `live` run as actors, `retained` are terminal records awaiting expiry. */
+  stats(): { live: number; retained: number };
+  /** Stops every actor and timer. */
+  dispose(): Promise<void>;
+}
+
+type TaskActor = Actor<typeof taskMachine>;
+
+interface Entry {
+  readonly key: string;
+  readonly seq: number;
+  readonly ownerKey: string;
+  status: TaskStatus;
+  context: TaskContext;
+  actor: TaskActor | null;
+  work: { readonly handler: TaskHandler; readonly params: unknown } | null;
+  result: unknown;
+  expiresAt: number | null;
+  waiters: Set<() => void> | null;
+}
+
+/** Owners are compared by session and principal together. */
+function ownerKeyOf(owner: TaskOwner): string {
+  return `${owner.principal ?? ''}\u0001${owner.session ?? ''}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function checkTaskId(taskId: unknown): asserts taskId is string {
+  if (typeof taskId !== 'string' || taskId.length === 0) throw new InvalidArgumentError('taskId must be a non-empty string');
+}
+
+/**
+ * Creates a task runtime on the in-memory backend (one process, no services).
+ *
+ * @param options - retention, polling and paging settings; see {@link TaskRuntimeOptions}
+ * @throws InvalidArgumentError when an option is out of range
+ * @example
+ * ```ts
+ * const runtime = createTaskRuntime({ maxKeepAlive: 600_000 });
+ * runtime.registerHandler('tools/call:sleep', async (params) => ({ content: [] }));
+ * const owner = { session: 's1', principal: null };
+ * await runtime.create({ taskId: 't1', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'tools/call:sleep', params: {} });
+ * const done = await runtime.waitForTerminal('t1', owner);
+ * ```
+ */
+export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime {
+  const opts = resolveTaskRuntimeOptions(options);
+  const { now } = opts;
+  const handlers = new Map<string, TaskHandler>();
+  const entries = new Map<string, Entry>();
+  const expired = new Map<string, true>();
+  const index = new OwnerIndex();
+  const listeners = new Set<(change: TaskChange) => void>();
+  let seq = 0;
+  let disposed = false;
+
+  const scheduler = new DeadlineScheduler((key) => {
+    const entry = entries.get(key);
+    // A running task is never evicted, whatever an old deadline says.
+    if (!entry || !isTerminalStatus(entry.status)) return;
+    remove(entry);
+    expired.set(key, true);
+    if (expired.size > opts.expiredMemory) expired.delete(expired.keys().next().value!);
+  }, now);
+
+  const machine = taskMachine.provide({
+    actors: {
+      handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(async ({ input, signal }) => {
+        const entry = entries.get(`${ownerKeyOf(input.owner)}\u0000${input.taskId}`);
+        if (!entry?.work) return { outcome: 'failed', error: 'Task work is missing', at: now() };
+        const { handler, params } = entry.work;
+        try {
+          const result = await handler(params, {
+            taskId: input.taskId,
+            owner: input.owner,
+            signal,
+            setStatusMessage: (message) => entry.actor?.send(taskEvents.message(message, now())),
+          });
+          entry.result = result;
+          return { outcome: 'completed', resultRef: entry.key, at: now() };
+        } catch (error) {
+          return { outcome: 'failed', error: messageOf(error), at: now() };
+        }
+      }),
+    },
+  });
+
+  function view(entry: Entry): TaskView {
+    return { ...entry.context, status: entry.status, expiresAt: entry.expiresAt };
+  }
+
+  function emit(entry: Entry, previous: TaskStatus | null): void {
+    if (listeners.size === 0) return;
+    const change: TaskChange = { task: view(entry), previous };
+    for (const listener of listeners) listener(change);
+  }
+
+  function onSnapshot(entry: Entry, snapshot: SnapshotFrom<typeof taskMachine>): void {
+    const previous = entry.status;
+    const status = snapshot.value;
+    const messageChanged = snapshot.context.statusMessage !== entry.context.statusMessage;
+    entry.context = snapshot.context;
+    entry.status = status;
+    if (isTerminalStatus(status) && entry.actor) settle(entry);
+    if (previous !== status || messageChanged) emit(entry, previous);
+  }
+
+  /** A terminal task drops its actor and work and keeps only its record (and result if completed). */
+  function settle(entry: Entry): void {
+    entry.actor = null;
+    entry.work = null;
+    if (entry.status !== 'completed') entry.result = undefined;
+    const keepAlive = entry.context.keepAlive;
+    if (keepAlive !== null) {
+      entry.expiresAt = entry.context.updatedAt + keepAlive;
+      scheduler.schedule(entry.key, entry.expiresAt);
+    }
+    const waiters = entry.waiters;
+    entry.waiters = null;
+    if (waiters) for (const wake of waiters) wake();
+  }
+
+  function remove(entry: Entry): void {
+    entries.delete(entry.key);
+    index.remove(entry.ownerKey, entry.seq);
+    scheduler.cancel(entry.key);
+  }
+
+  function find(taskId: string, owner: TaskOwner): Entry {
+    if (disposed) throw new RuntimeDisposedError();
+    checkTaskId(taskId);
+    const key = `${ownerKeyOf(owner)}\u0000${taskId}`;
+    const entry = entries.get(key);
+    if (entry) return entry;
+    if (expired.has(key)) throw new TaskExpiredError(taskId);
+    throw new TaskNotFoundError(taskId);
+  }
+
+  function effectiveKeepAlive(requested: number | undefined): number | null {
+    if (requested !== undefined && (typeof requested !== 'number' || !Number.isFinite(requested) || requested < 0)) {
+      throw new InvalidArgumentError('keepAlive must be a non-negative number of milliseconds');
+    }
+    const wanted = requested ?? opts.defaultKeepAlive;
+    return opts.maxKeepAlive === null ? wanted : Math.min(wanted, opts.maxKeepAlive);
+  }
+
+  const runtime: TaskRuntime = {
+    options: opts,
+
+    registerHandler(name, handler) {
+      handlers.set(name, handler);
+    },
+
+    async create(o) {
+      if (disposed) throw new RuntimeDisposedError();
+      checkTaskId(o.taskId);
+      const handler = handlers.get(o.handler);
+      if (!handler) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
+      const ownerKey = ownerKeyOf(o.owner);
+      const key = `${ownerKey}\u0000${o.taskId}`;
+      if (entries.has(key)) throw new DuplicateTaskIdError(o.taskId);
+      const keepAlive = effectiveKeepAlive(o.keepAlive);
+      expired.delete(key);
+      const createdAt = now();
+      const actor = createActor(machine, {
+        input: {
+          taskId: o.taskId,
+          owner: { session: o.owner.session, principal: o.owner.principal },
+          dialect: o.dialect,
+          method: o.method,
+          label: o.label ?? null,
+          keepAlive,
+          pollFrequency: opts.pollFrequency,
+          createdAt,
+        },
+      });
+      const initial = actor.getSnapshot();
+      const entry: Entry = {
+        key,
+        seq: ++seq,
+        ownerKey,
+        status: initial.value,
+        context: initial.context,
+        actor,
+        work: { handler, params: o.params },
+        result: undefined,
+        expiresAt: null,
+        waiters: null,
+      };
+      entries.set(key, entry);
+      index.add(ownerKey, entry.seq, key);
+      emit(entry, null);
+      actor.subscribe({
+        next: (snapshot) => onSnapshot(entry, snapshot),
+        // A crash inside the machine itself is the one case where the outcome is not known.
+        error: (error) => {
+          const previous = entry.status;
+          entry.status = 'unknown';
+          entry.context = { ...entry.context, error: messageOf(error), statusMessage: messageOf(error), updatedAt: now() };
+          if (entry.actor) settle(entry);
+          emit(entry, previous);
+        },
+      });
+      actor.start();
+      actor.send(taskEvents.start(now()));
+      return view(entry);
+    },
+
+    async get(taskId, owner) {
+      return view(find(taskId, owner));
+    },
+
+    async list(owner, o = {}) {
+      if (disposed) throw new RuntimeDisposedError();
+      const afterSeq = o.cursor === undefined ? 0 : decodeCursor(o.cursor, seq);
+      const limit = Math.max(1, Math.min(o.limit ?? opts.pageSize, opts.pageSize));
+      const page = index.page(ownerKeyOf(owner), afterSeq, limit);
+      const tasks = page.keys.map((key) => view(entries.get(key)!));
+      return page.more ? { tasks, nextCursor: encodeCursor(page.lastSeq) } : { tasks };
+    },
+
+    async result(taskId, owner) {
+      const entry = find(taskId, owner);
+      if (entry.status !== 'completed') throw new TaskNotCompletedError(taskId, entry.status);
+      return { task: view(entry), result: entry.result };
+    },
+
+    waitForTerminal(taskId, owner, o = {}) {
+      let entry: Entry;
+      try {
+        entry = find(taskId, owner);
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+      if (isTerminalStatus(entry.status)) return Promise.resolve(view(entry));
+      return new Promise<TaskView>((resolve, reject) => {
+        const waiters = (entry.waiters ??= new Set());
+        let timer: NodeJS.Timeout | undefined;
+        const cleanup = (): void => {
+          waiters.delete(wake);
+          if (timer) clearTimeout(timer);
+          o.signal?.removeEventListener('abort', onAbort);
+        };
+        const wake = (): void => {
+          cleanup();
+          if (disposed && !isTerminalStatus(entry.status)) reject(new RuntimeDisposedError());
+          else resolve(view(entry));
+        };
+        const onAbort = (): void => {
+          cleanup();
+          reject(o.signal?.reason instanceof Error ? o.signal.reason : new Error('Aborted'));
+        };
+        waiters.add(wake);
+        if (o.timeout !== undefined) {
+          timer = setTimeout(() => {
+            cleanup();
+            reject(new TaskTimeoutError(o.timeout!));
+          }, o.timeout);
+        }
+        if (o.signal?.aborted) onAbort();
+        else o.signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+
+    async cancel(taskId, owner, reason = null) {
+      const entry = find(taskId, owner);
+      if (isTerminalStatus(entry.status) || !entry.actor) throw new TaskTerminalError(taskId, entry.status);
+      entry.actor.send(taskEvents.cancel(reason, now()));
+      return view(entry);
+    },
+
+    async delete(taskId, owner) {
+      const entry = find(taskId, owner);
+      if (entry.actor) entry.actor.send(taskEvents.cancel('Deleted by the requester', now()));
+      remove(entry);
+    },
+
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    stats() {
+      let live = 0;
+      for (const entry of entries.values()) if (entry.actor) live++;
+      return { live, retained: entries.size - live };
+    },
+
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      scheduler.dispose();
+      for (const entry of entries.values()) {
+        entry.actor?.stop();
+        const waiters = entry.waiters;
+        entry.waiters = null;
+        if (waiters) for (const wake of waiters) wake();
+      }
+      entries.clear();
+      listeners.clear();
+    },
+  };
+  return runtime;
+}

@@ -1,0 +1,77 @@
+/**
+ * Public types of the task runtime: task views, handlers, create/list/wait options.
+ *
+ * @module
+ */
+import type { TaskContext, TaskOwner, TaskStatus } from '../machines/index.js';
+
+/** A task as the runtime reports it: the machine's context plus its status and expiry. */
+export interface TaskView extends Readonly<Omit<TaskContext, 'pendingInputs'>> {
+  readonly status: TaskStatus;
+  readonly pendingInputs: readonly string[];
+  /** When a terminal task will be removed, epoch ms; `null` while running or when kept forever. */
+  readonly expiresAt: number | null;
+}
+
+/** What a handler can do while it runs. */
+export interface TaskHandlerContext {
+  readonly taskId: string;
+  readonly owner: TaskOwner;
+  /** Aborted when the task is cancelled (or otherwise ends) before the handler returns. */
+  readonly signal: AbortSignal;
+  /** Sets the task's human-readable status message (e.g. "step 3/10"). */
+  setStatusMessage(message: string): void;
+}
+
+/**
+ * The work behind a task: takes the original request's params and returns the original request's
+ * result. A thrown error ends the task `failed` with the error's message.
+ *
+ * @example
+ * ```ts
+ * const sleep: TaskHandler = async (params, ctx) => {
+ *   await setTimeout(1000, undefined, { signal: ctx.signal });
+ *   return { content: [{ type: 'text', text: 'slept' }] };
+ * };
+ * ```
+ */
+export type TaskHandler = (params: unknown, ctx: TaskHandlerContext) => Promise<unknown>;
+
+/** What `create` needs. */
+export interface CreateTaskOptions {
+  /** Requester-chosen (SEP-1686) or receiver-made id; unique per owner. */
+  readonly taskId: string;
+  readonly owner: TaskOwner;
+  readonly dialect: string;
+  readonly method: string;
+  /** Short label of the work (tool name, prompt name, resource uri). */
+  readonly label?: string | null;
+  /** Requested keepAlive in ms; `undefined` takes the default; capped by the receiver maximum. */
+  readonly keepAlive?: number | undefined;
+  /** Name of a handler registered with `registerHandler`. */
+  readonly handler: string;
+  /** Params given to the handler, usually the original request's params. */
+  readonly params: unknown;
+}
+
+/** One page of `list`. */
+export interface TaskPage {
+  readonly tasks: TaskView[];
+  /** Present when more tasks follow; pass it back to get the next page. */
+  readonly nextCursor?: string;
+}
+
+/** Options of anything that waits. */
+export interface WaitOptions {
+  /** Give up after this many ms with `TaskTimeoutError`. */
+  readonly timeout?: number;
+  /** Give up when this signal aborts (rejects with its reason). */
+  readonly signal?: AbortSignal;
+}
+
+/** A status change, as delivered to `subscribe` listeners. */
+export interface TaskChange {
+  readonly task: TaskView;
+  /** The status before this change; `null` when the task was just created. */
+  readonly previous: TaskStatus | null;
+}
