@@ -57,12 +57,12 @@ export async function main(): Promise<{ statuses: string[]; result: string }> {
   const TaskSchema = ResultSchema.extend({ status: z.string(), pollFrequency: z.number().optional() });
   const statuses: string[] = [];
   for (;;) {
-    const task = await client.request({ method: 'tasks/get', params: { taskId } } as never, TaskSchema);
+    const task = await client.request({ method: 'tasks/get', params: { taskId } }, TaskSchema);
     if (statuses.at(-1) !== task.status) statuses.push(task.status);
     if (['completed', 'failed', 'cancelled', 'unknown'].includes(task.status)) break;
     await delay(20);
   }
-  const result = await client.request({ method: 'tasks/result', params: { taskId } } as never, CallToolResultSchema);
+  const result = await client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema);
   await call; // the original request is answered too, with the same result
   await client.close();
   await runtime.dispose();
