@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { assign, fromPromise, setup } from 'xstate';
+import { and, assign, fromPromise, or, setup, stateIn } from 'xstate';
 import type { TaskEvent } from './task.events.js';
 import type { TaskContext, TaskHandlerOutput, TaskInput } from './task.types.js';
 
@@ -14,6 +14,8 @@ export interface TaskHandlerInput {
   readonly taskId: string;
   readonly owner: TaskContext['owner'];
 }
+
+const isLive = or([stateIn('submitted'), stateIn('working'), stateIn('input_required')]);
 
 /**
  * The lifecycle machine. States are the SEP-1686 statuses; `completed`, `failed`, `cancelled` and
@@ -105,9 +107,11 @@ export const taskMachine = setup({
     id: 'handler',
     src: 'handler',
     input: ({ context }) => ({ taskId: context.taskId, owner: context.owner }),
+    // The handler's outcome counts only while the task is live: a terminal task never changes,
+    // even when a late outcome is applied to a restored snapshot with the pure transition function.
     onDone: [
       {
-        guard: ({ event }) => event.output.outcome === 'completed',
+        guard: and([isLive, ({ event }) => event.output.outcome === 'completed']),
         target: '.completed',
         actions: assign({
           resultRef: ({ event }) => (event.output.outcome === 'completed' ? event.output.resultRef : null),
@@ -116,6 +120,7 @@ export const taskMachine = setup({
         }),
       },
       {
+        guard: isLive,
         target: '.failed',
         actions: assign({
           error: ({ event }) => (event.output.outcome === 'failed' ? event.output.error : 'Task failed'),
@@ -125,14 +130,19 @@ export const taskMachine = setup({
         }),
       },
     ],
-    onError: {
-      target: '.failed',
-      actions: assign({
-        error: ({ event }) => `Task handler crashed: ${String(event.error)}`,
-        statusMessage: ({ event }) => `Task handler crashed: ${String(event.error)}`,
-        pendingInputs: () => [],
-      }),
-    },
+    onError: [
+      {
+        guard: isLive,
+        target: '.failed',
+        actions: assign({
+          error: ({ event }) => `Task handler crashed: ${String(event.error)}`,
+          statusMessage: ({ event }) => `Task handler crashed: ${String(event.error)}`,
+          pendingInputs: () => [],
+        }),
+      },
+      // A late crash of a terminal task's handler is swallowed rather than escalated.
+      { actions: [] },
+    ],
   },
   states: {
     submitted: {

@@ -1,0 +1,119 @@
+/**
+ * Wire over stdio: spawns `node dist/adapters/cli/main.js serve --stdio [flags]`,
+ * writes newline-delimited JSON-RPC to stdin and splits stdout into lines.
+ * Every stdout line must be a JSON-RPC message; anything else fails the wire.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import {
+  CLI_PATH,
+  REPO_ROOT,
+  TailBuffer,
+  WireCore,
+  assertCliBuilt,
+  killChild,
+  trackChild,
+  type JsonRpcId,
+  type Wire,
+} from './wire.js';
+
+class StdioWire extends WireCore {
+  readonly transport = 'stdio' as const;
+  private readonly stderrTail = new TailBuffer();
+  private stdoutBuffer = '';
+
+  constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    super();
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => this.onStdout(chunk));
+    child.stderr.on('data', (chunk: string) => this.stderrTail.append(chunk));
+    child.stdin.on('error', (err) => {
+      if (!this.closed) this.fail(new Error(`stdio: cannot write to server stdin: ${err.message}`));
+    });
+    child.once('exit', (code, signal) => {
+      if (!this.closed) {
+        this.fail(
+          new Error(
+            `stdio: server process exited unexpectedly (code ${String(code)}, signal ${String(signal)}).` +
+              `\n--- server stderr (tail) ---\n${this.stderrTail.toString().slice(-4000)}`,
+          ),
+        );
+      }
+    });
+  }
+
+  private onStdout(chunk: string): void {
+    this.stdoutBuffer += chunk;
+    let newline: number;
+    while ((newline = this.stdoutBuffer.indexOf('\n')) >= 0) {
+      const raw = this.stdoutBuffer.slice(0, newline);
+      this.stdoutBuffer = this.stdoutBuffer.slice(newline + 1);
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (line.trim() === '') continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        // stdout must carry JSON-RPC only: fail loudly.
+        this.fail(new Error(`stdio: server wrote a non-JSON line to stdout: ${JSON.stringify(line.slice(0, 500))}`));
+        continue;
+      }
+      this.handleInbound(parsed, 'stdout');
+    }
+  }
+
+  private write(message: Record<string, unknown>): void {
+    this.child.stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
+  protected sendRaw(message: Record<string, unknown>, _requestId: JsonRpcId | undefined): void {
+    this.write(message);
+  }
+
+  protected sendNotificationRaw(message: Record<string, unknown>): Promise<void> {
+    this.write(message);
+    return Promise.resolve();
+  }
+
+  protected sendResponseRaw(message: Record<string, unknown>): Promise<void> {
+    if (!this.closed && this.fatal === undefined) this.write(message);
+    return Promise.resolve();
+  }
+
+  stderr(): string {
+    return this.stderrTail.toString();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.fail(new Error('wire closed'));
+    try {
+      this.child.stdin.end();
+    } catch {
+      // ignore
+    }
+    await killChild(this.child);
+  }
+}
+
+/** Spawns the server on stdio and performs the initialize handshake. */
+export async function connectStdio(flags: string[] = []): Promise<Wire> {
+  assertCliBuilt();
+  const child = spawn(process.execPath, [CLI_PATH, 'serve', '--stdio', ...flags], {
+    cwd: REPO_ROOT,
+    env: { ...process.env },
+  });
+  trackChild(child);
+  const wire = new StdioWire(child);
+  try {
+    await wire.handshake();
+  } catch (error) {
+    await wire.close();
+    throw new Error(
+      `stdio handshake failed (flags ${JSON.stringify(flags)}): ${error instanceof Error ? error.message : String(error)}` +
+        `\n--- server stderr (tail) ---\n${wire.stderr().slice(-4000)}`,
+    );
+  }
+  return wire;
+}
