@@ -67,7 +67,12 @@ export interface TaskInput {
   readonly method: string;
   /** Short label of what runs, e.g. the tool name; shown in listings and the inspector. */
   readonly label: string | null;
-  /** Retention after reaching a terminal state, in ms; `null` means unlimited. */
+  /**
+   * Retention after reaching a terminal state, in ms; `null` means unlimited. Also used for the
+   * 2025-11-25 `ttl`, which the spec counts from creation: keeping a task longer is allowed
+   * ("MAY delete"), and counting from the end means a running task is never evicted and a poller
+   * that sees `completed` always finds the result.
+   */
   readonly keepAlive: number | null;
   /** Suggested polling interval, in ms. */
   readonly pollFrequency: number;

@@ -16,6 +16,7 @@ export const TaskErrorCode = {
   terminal: 'TASK_TERMINAL',
   timeout: 'TIMEOUT',
   disposed: 'RUNTIME_DISPOSED',
+  failed: 'TASK_FAILED',
 } as const;
 /** One runtime error code. */
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
@@ -124,6 +125,26 @@ export class RuntimeDisposedError extends TaskRuntimeError {
 }
 
 /**
+ * Thrown by a handler to end its task `failed` while keeping a result, e.g. a tool result with
+ * `isError: true` in a dialect where that means failure. `tasks/result` can still return it.
+ *
+ * @example
+ * ```ts
+ * throw new TaskFailure('Tool reported an error', { result: toolResult });
+ * ```
+ */
+export class TaskFailure extends TaskRuntimeError {
+  readonly result: unknown;
+  readonly hasResult: boolean;
+  constructor(message: string, options?: ErrorOptions & { result?: unknown }) {
+    super(TaskErrorCode.failed, message, options);
+    this.name = 'TaskFailure';
+    this.hasResult = options !== undefined && 'result' in options;
+    this.result = options?.result;
+  }
+}
+
+/**
  * All runtime error classes in one namespace object.
  *
  * @example
@@ -142,6 +163,7 @@ export const errors = {
   TaskTerminalError,
   TaskTimeoutError,
   RuntimeDisposedError,
+  TaskFailure,
 } as const;
 
 /**

@@ -23,6 +23,8 @@ export type {
   TaskPage,
   WaitOptions,
   TaskChange,
+  TaskUpdate,
+  TaskOutcome,
 } from './task-runtime.types.js';
 export {
   errors,
@@ -38,5 +40,6 @@ export {
   TaskTerminalError,
   TaskTimeoutError,
   RuntimeDisposedError,
+  TaskFailure,
 } from './errors.js';
 export { DeadlineScheduler } from './scheduler.js';

@@ -22,6 +22,7 @@ import {
   InvalidArgumentError,
   RuntimeDisposedError,
   TaskExpiredError,
+  TaskFailure,
   TaskNotCompletedError,
   TaskNotFoundError,
   TaskTerminalError,
@@ -29,7 +30,16 @@ import {
 } from './errors.js';
 import { resolveTaskRuntimeOptions, type ResolvedTaskRuntimeOptions, type TaskRuntimeOptions } from './options.js';
 import { DeadlineScheduler } from './scheduler.js';
-import type { CreateTaskOptions, TaskChange, TaskHandler, TaskPage, TaskView, WaitOptions } from './task-runtime.types.js';
+import type {
+  CreateTaskOptions,
+  TaskChange,
+  TaskHandler,
+  TaskOutcome,
+  TaskPage,
+  TaskUpdate,
+  TaskView,
+  WaitOptions,
+} from './task-runtime.types.js';
 
 /**
  * One runtime, whatever the backend. Every read and write names the requester (`owner`): tasks are
@@ -48,6 +58,13 @@ export interface TaskRuntime {
   list(owner: TaskOwner, options?: { cursor?: string | undefined; limit?: number }): Promise<TaskPage>;
   /** The result of a completed task. @throws TaskNotCompletedError when it is not `completed` */
   result(taskId: string, owner: TaskOwner): Promise<{ task: TaskView; result: unknown }>;
+  /** What a terminal task produced (result, or none). @throws TaskNotCompletedError while it runs */
+  outcome(taskId: string, owner: TaskOwner): Promise<TaskOutcome>;
+  /**
+   * Moves a task that has no handler (driven from outside, e.g. through the SDK `TaskStore`).
+   * @throws TaskTerminalError when the task already ended; InvalidArgumentError for a move the lifecycle forbids
+   */
+  update(taskId: string, owner: TaskOwner, change: TaskUpdate): Promise<TaskView>;
   /** Resolves when the task is terminal. @throws TaskTimeoutError */
   waitForTerminal(taskId: string, owner: TaskOwner, options?: WaitOptions): Promise<TaskView>;
   /** Cancels a running task. @throws TaskTerminalError when it already ended */
@@ -73,9 +90,13 @@ interface Entry {
   actor: TaskActor | null;
   work: { readonly handler: TaskHandler; readonly params: unknown } | null;
   result: unknown;
+  hasResult: boolean;
   expiresAt: number | null;
   waiters: Set<() => void> | null;
 }
+
+/** The one input request id that tasks driven from outside use for `input_required`. */
+const EXTERNAL_INPUT = 'external';
 
 /** Owners are compared by session and principal together. */
 function ownerKeyOf(owner: TaskOwner): string {
@@ -128,18 +149,25 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
     actors: {
       handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(async ({ input, signal }) => {
         const entry = entries.get(`${ownerKeyOf(input.owner)}\u0000${input.taskId}`);
-        if (!entry?.work) return { outcome: 'failed', error: 'Task work is missing', at: now() };
+        // A task without work is driven from outside (update); its handler never settles.
+        if (!entry?.work) return new Promise<never>(() => undefined);
         const { handler, params } = entry.work;
         try {
           const result = await handler(params, {
             taskId: input.taskId,
             owner: input.owner,
+            dialect: entry.context.dialect,
             signal,
             setStatusMessage: (message) => entry.actor?.send(taskEvents.message(message, now())),
           });
           entry.result = result;
+          entry.hasResult = true;
           return { outcome: 'completed', resultRef: entry.key, at: now() };
         } catch (error) {
+          if (error instanceof TaskFailure && error.hasResult) {
+            entry.result = error.result;
+            entry.hasResult = true;
+          }
           return { outcome: 'failed', error: messageOf(error), at: now() };
         }
       }),
@@ -170,10 +198,14 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   function settle(entry: Entry): void {
     entry.actor = null;
     entry.work = null;
-    if (entry.status !== 'completed') entry.result = undefined;
-    const keepAlive = entry.context.keepAlive;
+    // Only completed tasks, and failed ones whose handler kept a result, have a result to return.
+    if (entry.status !== 'completed' && entry.status !== 'failed') {
+      entry.result = undefined;
+      entry.hasResult = false;
+    }
+    const { keepAlive, updatedAt } = entry.context;
     if (keepAlive !== null) {
-      entry.expiresAt = entry.context.updatedAt + keepAlive;
+      entry.expiresAt = updatedAt + keepAlive;
       scheduler.schedule(entry.key, entry.expiresAt);
     }
     const waiters = entry.waiters;
@@ -197,7 +229,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
     throw new TaskNotFoundError(taskId);
   }
 
-  function effectiveKeepAlive(requested: number | undefined): number | null {
+  function effectiveKeepAlive(requested: number | null | undefined): number | null {
+    if (requested === null) return opts.maxKeepAlive;
     if (requested !== undefined && (typeof requested !== 'number' || !Number.isFinite(requested) || requested < 0)) {
       throw new InvalidArgumentError('keepAlive must be a non-negative number of milliseconds');
     }
@@ -215,8 +248,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
     async create(o) {
       if (disposed) throw new RuntimeDisposedError();
       checkTaskId(o.taskId);
-      const handler = handlers.get(o.handler);
-      if (!handler) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
+      const handler = o.handler === undefined ? undefined : handlers.get(o.handler);
+      if (o.handler !== undefined && !handler) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
       const ownerKey = ownerKeyOf(o.owner);
       const key = `${ownerKey}\u0000${o.taskId}`;
       if (entries.has(key)) throw new DuplicateTaskIdError(o.taskId);
@@ -231,7 +264,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
           method: o.method,
           label: o.label ?? null,
           keepAlive,
-          pollFrequency: opts.pollFrequency,
+          pollFrequency: o.pollFrequency ?? opts.pollFrequency,
           createdAt,
         },
       });
@@ -243,8 +276,9 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
         status: initial.value,
         context: initial.context,
         actor,
-        work: { handler, params: o.params },
+        work: handler ? { handler, params: o.params } : null,
         result: undefined,
+        hasResult: false,
         expiresAt: null,
         waiters: null,
       };
@@ -284,6 +318,50 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       const entry = find(taskId, owner);
       if (entry.status !== 'completed') throw new TaskNotCompletedError(taskId, entry.status);
       return { task: view(entry), result: entry.result };
+    },
+
+    async outcome(taskId, owner) {
+      const entry = find(taskId, owner);
+      if (!isTerminalStatus(entry.status)) throw new TaskNotCompletedError(taskId, entry.status);
+      return { task: view(entry), result: entry.result, hasResult: entry.hasResult };
+    },
+
+    async update(taskId, owner, change) {
+      const entry = find(taskId, owner);
+      const actor = entry.actor;
+      if (!actor || isTerminalStatus(entry.status)) throw new TaskTerminalError(taskId, entry.status);
+      if (entry.work) throw new InvalidArgumentError(`Task ${taskId} runs a handler; only tasks without one are updated from outside`);
+      const at = now();
+      if ('statusMessage' in change && change.statusMessage !== undefined && change.status !== 'cancelled') {
+        actor.send(taskEvents.message(change.statusMessage, at));
+      }
+      switch (change.status) {
+        case undefined:
+          break;
+        case 'working':
+          if (entry.status === 'submitted') actor.send(taskEvents.start(at));
+          if (entry.status === 'input_required') actor.send(taskEvents.inputResponse(EXTERNAL_INPUT, at));
+          break;
+        case 'input_required':
+          if (entry.status !== 'input_required') actor.send(taskEvents.inputRequest(EXTERNAL_INPUT, at));
+          break;
+        case 'completed':
+          entry.result = change.result;
+          entry.hasResult = true;
+          actor.send(taskEvents.complete(entry.key, at));
+          break;
+        case 'failed':
+          if ('result' in change) {
+            entry.result = change.result;
+            entry.hasResult = true;
+          }
+          actor.send(taskEvents.fail(change.error, at));
+          break;
+        case 'cancelled':
+          actor.send(taskEvents.cancel(change.statusMessage ?? null, at));
+          break;
+      }
+      return view(entry);
     },
 
     waitForTerminal(taskId, owner, o = {}) {

@@ -17,6 +17,8 @@ export interface TaskView extends Readonly<Omit<TaskContext, 'pendingInputs'>> {
 export interface TaskHandlerContext {
   readonly taskId: string;
   readonly owner: TaskOwner;
+  /** The wire dialect the task was created in (a handler may shape its outcome by it). */
+  readonly dialect: string;
   /** Aborted when the task is cancelled (or otherwise ends) before the handler returns. */
   readonly signal: AbortSignal;
   /** Sets the task's human-readable status message (e.g. "step 3/10"). */
@@ -46,12 +48,36 @@ export interface CreateTaskOptions {
   readonly method: string;
   /** Short label of the work (tool name, prompt name, resource uri). */
   readonly label?: string | null;
-  /** Requested keepAlive in ms; `undefined` takes the default; capped by the receiver maximum. */
-  readonly keepAlive?: number | undefined;
-  /** Name of a handler registered with `registerHandler`. */
-  readonly handler: string;
+  /**
+   * Requested keepAlive in ms; `undefined` takes the default; `null` asks for as long as allowed.
+   * Capped by the receiver maximum.
+   */
+  readonly keepAlive?: number | null | undefined;
+  /** Suggested polling interval for this task; defaults to the runtime's. */
+  readonly pollFrequency?: number | undefined;
+  /**
+   * Name of a handler registered with `registerHandler`. Without one the task is driven from
+   * outside through `update` (as the SDK's own task handlers do through a `TaskStore`).
+   */
+  readonly handler?: string;
   /** Params given to the handler, usually the original request's params. */
-  readonly params: unknown;
+  readonly params?: unknown;
+}
+
+/** A change applied from outside to a task without a handler (see `TaskRuntime.update`). */
+export type TaskUpdate =
+  | { readonly status: 'working' | 'input_required'; readonly statusMessage?: string | undefined }
+  | { readonly status: 'completed'; readonly result: unknown }
+  | { readonly status: 'failed'; readonly error: string; readonly result?: unknown }
+  | { readonly status: 'cancelled'; readonly statusMessage?: string | undefined }
+  | { readonly status?: undefined; readonly statusMessage: string };
+
+/** A terminal task with what it produced. */
+export interface TaskOutcome {
+  readonly task: TaskView;
+  /** The result; present for completed tasks and for failed ones whose handler kept a result. */
+  readonly result: unknown;
+  readonly hasResult: boolean;
 }
 
 /** One page of `list`. */

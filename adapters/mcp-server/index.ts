@@ -23,3 +23,4 @@ export type {
 } from './definitions.js';
 export { JsonRpcError, JsonRpcCode, toJsonRpcError } from './wire-errors.js';
 export { ownerOf } from './request-context.js';
+export { RuntimeTaskStore } from './runtime-task-store.js';

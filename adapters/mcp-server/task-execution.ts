@@ -1,12 +1,18 @@
 /**
- * Runs one request (a tool call, prompt get or resource read) either as a plain call or, when the
- * requester asked for a task in SEP-1686 style, as a task: create it, announce it with
- * `notifications/tasks/created` (§3.4), and answer the original request when the work ends.
+ * Runs one request (a tool call, prompt get or resource read) as a plain call or as a task, in the
+ * dialect the request's shape asks for:
+ * - SEP-1686 (`_meta["modelcontextprotocol.io/task"]`): create the task under the requester's id,
+ *   announce it with `notifications/tasks/created` (§3.4), answer the original request when the
+ *   work ends;
+ * - 2025-11-25 (`params.task`): create the task under a fresh id and answer at once with
+ *   `CreateTaskResult { task }`.
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import type { TaskOwner } from '../../machines/index.js';
-import type { TaskRuntime } from '../../runtime/index.js';
+import type { TaskRuntime, TaskView } from '../../runtime/index.js';
+import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } from '../dialects/2025-11-25/index.js';
 import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, withRelatedMeta } from '../dialects/sep-1686/index.js';
 import type { RequestWorkContext, TaskSupport } from './definitions.js';
 import { ownerOf, requestKey, type ServerExtra } from './request-context.js';
@@ -25,55 +31,90 @@ export interface ExecuteRequest {
   /** Name of the runtime handler that does the work as a task. */
   readonly handler: string;
   readonly taskSupport: TaskSupport;
+  /** The request's params as sent (where a 2025-11-25 `task` field would be). */
+  readonly requestParams: Record<string, unknown>;
   /** What the handler gets as params. */
   readonly params: unknown;
   readonly extra: ServerExtra;
   /** The same work as a plain call. */
   readonly direct: (ctx: RequestWorkContext) => Promise<unknown>;
+  /** Called with each 2025-11-25 task this connection creates (for status notifications). */
+  readonly onCreated2025?: (task: TaskView) => void;
+}
+
+function readTaskRequest(r: ExecuteRequest) {
+  try {
+    const sep = parseTaskMeta(r.extra._meta);
+    const v2025 = parseTaskParams(r.requestParams);
+    if (sep && v2025) {
+      throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params: the request asks for a task twice (params.task and _meta["modelcontextprotocol.io/task"]); send one');
+    }
+    return { sep, v2025 };
+  } catch (error) {
+    if (error instanceof Sep1686MetaError || error instanceof TaskParamsError) {
+      throw new JsonRpcError(JsonRpcCode.invalidParams, error.message);
+    }
+    throw error;
+  }
 }
 
 /**
  * Answers one request, as a task when asked for and allowed.
  *
- * @returns the original request's result (with the related-task key when it ran as a task)
- * @throws JsonRpcError for malformed task metadata, duplicate ids, a `required` request without a
- *   task, or a task that ended without a result
+ * @returns the original request's result (SEP-1686, with the related-task key when it ran as a
+ *   task) or a `CreateTaskResult` (2025-11-25)
+ * @throws JsonRpcError for malformed task requests, duplicate ids, task support mismatches, or a
+ *   SEP-1686 task that ended without a result
  * @example
  * ```ts
  * return executeRequest({ runtime, open, method: 'tools/call', label: 'sleep', handler: 'tools/call:sleep',
- *   taskSupport: 'optional', params: args, extra, direct: (ctx) => tool.run(args, ctx) });
+ *   taskSupport: 'optional', requestParams, params: args, extra, direct: (ctx) => tool.run(args, ctx) });
  * ```
  */
 export async function executeRequest(r: ExecuteRequest): Promise<Record<string, unknown>> {
-  let asked;
-  try {
-    asked = parseTaskMeta(r.extra._meta);
-  } catch (error) {
-    if (error instanceof Sep1686MetaError) throw new JsonRpcError(JsonRpcCode.invalidParams, error.message);
-    throw error;
+  const { sep, v2025 } = readTaskRequest(r);
+  if (v2025) {
+    // 2025-11-25: a forbidden request asked as a task is refused (tool-level negotiation).
+    if (r.taskSupport === 'forbidden') {
+      throw new JsonRpcError(JsonRpcCode.methodNotFound, `${r.label} does not support task augmentation (taskSupport: 'forbidden')`);
+    }
+    return createTask2025(r, v2025.ttl);
   }
-  // A receiver that does not support tasks for this request ignores the metadata (§4.1).
-  if (!asked || r.taskSupport === 'forbidden') {
+  // SEP-1686: a receiver that does not support tasks for this request ignores the metadata (§4.1).
+  if (!sep || r.taskSupport === 'forbidden') {
     if (r.taskSupport === 'required') {
       throw new JsonRpcError(JsonRpcCode.methodNotFound, `${r.label} requires task augmentation (taskSupport: 'required')`);
     }
     const result = await r.direct({ taskId: null, signal: r.extra.signal, setStatusMessage: () => undefined });
     return result as Record<string, unknown>;
   }
+  return runTaskSep1686(r, sep.taskId, sep.keepAlive);
+}
 
-  const { taskId } = asked;
-  const owner = ownerOf(r.extra);
+async function createTask2025(r: ExecuteRequest, ttl: number | null | undefined): Promise<Record<string, unknown>> {
+  let task: TaskView;
   try {
-    await r.runtime.create({
-      taskId,
-      owner,
-      dialect: SEP_1686,
+    task = await r.runtime.create({
+      taskId: randomUUID(),
+      owner: ownerOf(r.extra),
+      dialect: SPEC_2025_11_25,
       method: r.method,
       label: r.label,
-      keepAlive: asked.keepAlive,
+      keepAlive: ttl,
       handler: r.handler,
       params: r.params,
     });
+  } catch (error) {
+    throw toJsonRpcError(error);
+  }
+  r.onCreated2025?.(task);
+  return { task: renderTask2025(task) };
+}
+
+async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: number | undefined): Promise<Record<string, unknown>> {
+  const owner = ownerOf(r.extra);
+  try {
+    await r.runtime.create({ taskId, owner, dialect: SEP_1686, method: r.method, label: r.label, keepAlive, handler: r.handler, params: r.params });
   } catch (error) {
     throw toJsonRpcError(error);
   }

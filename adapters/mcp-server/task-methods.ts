@@ -1,26 +1,22 @@
 /**
- * `tasks/get`, `tasks/result`, `tasks/list` and `tasks/delete` (SEP-1686 §3.2–3.6): each reads the
- * request, calls one runtime method and renders the answer.
+ * `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` and `tasks/delete`: each reads the
+ * request, calls one runtime method and renders the answer in the task's own dialect, whichever
+ * dialect the asking requester speaks.
  *
  * @module
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { z } from 'zod';
-import type { TaskRuntime } from '../../runtime/index.js';
-import { relatedMeta, renderTask, withRelatedMeta } from '../dialects/sep-1686/index.js';
+import { isTaskRuntimeError, TaskErrorCode, type TaskRuntime } from '../../runtime/index.js';
+import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
+import { renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
+import { relatedMeta } from '../dialects/sep-1686/index.js';
 import { ownerOf, paramsObject, taskIdParam, type ServerExtra } from './request-context.js';
+import { looseRequest } from './request-handlers.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError } from './wire-errors.js';
 
 type Answer = Record<string, unknown>;
 
-/** A request schema that accepts any params, so that we, not a schema library, word the errors. */
-const looseRequest = <M extends string>(method: M) => z.object({ method: z.literal(method), params: z.unknown().optional() });
-
-function handle<M extends string>(
-  server: Server,
-  method: M,
-  answer: (params: unknown, extra: ServerExtra) => Promise<Answer>,
-): void {
+function handle(server: Server, method: string, answer: (params: unknown, extra: ServerExtra) => Promise<Answer>): void {
   server.setRequestHandler(looseRequest(method), async (request, extra) => {
     try {
       return await answer(request.params, extra);
@@ -37,21 +33,28 @@ function handle<M extends string>(
  * @param runtime - where the tasks live
  * @example
  * ```ts
- * server.registerCapabilities({ tasks: { list: {} } });
+ * server.registerCapabilities({ tasks: { list: {}, cancel: {} } });
  * installTaskMethods(server, runtime);
  * ```
  */
 export function installTaskMethods(server: Server, runtime: TaskRuntime): void {
   handle(server, 'tasks/get', async (params, extra) => {
-    const taskId = taskIdParam(params, 'tasks/get');
-    const task = await runtime.get(taskId, ownerOf(extra));
-    return { ...renderTask(task), _meta: relatedMeta(taskId) };
+    const task = await runtime.get(taskIdParam(params, 'tasks/get'), ownerOf(extra));
+    return renderInOwnDialect(task, { withMeta: true });
   });
 
   handle(server, 'tasks/result', async (params, extra) => {
     const taskId = taskIdParam(params, 'tasks/result');
-    const { result } = await runtime.result(taskId, ownerOf(extra));
-    return withRelatedMeta(result, taskId);
+    const owner = ownerOf(extra);
+    const task = await runtime.get(taskId, owner);
+    // SEP-1686 answers at once and only for completed tasks (§4.6).
+    if (task.dialect !== SPEC_2025_11_25) return withRelatedMetaFor(task, (await runtime.result(taskId, owner)).result);
+    // 2025-11-25 blocks until the task is terminal, then returns exactly what the request would have.
+    await runtime.waitForTerminal(taskId, owner, { signal: extra.signal });
+    const outcome = await runtime.outcome(taskId, owner);
+    if (outcome.hasResult) return withRelatedMetaFor(outcome.task, outcome.result);
+    const why = outcome.task.error ?? outcome.task.statusMessage ?? 'no detail';
+    throw new JsonRpcError(JsonRpcCode.internalError, `Task ${taskId} ended '${outcome.task.status}': ${why}`);
   });
 
   handle(server, 'tasks/list', async (params, extra) => {
@@ -60,8 +63,21 @@ export function installTaskMethods(server: Server, runtime: TaskRuntime): void {
       throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid cursor: expected a string');
     }
     const page = await runtime.list(ownerOf(extra), { cursor });
-    const tasks = page.tasks.map(renderTask);
+    const tasks = page.tasks.map((t) => renderInOwnDialect(t, { withMeta: false }));
     return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
+  });
+
+  handle(server, 'tasks/cancel', async (params, extra) => {
+    const taskId = taskIdParam(params, 'tasks/cancel');
+    try {
+      const task = await runtime.cancel(taskId, ownerOf(extra), 'The task was cancelled by request.');
+      return renderInOwnDialect(task, { withMeta: true });
+    } catch (error) {
+      if (isTaskRuntimeError(error, TaskErrorCode.terminal)) {
+        throw new JsonRpcError(JsonRpcCode.invalidParams, `Cannot cancel task: ${error.message}`);
+      }
+      throw error;
+    }
   });
 
   handle(server, 'tasks/delete', async (params, extra) => {

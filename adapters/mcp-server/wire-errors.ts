@@ -61,6 +61,7 @@ export function toJsonRpcError(error: unknown, action = 'Failed to retrieve task
       return new JsonRpcError(JsonRpcCode.invalidParams, error.message);
     case TaskErrorCode.timeout:
     case TaskErrorCode.disposed:
+    case TaskErrorCode.failed:
       return new JsonRpcError(JsonRpcCode.internalError, error.message);
   }
 }

@@ -1,0 +1,95 @@
+/**
+ * The 2025-11-25 wire dialect (what `@modelcontextprotocol/sdk` 1.x speaks): a task is asked for
+ * with `params.task = { ttl? }`, the receiver makes the id and answers at once with
+ * `CreateTaskResult { task }`, and tasks render with ISO timestamps, `ttl` and `pollInterval`.
+ *
+ * @module
+ */
+import type { TaskView } from '../../../runtime/index.js';
+
+/** Name of this dialect, stored with each task created in it. */
+export const SPEC_2025_11_25 = '2025-11-25';
+/** `_meta` key that ties a message to its task in this dialect. */
+export const RELATED_TASK_META_KEY_2025 = 'io.modelcontextprotocol/related-task';
+
+/** A parsed 2025-11-25 task request. */
+export interface TaskParams2025 {
+  /** Requested ttl in ms; `null` asks for unlimited, `undefined` for the default. */
+  readonly ttl: number | null | undefined;
+}
+
+/** `params.task` was present but malformed; the message says what was wrong. */
+export class TaskParamsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TaskParamsError';
+  }
+}
+
+/**
+ * Reads `params.task`, if any.
+ *
+ * @param params - the request's params
+ * @returns the task request, or `undefined` when the request is not task-augmented in this dialect
+ * @throws TaskParamsError when `task` is present but malformed
+ * @example
+ * ```ts
+ * parseTaskParams({ name: 'sleep', task: { ttl: 60000 } }); // { ttl: 60000 }
+ * ```
+ */
+export function parseTaskParams(params: unknown): TaskParams2025 | undefined {
+  if (typeof params !== 'object' || params === null || !('task' in params)) return undefined;
+  const task = (params).task;
+  if (task === undefined) return undefined;
+  if (typeof task !== 'object' || task === null || Array.isArray(task)) {
+    throw new TaskParamsError('Invalid params: task must be an object, e.g. { "ttl": 60000 }');
+  }
+  const { ttl } = task as { ttl?: unknown };
+  if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < 0)) {
+    throw new TaskParamsError('Invalid params: task.ttl must be a non-negative number of milliseconds');
+  }
+  return { ttl: ttl === null ? null : typeof ttl === 'number' ? ttl : undefined };
+}
+
+/**
+ * Renders a task as the 2025-11-25 `Task`. Statuses this dialect lacks are mapped: `submitted` →
+ * `working`, `unknown` → `failed` with a status message saying the outcome is unknown.
+ *
+ * @example
+ * ```ts
+ * renderTask2025(view); // { taskId, status: 'working', createdAt: '2025-…Z', lastUpdatedAt, ttl, pollInterval }
+ * ```
+ */
+export function renderTask2025(task: TaskView): Record<string, unknown> {
+  let status: string = task.status;
+  let statusMessage = task.statusMessage;
+  if (status === 'submitted') status = 'working';
+  if (status === 'unknown') {
+    status = 'failed';
+    statusMessage = `The outcome of this task is unknown${task.error ? `: ${task.error}` : ''}`;
+  }
+  const out: Record<string, unknown> = {
+    taskId: task.taskId,
+    status,
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.updatedAt).toISOString(),
+    ttl: task.keepAlive,
+    pollInterval: task.pollFrequency,
+  };
+  if (statusMessage !== null) out['statusMessage'] = statusMessage;
+  return out;
+}
+
+/**
+ * Adds this dialect's related-task key to a result's `_meta`.
+ *
+ * @example
+ * ```ts
+ * withRelatedMeta2025({ content: [] }, 't1');
+ * ```
+ */
+export function withRelatedMeta2025(result: unknown, taskId: string): Record<string, unknown> {
+  const base = typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : {};
+  const meta = typeof base['_meta'] === 'object' && base['_meta'] !== null ? (base['_meta'] as Record<string, unknown>) : {};
+  return { ...base, _meta: { ...meta, [RELATED_TASK_META_KEY_2025]: { taskId } } };
+}

@@ -1,0 +1,41 @@
+/**
+ * The wire dialects, and rendering a task in the dialect it was created in.
+ *
+ * @example
+ * ```ts
+ * import { renderInOwnDialect } from '../dialects/index.js';
+ * return renderInOwnDialect(task);
+ * ```
+ *
+ * @module
+ */
+import type { TaskView } from '../../runtime/index.js';
+import { renderTask2025, SPEC_2025_11_25, withRelatedMeta2025 } from './2025-11-25/index.js';
+import { relatedMeta, renderTask, withRelatedMeta } from './sep-1686/index.js';
+
+/**
+ * A task in its own dialect's `Task` shape, plus (SEP-1686 only, §4.7) the related-task `_meta`;
+ * 2025-11-25 results carry no related-task key, the `taskId` being in the body.
+ *
+ * @example
+ * ```ts
+ * renderInOwnDialect(task); // SEP-1686 or 2025-11-25 shape depending on task.dialect
+ * ```
+ */
+export function renderInOwnDialect(task: TaskView, options: { withMeta: boolean }): Record<string, unknown> {
+  if (task.dialect === SPEC_2025_11_25) return renderTask2025(task);
+  const rendered = renderTask(task);
+  return options.withMeta ? { ...rendered, _meta: relatedMeta(task.taskId) } : rendered;
+}
+
+/**
+ * A result with the related-task key of the task's own dialect.
+ *
+ * @example
+ * ```ts
+ * withRelatedMetaFor(task, result);
+ * ```
+ */
+export function withRelatedMetaFor(task: Pick<TaskView, 'dialect' | 'taskId'>, result: unknown): Record<string, unknown> {
+  return task.dialect === SPEC_2025_11_25 ? withRelatedMeta2025(result, task.taskId) : withRelatedMeta(result, task.taskId);
+}

@@ -1,0 +1,129 @@
+/**
+ * `tools/*`, `prompts/*` and `resources/*` for task definitions: list them, check arguments, and
+ * hand each call to {@link executeRequest}.
+ *
+ * @module
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { z } from 'zod';
+import type { TaskView, TaskRuntime } from '../../runtime/index.js';
+import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from './definitions.js';
+import { paramsObject } from './request-context.js';
+import { executeRequest, type OpenTaskRequests } from './task-execution.js';
+import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
+
+type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
+
+/** What one connection shares between its handlers. */
+export interface ConnectionContext {
+  readonly runtime: TaskRuntime;
+  readonly open: OpenTaskRequests;
+  readonly onCreated2025: (task: TaskView) => void;
+}
+
+/** A request schema that accepts any params, so that we, not a schema library, word the errors. */
+export const looseRequest = <M extends string>(method: M) =>
+  z.object({ method: z.literal(method), params: z.unknown().optional() });
+
+/** Runtime handler names, so that any node holding the definitions can run the work. */
+export const handlerName = (method: string, label: string): string => `${method}:${label}`;
+
+/**
+ * Installs `tools/list` and `tools/call`.
+ *
+ * @example
+ * ```ts
+ * installTools(server, connection, new Map([['sleep', sleepTool]]));
+ * ```
+ */
+export function installTools(server: Server, c: ConnectionContext, tools: ReadonlyMap<string, AnyTool>): void {
+  const listed = [...tools.values()].map((t) => ({
+    name: t.name,
+    ...(t.title !== undefined && { title: t.title }),
+    ...(t.description !== undefined && { description: t.description }),
+    inputSchema: z.toJSONSchema(t.inputSchema, { io: 'input' }) as { type: 'object' },
+    execution: { taskSupport: t.taskSupport ?? 'optional' },
+  }));
+  server.setRequestHandler(looseRequest('tools/list'), () => ({ tools: listed }));
+  server.setRequestHandler(looseRequest('tools/call'), async (request, extra) => {
+    const requestParams = paramsObject(request.params, 'tools/call');
+    const { name, arguments: rawArgs } = requestParams;
+    if (typeof name !== 'string') throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params for tools/call: name must be a string');
+    const tool = tools.get(name);
+    if (!tool) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown tool: ${name}`);
+    const parsed = tool.inputSchema.safeParse(rawArgs ?? {});
+    if (!parsed.success) {
+      throw new JsonRpcError(JsonRpcCode.invalidParams, `Invalid arguments for tool ${name}: ${z.prettifyError(parsed.error)}`);
+    }
+    return executeRequest({
+      ...c, extra, requestParams, method: 'tools/call', label: name,
+      handler: handlerName('tools/call', name),
+      taskSupport: tool.taskSupport ?? 'optional',
+      params: parsed.data,
+      direct: (ctx) => tool.run(parsed.data, ctx),
+    });
+  });
+}
+
+/**
+ * Installs `prompts/list` and `prompts/get`.
+ *
+ * @example
+ * ```ts
+ * installPrompts(server, connection, new Map([['greeting', greetingPrompt]]));
+ * ```
+ */
+export function installPrompts(server: Server, c: ConnectionContext, prompts: ReadonlyMap<string, TaskPromptDefinition>): void {
+  const listed = [...prompts.values()].map((p) => ({
+    name: p.name,
+    ...(p.description !== undefined && { description: p.description }),
+    ...(p.arguments !== undefined && { arguments: p.arguments }),
+  }));
+  server.setRequestHandler(looseRequest('prompts/list'), () => ({ prompts: listed }));
+  server.setRequestHandler(looseRequest('prompts/get'), async (request, extra) => {
+    const requestParams = paramsObject(request.params, 'prompts/get');
+    const { name, arguments: rawArgs = {} } = requestParams;
+    const prompt = typeof name === 'string' ? prompts.get(name) : undefined;
+    if (!prompt) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown prompt: ${String(name)}`);
+    const args = z.record(z.string(), z.string()).safeParse(rawArgs);
+    if (!args.success) throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params for prompts/get: arguments must map names to strings');
+    return executeRequest({
+      ...c, extra, requestParams, method: 'prompts/get', label: prompt.name,
+      handler: handlerName('prompts/get', prompt.name),
+      taskSupport: prompt.taskSupport ?? 'optional',
+      params: args.data,
+      direct: (ctx) => prompt.run(args.data, ctx),
+    });
+  });
+}
+
+/**
+ * Installs `resources/list` and `resources/read`.
+ *
+ * @example
+ * ```ts
+ * installResources(server, connection, new Map([['demo://report', reportResource]]));
+ * ```
+ */
+export function installResources(server: Server, c: ConnectionContext, resources: ReadonlyMap<string, TaskResourceDefinition>): void {
+  const listed = [...resources.values()].map((r) => ({
+    uri: r.uri,
+    name: r.name,
+    ...(r.description !== undefined && { description: r.description }),
+    ...(r.mimeType !== undefined && { mimeType: r.mimeType }),
+  }));
+  server.setRequestHandler(looseRequest('resources/list'), () => ({ resources: listed }));
+  server.setRequestHandler(looseRequest('resources/read'), async (request, extra) => {
+    const requestParams = paramsObject(request.params, 'resources/read');
+    const { uri } = requestParams;
+    const resource = typeof uri === 'string' ? resources.get(uri) : undefined;
+    if (!resource) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown resource: ${String(uri)}`);
+    return executeRequest({
+      ...c, extra, requestParams, method: 'resources/read', label: resource.uri,
+      handler: handlerName('resources/read', resource.uri),
+      taskSupport: resource.taskSupport ?? 'optional',
+      params: {},
+      direct: (ctx) => resource.run(resource.uri, ctx),
+    });
+  });
+}
