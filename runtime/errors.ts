@@ -136,11 +136,14 @@ export class RuntimeDisposedError extends TaskRuntimeError {
 export class TaskFailure extends TaskRuntimeError {
   readonly result: unknown;
   readonly hasResult: boolean;
-  constructor(message: string, options?: ErrorOptions & { result?: unknown }) {
+  /** Opaque, JSON-safe detail kept with the failed task (adapters keep the wire error here). */
+  readonly detail: unknown;
+  constructor(message: string, options?: ErrorOptions & { result?: unknown; detail?: unknown }) {
     super(TaskErrorCode.failed, message, options);
     this.name = 'TaskFailure';
     this.hasResult = options !== undefined && 'result' in options;
     this.result = options?.result;
+    this.detail = options?.detail;
   }
 }
 

@@ -91,6 +91,7 @@ interface Entry {
   work: { readonly handler: TaskHandler; readonly params: unknown } | null;
   result: unknown;
   hasResult: boolean;
+  failure: unknown;
   expiresAt: number | null;
   waiters: Set<() => void> | null;
 }
@@ -164,9 +165,12 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
           entry.hasResult = true;
           return { outcome: 'completed', resultRef: entry.key, at: now() };
         } catch (error) {
-          if (error instanceof TaskFailure && error.hasResult) {
-            entry.result = error.result;
-            entry.hasResult = true;
+          if (error instanceof TaskFailure) {
+            entry.failure = error.detail;
+            if (error.hasResult) {
+              entry.result = error.result;
+              entry.hasResult = true;
+            }
           }
           return { outcome: 'failed', error: messageOf(error), at: now() };
         }
@@ -279,6 +283,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
         work: handler ? { handler, params: o.params } : null,
         result: undefined,
         hasResult: false,
+        failure: undefined,
         expiresAt: null,
         waiters: null,
       };
@@ -323,7 +328,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
     async outcome(taskId, owner) {
       const entry = find(taskId, owner);
       if (!isTerminalStatus(entry.status)) throw new TaskNotCompletedError(taskId, entry.status);
-      return { task: view(entry), result: entry.result, hasResult: entry.hasResult };
+      return { task: view(entry), result: entry.result, hasResult: entry.hasResult, failure: entry.failure };
     },
 
     async update(taskId, owner, change) {

@@ -78,6 +78,8 @@ export interface TaskOutcome {
   /** The result; present for completed tasks and for failed ones whose handler kept a result. */
   readonly result: unknown;
   readonly hasResult: boolean;
+  /** For failed tasks, the `detail` of the handler's `TaskFailure`, if any. */
+  readonly failure: unknown;
 }
 
 /** One page of `list`. */

@@ -8,13 +8,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CancelledNotificationSchema, type CallToolResult, type Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { isTerminalStatus } from '../../machines/index.js';
-import { TaskFailure, type TaskHandlerContext, type TaskRuntime, type TaskView } from '../../runtime/index.js';
+import { TaskFailure, type TaskHandler, type TaskHandlerContext, type TaskRuntime, type TaskView } from '../../runtime/index.js';
 import { renderTask2025, SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import type { RequestWorkContext, TaskServerDefinitions, TaskToolDefinition } from './definitions.js';
 import { requestKey } from './request-context.js';
 import { handlerName, installPrompts, installResources, installTools, type ConnectionContext } from './request-handlers.js';
 import { installTaskMethods } from './task-methods.js';
 import type { OpenTaskRequests } from './task-execution.js';
+import { failureFromThrown } from './wire-errors.js';
 
 /** Options of {@link attachTaskServer}. */
 export interface AttachTaskServerOptions extends TaskServerDefinitions {
@@ -37,21 +38,41 @@ function errorText(result: CallToolResult): string {
   return `Tool reported an error: ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`;
 }
 
+/** A handler whose thrown errors keep the JSON-RPC error they would have been on the wire. */
+const keepingWireErrors =
+  (run: TaskHandler): TaskHandler =>
+  async (params, ctx) => {
+    try {
+      return await run(params, ctx);
+    } catch (error) {
+      throw failureFromThrown(error);
+    }
+  };
+
 /** Registers the definitions' work with the runtime, so that tasks can run it. */
 function registerWork(runtime: TaskRuntime, tools: Iterable<AnyTool>, options: TaskServerDefinitions): void {
   for (const tool of tools) {
-    runtime.registerHandler(handlerName('tools/call', tool.name), async (args, ctx) => {
-      const result = await tool.run(args as never, toWork(ctx));
-      // In 2025-11-25 a tool result with isError ends the task failed; the result is kept for tasks/result.
-      if (result.isError === true && ctx.dialect === SPEC_2025_11_25) throw new TaskFailure(errorText(result), { result });
-      return result;
-    });
+    runtime.registerHandler(
+      handlerName('tools/call', tool.name),
+      keepingWireErrors(async (args, ctx) => {
+        const result = await tool.run(args as never, toWork(ctx));
+        // In 2025-11-25 a tool result with isError ends the task failed; the result is kept for tasks/result.
+        if (result.isError === true && ctx.dialect === SPEC_2025_11_25) throw new TaskFailure(errorText(result), { result });
+        return result;
+      }),
+    );
   }
   for (const prompt of options.prompts ?? []) {
-    runtime.registerHandler(handlerName('prompts/get', prompt.name), (args, ctx) => prompt.run(args as Record<string, string>, toWork(ctx)));
+    runtime.registerHandler(
+      handlerName('prompts/get', prompt.name),
+      keepingWireErrors((args, ctx) => prompt.run(args as Record<string, string>, toWork(ctx))),
+    );
   }
   for (const resource of options.resources ?? []) {
-    runtime.registerHandler(handlerName('resources/read', resource.uri), (_params, ctx) => resource.run(resource.uri, toWork(ctx)));
+    runtime.registerHandler(
+      handlerName('resources/read', resource.uri),
+      keepingWireErrors((_params, ctx) => resource.run(resource.uri, toWork(ctx))),
+    );
   }
 }
 

@@ -16,7 +16,7 @@ import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } fro
 import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, withRelatedMeta } from '../dialects/sep-1686/index.js';
 import type { RequestWorkContext, TaskSupport } from './definitions.js';
 import { ownerOf, requestKey, type ServerExtra } from './request-context.js';
-import { JsonRpcCode, JsonRpcError, toJsonRpcError } from './wire-errors.js';
+import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
 
 /** Task-augmented requests still open on one connection, by request id, for cancellation (§4.8). */
 export type OpenTaskRequests = Map<string, { readonly taskId: string; readonly owner: TaskOwner }>;
@@ -130,10 +130,7 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
       const { result } = await r.runtime.result(taskId, owner);
       return withRelatedMeta(result, taskId);
     }
-    const why = final.error ?? final.statusMessage ?? 'no detail';
-    throw new JsonRpcError(JsonRpcCode.internalError, `Task ${taskId} ended '${final.status}': ${why}`, {
-      _meta: relatedMeta(taskId),
-    });
+    throw wireErrorOf(await r.runtime.outcome(taskId, owner), { _meta: relatedMeta(taskId) });
   } catch (error) {
     throw toJsonRpcError(error);
   } finally {

@@ -6,13 +6,13 @@
  * @module
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { isTaskRuntimeError, TaskErrorCode, type TaskRuntime } from '../../runtime/index.js';
+import { TaskTerminalError, type TaskRuntime } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
 import { ownerOf, paramsObject, taskIdParam, type ServerExtra } from './request-context.js';
 import { looseRequest } from './request-handlers.js';
-import { JsonRpcCode, JsonRpcError, toJsonRpcError } from './wire-errors.js';
+import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
 
 type Answer = Record<string, unknown>;
 
@@ -53,8 +53,7 @@ export function installTaskMethods(server: Server, runtime: TaskRuntime): void {
     await runtime.waitForTerminal(taskId, owner, { signal: extra.signal });
     const outcome = await runtime.outcome(taskId, owner);
     if (outcome.hasResult) return withRelatedMetaFor(outcome.task, outcome.result);
-    const why = outcome.task.error ?? outcome.task.statusMessage ?? 'no detail';
-    throw new JsonRpcError(JsonRpcCode.internalError, `Task ${taskId} ended '${outcome.task.status}': ${why}`);
+    throw wireErrorOf(outcome);
   });
 
   handle(server, 'tasks/list', async (params, extra) => {
@@ -73,8 +72,8 @@ export function installTaskMethods(server: Server, runtime: TaskRuntime): void {
       const task = await runtime.cancel(taskId, ownerOf(extra), 'The task was cancelled by request.');
       return renderInOwnDialect(task, { withMeta: true });
     } catch (error) {
-      if (isTaskRuntimeError(error, TaskErrorCode.terminal)) {
-        throw new JsonRpcError(JsonRpcCode.invalidParams, `Cannot cancel task: ${error.message}`);
+      if (error instanceof TaskTerminalError) {
+        throw new JsonRpcError(JsonRpcCode.invalidParams, `Cannot cancel task: already in terminal status '${error.status}'`);
       }
       throw error;
     }

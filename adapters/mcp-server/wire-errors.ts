@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isTaskRuntimeError, TaskErrorCode } from '../../runtime/index.js';
+import { isTaskRuntimeError, TaskErrorCode, TaskFailure, type TaskOutcome } from '../../runtime/index.js';
 
 /** JSON-RPC error codes used by the task methods. */
 export const JsonRpcCode = {
@@ -31,6 +31,53 @@ export class JsonRpcError extends Error {
     this.code = code;
     this.data = data;
   }
+}
+
+/** What a failed handler's JSON-RPC error looked like, kept as the task's failure detail. */
+interface WireFailure {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+const isWireFailure = (v: unknown): v is WireFailure =>
+  typeof v === 'object' && v !== null && typeof (v as WireFailure).code === 'number' && typeof (v as WireFailure).message === 'string';
+
+/**
+ * Wraps whatever a handler threw into a {@link TaskFailure} that remembers the JSON-RPC error the
+ * request would have answered with, so that `tasks/result` can return exactly that error.
+ *
+ * @example
+ * ```ts
+ * try { return await tool.run(args, ctx); } catch (e) { throw failureFromThrown(e); }
+ * ```
+ */
+export function failureFromThrown(error: unknown): TaskFailure {
+  if (error instanceof TaskFailure) return error;
+  const code = typeof (error as { code?: unknown } | null)?.code === 'number' ? (error as { code: number }).code : JsonRpcCode.internalError;
+  const message = error instanceof Error ? error.message : String(error);
+  const data = (error as { data?: unknown } | null)?.data;
+  return new TaskFailure(message, { cause: error, detail: data === undefined ? { code, message } : { code, message, data } });
+}
+
+/**
+ * The JSON-RPC error for a task that ended without a result: the handler's own error when it
+ * threw one, otherwise -32603 naming the status and why.
+ *
+ * @example
+ * ```ts
+ * if (!outcome.hasResult) throw wireErrorOf(outcome);
+ * ```
+ */
+export function wireErrorOf(outcome: Pick<TaskOutcome, 'task' | 'failure'>, extraData?: Record<string, unknown>): JsonRpcError {
+  const { failure, task } = outcome;
+  if (isWireFailure(failure)) {
+    const own = typeof failure.data === 'object' && failure.data !== null ? failure.data : {};
+    const data = extraData === undefined ? failure.data : { ...own, ...extraData };
+    return new JsonRpcError(failure.code, failure.message, data);
+  }
+  const why = task.error ?? task.statusMessage ?? 'no detail';
+  return new JsonRpcError(JsonRpcCode.internalError, `Task ${task.taskId} ended '${task.status}': ${why}`, extraData);
 }
 
 /**
