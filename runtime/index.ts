@@ -25,6 +25,8 @@ export type {
   TaskChange,
   TaskUpdate,
   TaskOutcome,
+  InputRequest,
+  InputAnswer,
 } from './task-runtime.types.js';
 export {
   errors,

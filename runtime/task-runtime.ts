@@ -36,6 +36,8 @@ import type {
   TaskHandler,
   TaskOutcome,
   TaskPage,
+  InputAnswer,
+  InputRequest,
   TaskUpdate,
   TaskView,
   WaitOptions,
@@ -71,6 +73,16 @@ export interface TaskRuntime {
   cancel(taskId: string, owner: TaskOwner, reason?: string | null): Promise<TaskView>;
   /** Deletes a task and its result; a running task is cancelled first. */
   delete(taskId: string, owner: TaskOwner): Promise<void>;
+  /** The input requests a task is waiting on, oldest first. */
+  pendingInputRequests(taskId: string, owner: TaskOwner): Promise<InputRequest[]>;
+  /** Calls `listener` for every new input request of any task. Returns the unsubscribe. */
+  onInputRequest(listener: (request: InputRequest) => void): () => void;
+  /**
+   * Delivers the requester's answer to a pending input request; when it was the last one, the
+   * task returns to `working`. @throws InvalidArgumentError when that request is not pending
+   * (already answered, or discarded because the task ended)
+   */
+  answerInput(taskId: string, owner: TaskOwner, inputId: string, answer: InputAnswer): Promise<TaskView>;
   /** Calls `listener` on every status or status-message change of any task. Returns the unsubscribe. */
   subscribe(listener: (change: TaskChange) => void): () => void;
   /** How many tasks are held: `live` run as actors, `retained` are terminal records awaiting expiry. */
@@ -92,8 +104,16 @@ interface Entry {
   result: unknown;
   hasResult: boolean;
   failure: unknown;
+  inputs: Map<string, PendingInput> | null;
+  inputSeq: number;
   expiresAt: number | null;
   waiters: Set<() => void> | null;
+}
+
+interface PendingInput {
+  readonly request: InputRequest;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
 }
 
 /** The one input request id that tasks driven from outside use for `input_required`. */
@@ -134,6 +154,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   const expired = new Map<string, true>();
   const index = new OwnerIndex();
   const listeners = new Set<(change: TaskChange) => void>();
+  const inputListeners = new Set<(request: InputRequest) => void>();
   let seq = 0;
   let disposed = false;
 
@@ -160,6 +181,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
             dialect: entry.context.dialect,
             signal,
             setStatusMessage: (message) => entry.actor?.send(taskEvents.message(message, now())),
+            requestInput: (method, params) => requestInput(entry, method, params),
           });
           entry.result = result;
           entry.hasResult = true;
@@ -212,9 +234,33 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       entry.expiresAt = updatedAt + keepAlive;
       scheduler.schedule(entry.key, entry.expiresAt);
     }
+    // Answers that arrive after the task ended are discarded (§4.8.5); the work waiting on them stops.
+    const inputs = entry.inputs;
+    entry.inputs = null;
+    if (inputs) for (const input of inputs.values()) input.reject(new TaskTerminalError(entry.context.taskId, entry.status));
     const waiters = entry.waiters;
     entry.waiters = null;
     if (waiters) for (const wake of waiters) wake();
+  }
+
+  function requestInput(entry: Entry, method: string, params: unknown): Promise<unknown> {
+    const actor = entry.actor;
+    if (!actor) return Promise.reject(new TaskTerminalError(entry.context.taskId, entry.status));
+    const inputId = `input-${++entry.inputSeq}`;
+    const request: InputRequest = {
+      taskId: entry.context.taskId,
+      owner: entry.context.owner,
+      dialect: entry.context.dialect,
+      inputId,
+      method,
+      params,
+    };
+    const answered = new Promise<unknown>((resolve, reject) => {
+      (entry.inputs ??= new Map()).set(inputId, { request, resolve, reject });
+    });
+    actor.send(taskEvents.inputRequest(inputId, now()));
+    for (const listener of inputListeners) listener(request);
+    return answered;
   }
 
   function remove(entry: Entry): void {
@@ -284,6 +330,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
         result: undefined,
         hasResult: false,
         failure: undefined,
+        inputs: null,
+        inputSeq: 0,
         expiresAt: null,
         waiters: null,
       };
@@ -419,6 +467,29 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       remove(entry);
     },
 
+    async pendingInputRequests(taskId, owner) {
+      const entry = find(taskId, owner);
+      return entry.inputs ? [...entry.inputs.values()].map((i) => i.request) : [];
+    },
+
+    onInputRequest(listener) {
+      inputListeners.add(listener);
+      return () => inputListeners.delete(listener);
+    },
+
+    async answerInput(taskId, owner, inputId, answer) {
+      const entry = find(taskId, owner);
+      const pending = entry.inputs?.get(inputId);
+      if (!pending || !entry.actor) {
+        throw new InvalidArgumentError(`Input request ${inputId} of task ${taskId} is not pending (answered already, or the task ended)`);
+      }
+      entry.inputs!.delete(inputId);
+      entry.actor.send(taskEvents.inputResponse(inputId, now()));
+      if ('error' in answer) pending.reject(answer.error);
+      else pending.resolve(answer.result);
+      return view(entry);
+    },
+
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -442,6 +513,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       }
       entries.clear();
       listeners.clear();
+      inputListeners.clear();
     },
   };
   return runtime;

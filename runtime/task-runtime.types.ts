@@ -23,7 +23,28 @@ export interface TaskHandlerContext {
   readonly signal: AbortSignal;
   /** Sets the task's human-readable status message (e.g. "step 3/10"). */
   setStatusMessage(message: string): void;
+  /**
+   * Asks the requester for something (an `elicitation/create`, a `sampling/createMessage`): the
+   * task is `input_required` until every such request is answered (SEP-1686 §4.4). Resolves with
+   * the requester's answer; rejects when the request failed or the task ended meanwhile. Waiting
+   * costs memory only: delivery is up to whoever serves the requester (see `onInputRequest`).
+   */
+  requestInput(method: string, params: unknown): Promise<unknown>;
 }
+
+/** An input request a running task is waiting on. */
+export interface InputRequest {
+  readonly taskId: string;
+  readonly owner: TaskOwner;
+  readonly dialect: string;
+  /** Unique within its task. */
+  readonly inputId: string;
+  readonly method: string;
+  readonly params: unknown;
+}
+
+/** How a requester answered an input request. */
+export type InputAnswer = { readonly result: unknown } | { readonly error: Error };
 
 /**
  * The work behind a task: takes the original request's params and returns the original request's

@@ -1,5 +1,6 @@
 /**
  * The demo server's tools (DESIGN.md, "The demo server"): `sleep`, `long_job`, `fail`, `echo`,
+ * `ask_name` (elicitation) and `summarize` (sampling),
  * plus one prompt and one resource to show that those requests become tasks too.
  *
  * @module
@@ -55,6 +56,40 @@ export const echoTool: TaskToolDefinition<{ text: z.ZodString }> = {
   run: async ({ text: t }) => text(t),
 };
 
+/** `ask_name {}`: asks the requester for `{name}` with `elicitation/create`, then greets. */
+export const askNameTool: TaskToolDefinition<Record<string, never>> = {
+  name: 'ask_name',
+  description: 'Asks you for your name (elicitation), then returns "Hello, <name>".',
+  inputSchema: z.object({}),
+  taskSupport: 'optional',
+  run: async (_args, ctx) => {
+    const answer = await ctx.elicit({
+      message: 'What is your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string', title: 'Name' } }, required: ['name'] },
+    });
+    const name = answer.action === 'accept' ? answer.content?.['name'] : undefined;
+    if (typeof name !== 'string' || name.length === 0) return { ...text(`No name given (${answer.action})`), isError: true };
+    return text(`Hello, ${name}`);
+  },
+};
+
+/** `summarize {text}`: borrows the requester's model with `sampling/createMessage`. */
+export const summarizeTool: TaskToolDefinition<{ text: z.ZodString }> = {
+  name: 'summarize',
+  description: "Summarizes the text with the requester's model (sampling) and returns the model's text.",
+  inputSchema: z.object({ text: z.string().max(100_000) }),
+  taskSupport: 'optional',
+  run: async ({ text: input }, ctx) => {
+    const reply = await ctx.sample({
+      messages: [{ role: 'user', content: { type: 'text', text: `Summarize in one sentence:\n\n${input}` } }],
+      maxTokens: 200,
+    });
+    const content: unknown = Array.isArray(reply.content) ? reply.content[0] : reply.content;
+    const said = typeof content === 'object' && content !== null && 'text' in content && typeof content.text === 'string' ? content.text : null;
+    return text(said ?? '(the model answered without text)');
+  },
+};
+
 /** `greeting {name}`: a prompt, rendered after a short pause so that it is worth a task. */
 export const greetingPrompt: TaskPromptDefinition = {
   name: 'greeting',
@@ -80,7 +115,7 @@ export const reportResource: TaskResourceDefinition = {
 
 /** Everything the demo server serves. */
 export const demoDefinitions = {
-  tools: [sleepTool, longJobTool, failTool, echoTool],
+  tools: [sleepTool, longJobTool, failTool, echoTool, askNameTool, summarizeTool],
   prompts: [greetingPrompt],
   resources: [reportResource],
 } as const;

@@ -15,8 +15,8 @@ import { log } from './log.js';
 /** Help text of `mcp-tasks serve`. */
 export const SERVE_HELP = `Usage: mcp-tasks serve (--stdio | --http PORT) [options]
 
-Serves the demo tools (sleep, long_job, fail, echo), the prompt "greeting" and the resource
-"demo://report" as an MCP server whose requests may run as tasks (SEP-1686).
+Serves the demo tools (sleep, long_job, fail, echo, ask_name, summarize), the prompt "greeting" and the resource
+"demo://report" as an MCP server whose requests may run as tasks (SEP-1686 and 2025-11-25).
 
 Transport (one of):
   --stdio                    JSON-RPC over stdin/stdout (logs go to stderr)

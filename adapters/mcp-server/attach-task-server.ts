@@ -8,9 +8,10 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CancelledNotificationSchema, type CallToolResult, type Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { isTerminalStatus } from '../../machines/index.js';
-import { TaskFailure, type TaskHandler, type TaskHandlerContext, type TaskRuntime, type TaskView } from '../../runtime/index.js';
+import { TaskFailure, type TaskHandler, type TaskRuntime, type TaskView } from '../../runtime/index.js';
 import { renderTask2025, SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
-import type { RequestWorkContext, TaskServerDefinitions, TaskToolDefinition } from './definitions.js';
+import type { TaskServerDefinitions, TaskToolDefinition } from './definitions.js';
+import { taskWorkContext as toWork } from './work-context.js';
 import { requestKey } from './request-context.js';
 import { handlerName, installPrompts, installResources, installTools, type ConnectionContext } from './request-handlers.js';
 import { installTaskMethods } from './task-methods.js';
@@ -24,12 +25,6 @@ export interface AttachTaskServerOptions extends TaskServerDefinitions {
 }
 
 type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
-
-const toWork = (ctx: TaskHandlerContext): RequestWorkContext => ({
-  taskId: ctx.taskId,
-  signal: ctx.signal,
-  setStatusMessage: (m) => ctx.setStatusMessage(m),
-});
 
 /** The first text of a tool result, to say why a 2025-11-25 task failed. */
 function errorText(result: CallToolResult): string {
@@ -96,6 +91,7 @@ export function attachTaskServer(server: Server, options: AttachTaskServerOption
   const prompts = new Map((options.prompts ?? []).map((p) => [p.name, p]));
   const resources = new Map((options.resources ?? []).map((r) => [r.uri, r]));
   const open: OpenTaskRequests = new Map();
+  const inFlight = new Set<string>();
 
   const taskRequests: Record<string, Record<string, object>> = {};
   if (tools.size > 0) taskRequests['tools'] = { call: {} };
@@ -123,11 +119,11 @@ export function attachTaskServer(server: Server, options: AttachTaskServerOption
     previousOnClose?.();
   };
 
-  const connection: ConnectionContext = { runtime, open, onCreated2025: (task) => watched.set(task.taskId, task.owner) };
+  const connection: ConnectionContext = { runtime, open, inFlight, onCreated2025: (task) => watched.set(task.taskId, task.owner) };
   if (tools.size > 0) installTools(server, connection, tools);
   if (prompts.size > 0) installPrompts(server, connection, prompts);
   if (resources.size > 0) installResources(server, connection, resources);
-  installTaskMethods(server, runtime);
+  installTaskMethods(server, runtime, inFlight);
 
   // notifications/cancelled for a SEP-1686 task request cancels its task (§4.8.1) and is ignored
   // once the task is terminal (§4.8.3). The SDK's own handling (aborting the request so that no

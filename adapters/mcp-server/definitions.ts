@@ -3,7 +3,15 @@
  *
  * @module
  */
-import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 
 /** Whether a request may (optional), must (required) or must not (forbidden) run as a task. */
@@ -19,6 +27,13 @@ export interface RequestWorkContext {
   readonly signal: AbortSignal;
   /** Sets the task's status message; a no-op for plain calls. */
   setStatusMessage(message: string): void;
+  /**
+   * Asks the requester to fill in a form (`elicitation/create`). As a task, the task is
+   * `input_required` until the answer arrives; the request carries the related-task key.
+   */
+  elicit(params: ElicitRequestParams): Promise<ElicitResult>;
+  /** Borrows the requester's model (`sampling/createMessage`); `input_required` while waiting. */
+  sample(params: CreateMessageRequestParams): Promise<CreateMessageResult>;
 }
 
 /**

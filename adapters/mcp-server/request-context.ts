@@ -5,6 +5,7 @@
  */
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { TaskOwner } from '../../machines/index.js';
 import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
 
@@ -23,6 +24,9 @@ export type ServerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>
 export function ownerOf(extra: Pick<ServerExtra, 'sessionId' | 'authInfo'>): TaskOwner {
   return { session: extra.sessionId ?? null, principal: extra.authInfo?.clientId ?? null };
 }
+
+/** Any JSON-RPC result: answers to input requests are checked by the work that asked. */
+export const AnyResultSchema = z.looseObject({});
 
 /** A key for a JSON-RPC request id that keeps `1` and `"1"` apart. */
 export function requestKey(id: string | number): string {

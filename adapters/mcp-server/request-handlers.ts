@@ -18,6 +18,8 @@ type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslin
 export interface ConnectionContext {
   readonly runtime: TaskRuntime;
   readonly open: OpenTaskRequests;
+  /** Input requests being delivered on this connection (see `deliverInputs`). */
+  readonly inFlight: Set<string>;
   readonly onCreated2025: (task: TaskView) => void;
 }
 

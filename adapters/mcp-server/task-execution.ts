@@ -15,7 +15,9 @@ import type { TaskRuntime, TaskView } from '../../runtime/index.js';
 import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } from '../dialects/2025-11-25/index.js';
 import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, withRelatedMeta } from '../dialects/sep-1686/index.js';
 import type { RequestWorkContext, TaskSupport } from './definitions.js';
-import { ownerOf, requestKey, type ServerExtra } from './request-context.js';
+import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
+import { AnyResultSchema, ownerOf, requestKey, type ServerExtra } from './request-context.js';
+import { plainWorkContext } from './work-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
 
 /** Task-augmented requests still open on one connection, by request id, for cancellation (§4.8). */
@@ -25,6 +27,7 @@ export type OpenTaskRequests = Map<string, { readonly taskId: string; readonly o
 export interface ExecuteRequest {
   readonly runtime: TaskRuntime;
   readonly open: OpenTaskRequests;
+  readonly inFlight: Set<string>;
   readonly method: string;
   /** Tool name, prompt name or resource uri. */
   readonly label: string;
@@ -85,7 +88,7 @@ export async function executeRequest(r: ExecuteRequest): Promise<Record<string, 
     if (r.taskSupport === 'required') {
       throw new JsonRpcError(JsonRpcCode.methodNotFound, `${r.label} requires task augmentation (taskSupport: 'required')`);
     }
-    const result = await r.direct({ taskId: null, signal: r.extra.signal, setStatusMessage: () => undefined });
+    const result = await r.direct(plainWorkContext(r.extra));
     return result as Record<string, unknown>;
   }
   return runTaskSep1686(r, sep.taskId, sep.keepAlive);
@@ -120,6 +123,18 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
   }
   const key = requestKey(r.extra.requestId);
   r.open.set(key, { taskId, owner });
+  // Input requests travel over the original request, which stays open until the task ends (§4.4).
+  const stopInputs = deliverInputs(
+    r.runtime,
+    taskId,
+    owner,
+    (input, signal) =>
+      r.extra.sendRequest({ method: input.method, params: withRelatedMeta(input.params, taskId) } as never, AnyResultSchema, {
+        signal,
+        timeout: INPUT_REQUEST_TIMEOUT_MS,
+      }),
+    r.inFlight,
+  );
   try {
     // The notification travels on the request's own stream (Streamable HTTP) ahead of the response.
     await r.extra.sendNotification({ method: 'notifications/tasks/created', params: { _meta: relatedMeta(taskId) } } as never);
@@ -134,6 +149,7 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
   } catch (error) {
     throw toJsonRpcError(error);
   } finally {
+    stopInputs();
     r.open.delete(key);
   }
 }

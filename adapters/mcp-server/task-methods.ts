@@ -10,7 +10,8 @@ import { TaskTerminalError, type TaskRuntime } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
-import { ownerOf, paramsObject, taskIdParam, type ServerExtra } from './request-context.js';
+import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
+import { AnyResultSchema, ownerOf, paramsObject, taskIdParam, type ServerExtra } from './request-context.js';
 import { looseRequest } from './request-handlers.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
 
@@ -37,7 +38,7 @@ function handle(server: Server, method: string, answer: (params: unknown, extra:
  * installTaskMethods(server, runtime);
  * ```
  */
-export function installTaskMethods(server: Server, runtime: TaskRuntime): void {
+export function installTaskMethods(server: Server, runtime: TaskRuntime, inFlight: Set<string> = new Set()): void {
   handle(server, 'tasks/get', async (params, extra) => {
     const task = await runtime.get(taskIdParam(params, 'tasks/get'), ownerOf(extra));
     return renderInOwnDialect(task, { withMeta: true });
@@ -49,8 +50,24 @@ export function installTaskMethods(server: Server, runtime: TaskRuntime): void {
     const task = await runtime.get(taskId, owner);
     // SEP-1686 answers at once and only for completed tasks (§4.6).
     if (task.dialect !== SPEC_2025_11_25) return withRelatedMetaFor(task, (await runtime.result(taskId, owner)).result);
-    // 2025-11-25 blocks until the task is terminal, then returns exactly what the request would have.
-    await runtime.waitForTerminal(taskId, owner, { signal: extra.signal });
+    // 2025-11-25 blocks until the task is terminal, then returns exactly what the request would
+    // have. Meanwhile the task's input requests travel over this call (the spec's input_required flow).
+    const stopInputs = deliverInputs(
+      runtime,
+      taskId,
+      owner,
+      (input, signal) =>
+        extra.sendRequest({ method: input.method, params: withRelatedMetaFor(task, input.params) } as never, AnyResultSchema, {
+          signal,
+          timeout: INPUT_REQUEST_TIMEOUT_MS,
+        }),
+      inFlight,
+    );
+    try {
+      await runtime.waitForTerminal(taskId, owner, { signal: extra.signal });
+    } finally {
+      stopInputs();
+    }
     const outcome = await runtime.outcome(taskId, owner);
     if (outcome.hasResult) return withRelatedMetaFor(outcome.task, outcome.result);
     throw wireErrorOf(outcome);

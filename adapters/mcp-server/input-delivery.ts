@@ -1,0 +1,69 @@
+/**
+ * Delivers a task's input requests (elicitation, sampling) to its requester and feeds the answers
+ * back to the runtime. The channel depends on the dialect: SEP-1686 sends them over the original
+ * request (still open), 2025-11-25 over a `tasks/result` call the requester keeps open while the
+ * task needs input. A request aborted because the channel closed stays pending in the runtime and
+ * is sent again on the next channel.
+ *
+ * @module
+ */
+import type { TaskOwner } from '../../machines/index.js';
+import type { InputRequest, TaskRuntime } from '../../runtime/index.js';
+
+/** Sends one input request to the requester and resolves with its answer. */
+export type InputSender = (request: InputRequest, signal: AbortSignal) => Promise<unknown>;
+
+/** How long an input request may wait for a human; the SDK's own default (60 s) is too short. */
+export const INPUT_REQUEST_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Sends the task's pending and future input requests over `send` until the returned function is
+ * called; then aborts the ones still unanswered (they stay pending for another channel).
+ *
+ * @param inFlight - input requests being delivered on this connection, so that two channels for
+ *   the same task never send the same request twice
+ * @example
+ * ```ts
+ * const stop = deliverInputs(runtime, taskId, owner, (req, signal) => extra.sendRequest(…), inFlight);
+ * try { await runtime.waitForTerminal(taskId, owner); } finally { stop(); }
+ * ```
+ */
+export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskOwner, send: InputSender, inFlight: Set<string>): () => void {
+  const controllers = new Set<AbortController>();
+  let stopped = false;
+
+  const deliver = (request: InputRequest): void => {
+    const key = `${request.owner.principal ?? ''}\u0001${request.owner.session ?? ''}\u0000${taskId}\u0000${request.inputId}`;
+    if (stopped || inFlight.has(key)) return;
+    inFlight.add(key);
+    const controller = new AbortController();
+    controllers.add(controller);
+    send(request, controller.signal)
+      .then(
+        (result) => runtime.answerInput(taskId, owner, request.inputId, { result }),
+        (error: unknown) => {
+          // Aborted because this channel closed: leave it pending for the next one.
+          if (controller.signal.aborted) return undefined;
+          return runtime.answerInput(taskId, owner, request.inputId, { error: error instanceof Error ? error : new Error(String(error)) });
+        },
+      )
+      // Not pending any more: the task ended or another channel answered; a late answer is discarded.
+      .catch(() => undefined)
+      .finally(() => {
+        inFlight.delete(key);
+        controllers.delete(controller);
+      });
+  };
+
+  const unsubscribe = runtime.onInputRequest((request) => {
+    const same = request.owner.session === owner.session && request.owner.principal === owner.principal;
+    if (same && request.taskId === taskId) deliver(request);
+  });
+  runtime.pendingInputRequests(taskId, owner).then((pending) => pending.forEach(deliver), () => undefined);
+
+  return () => {
+    stopped = true;
+    unsubscribe();
+    for (const controller of controllers) controller.abort();
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * What the work of a tool, prompt or resource can do while it runs, as a task or as a plain call:
+ * report progress, and ask the requester for input (elicitation, sampling). As a task, input goes
+ * through the runtime (the task is `input_required` while it waits); as a plain call, straight
+ * over the connection.
+ *
+ * @module
+ */
+import {
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type ElicitRequestParams,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { TaskHandlerContext } from '../../runtime/index.js';
+import type { RequestWorkContext } from './definitions.js';
+import type { ServerExtra } from './request-context.js';
+
+/** An answer the requester sent, checked against the schema of the method's result. */
+function checked<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: Error } }, method: string, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Error(`The requester's answer to ${method} is malformed: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+/**
+ * The context of work running as a task.
+ *
+ * @example
+ * ```ts
+ * runtime.registerHandler('tools/call:ask', (args, ctx) => tool.run(args, taskWorkContext(ctx)));
+ * ```
+ */
+export function taskWorkContext(ctx: TaskHandlerContext): RequestWorkContext {
+  return {
+    taskId: ctx.taskId,
+    signal: ctx.signal,
+    setStatusMessage: (m) => ctx.setStatusMessage(m),
+    elicit: async (params: ElicitRequestParams): Promise<ElicitResult> =>
+      checked(ElicitResultSchema, 'elicitation/create', await ctx.requestInput('elicitation/create', params)),
+    sample: async (params: CreateMessageRequestParams): Promise<CreateMessageResult> =>
+      checked(CreateMessageResultSchema, 'sampling/createMessage', await ctx.requestInput('sampling/createMessage', params)),
+  };
+}
+
+/**
+ * The context of work running as a plain (not task-augmented) request.
+ *
+ * @example
+ * ```ts
+ * return tool.run(args, plainWorkContext(extra));
+ * ```
+ */
+export function plainWorkContext(extra: ServerExtra): RequestWorkContext {
+  return {
+    taskId: null,
+    signal: extra.signal,
+    setStatusMessage: () => undefined,
+    elicit: (params) => extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema),
+    sample: (params) => extra.sendRequest({ method: 'sampling/createMessage', params }, CreateMessageResultSchema),
+  };
+}
