@@ -6,17 +6,16 @@
  * @module
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CancelledNotificationSchema, type CallToolResult, type Implementation } from '@modelcontextprotocol/sdk/types.js';
-import { isTerminalStatus } from '../../machines/index.js';
-import { TaskFailure, type TaskHandler, type TaskRuntime, type TaskView } from '../../runtime/index.js';
-import { renderTask2025, SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
+import type { CallToolResult, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { TaskFailure, type TaskHandler, type TaskRuntime } from '../../runtime/index.js';
+import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
+import { wireConnection } from './connection.js';
 import type { TaskServerDefinitions, TaskToolDefinition } from './definitions.js';
-import { taskWorkContext as toWork } from './work-context.js';
-import { requestKey } from './request-context.js';
-import { handlerName, installPrompts, installResources, installTools, type ConnectionContext } from './request-handlers.js';
+import type { TaskHost } from './request-context.js';
+import { handlerName, installPrompts, installResources, installTools } from './request-handlers.js';
 import { installTaskMethods } from './task-methods.js';
-import type { OpenTaskRequests } from './task-execution.js';
 import { failureFromThrown } from './wire-errors.js';
+import { taskWorkContext as toWork } from './work-context.js';
 
 /** Options of {@link attachTaskServer}. */
 export interface AttachTaskServerOptions extends TaskServerDefinitions {
@@ -90,8 +89,6 @@ export function attachTaskServer(server: Server, options: AttachTaskServerOption
   const tools = new Map<string, AnyTool>((options.tools ?? []).map((t) => [t.name, t]));
   const prompts = new Map((options.prompts ?? []).map((p) => [p.name, p]));
   const resources = new Map((options.resources ?? []).map((r) => [r.uri, r]));
-  const open: OpenTaskRequests = new Map();
-  const inFlight = new Set<string>();
 
   const taskRequests: Record<string, Record<string, object>> = {};
   if (tools.size > 0) taskRequests['tools'] = { call: {} };
@@ -105,37 +102,12 @@ export function attachTaskServer(server: Server, options: AttachTaskServerOption
   });
   registerWork(runtime, tools.values(), options);
 
-  // notifications/tasks/status for the 2025-11-25 tasks this connection created, on every change.
-  const watched = new Map<string, TaskView['owner']>();
-  const unsubscribe = runtime.subscribe(({ task }) => {
-    const owner = watched.get(task.taskId);
-    if (!owner || owner.session !== task.owner.session || owner.principal !== task.owner.principal) return;
-    if (isTerminalStatus(task.status)) watched.delete(task.taskId);
-    server.notification({ method: 'notifications/tasks/status', params: renderTask2025(task) }).catch(() => undefined);
-  });
-  const previousOnClose = server.onclose;
-  server.onclose = () => {
-    unsubscribe();
-    previousOnClose?.();
-  };
-
-  const connection: ConnectionContext = { runtime, open, inFlight, onCreated2025: (task) => watched.set(task.taskId, task.owner) };
-  if (tools.size > 0) installTools(server, connection, tools);
-  if (prompts.size > 0) installPrompts(server, connection, prompts);
-  if (resources.size > 0) installResources(server, connection, resources);
-  installTaskMethods(server, runtime, inFlight);
-
-  // notifications/cancelled for a SEP-1686 task request cancels its task (§4.8.1) and is ignored
-  // once the task is terminal (§4.8.3). The SDK's own handling (aborting the request so that no
-  // response is sent for it) must still run, so it is called after ours.
-  const sdk = server as unknown as { _oncancel?: (n: unknown) => Promise<void> };
-  const sdkCancel = typeof sdk._oncancel === 'function' ? sdk._oncancel.bind(server) : undefined;
-  server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
-    const { requestId, reason } = notification.params;
-    const task = requestId === undefined ? undefined : open.get(requestKey(requestId));
-    if (task) await runtime.cancel(task.taskId, task.owner, reason ?? null).catch(() => undefined);
-    await sdkCancel?.(notification);
-  });
+  const host = server as unknown as TaskHost;
+  const connection = wireConnection(host, runtime);
+  if (tools.size > 0) installTools(host, connection, tools);
+  if (prompts.size > 0) installPrompts(host, connection, prompts);
+  if (resources.size > 0) installResources(host, connection, resources);
+  installTaskMethods(host, runtime, connection.inFlight);
 }
 
 /**

@@ -3,14 +3,21 @@
  *
  * @module
  */
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Protocol, RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Notification, Request, Result } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { TaskOwner } from '../../machines/index.js';
 import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
 
-/** The `extra` argument the SDK passes to server request handlers. */
-export type ServerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/**
+ * The SDK peer that hosts tasks: a `Server` (tools, prompts, resources) or a `Client` (sampling,
+ * elicitation). Both are a `Protocol`; the hosting code needs nothing role-specific, so it sees
+ * them through this one type.
+ */
+export type TaskHost = Protocol<Request, Notification, Result>;
+
+/** The `extra` argument the SDK passes to request handlers of a {@link TaskHost}. */
+export type ServerExtra = RequestHandlerExtra<Request, Notification>;
 
 /**
  * The requester a task is bound to: the transport session (none on stdio, where the process is

@@ -4,11 +4,10 @@
  *
  * @module
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { z } from 'zod';
 import type { TaskView, TaskRuntime } from '../../runtime/index.js';
 import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from './definitions.js';
-import { paramsObject } from './request-context.js';
+import { paramsObject, type TaskHost } from './request-context.js';
 import { executeRequest, type OpenTaskRequests } from './task-execution.js';
 import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
 
@@ -38,7 +37,7 @@ export const handlerName = (method: string, label: string): string => `${method}
  * installTools(server, connection, new Map([['sleep', sleepTool]]));
  * ```
  */
-export function installTools(server: Server, c: ConnectionContext, tools: ReadonlyMap<string, AnyTool>): void {
+export function installTools(server: TaskHost, c: ConnectionContext, tools: ReadonlyMap<string, AnyTool>): void {
   const listed = [...tools.values()].map((t) => ({
     name: t.name,
     ...(t.title !== undefined && { title: t.title }),
@@ -75,7 +74,7 @@ export function installTools(server: Server, c: ConnectionContext, tools: Readon
  * installPrompts(server, connection, new Map([['greeting', greetingPrompt]]));
  * ```
  */
-export function installPrompts(server: Server, c: ConnectionContext, prompts: ReadonlyMap<string, TaskPromptDefinition>): void {
+export function installPrompts(server: TaskHost, c: ConnectionContext, prompts: ReadonlyMap<string, TaskPromptDefinition>): void {
   const listed = [...prompts.values()].map((p) => ({
     name: p.name,
     ...(p.description !== undefined && { description: p.description }),
@@ -107,7 +106,7 @@ export function installPrompts(server: Server, c: ConnectionContext, prompts: Re
  * installResources(server, connection, new Map([['demo://report', reportResource]]));
  * ```
  */
-export function installResources(server: Server, c: ConnectionContext, resources: ReadonlyMap<string, TaskResourceDefinition>): void {
+export function installResources(server: TaskHost, c: ConnectionContext, resources: ReadonlyMap<string, TaskResourceDefinition>): void {
   const listed = [...resources.values()].map((r) => ({
     uri: r.uri,
     name: r.name,

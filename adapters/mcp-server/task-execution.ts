@@ -129,7 +129,7 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
     taskId,
     owner,
     (input, signal) =>
-      r.extra.sendRequest({ method: input.method, params: withRelatedMeta(input.params, taskId) } as never, AnyResultSchema, {
+      r.extra.sendRequest({ method: input.method, params: withRelatedMeta(input.params, taskId) }, AnyResultSchema, {
         signal,
         timeout: INPUT_REQUEST_TIMEOUT_MS,
       }),
@@ -137,7 +137,7 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
   );
   try {
     // The notification travels on the request's own stream (Streamable HTTP) ahead of the response.
-    await r.extra.sendNotification({ method: 'notifications/tasks/created', params: { _meta: relatedMeta(taskId) } } as never);
+    await r.extra.sendNotification({ method: 'notifications/tasks/created', params: { _meta: relatedMeta(taskId) } });
     // Deliberately not tied to extra.signal: a dropped connection must not cancel a task; only
     // notifications/cancelled (handled by the caller) or tasks/delete end it early.
     const final = await r.runtime.waitForTerminal(taskId, owner);

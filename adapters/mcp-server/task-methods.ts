@@ -5,19 +5,18 @@
  *
  * @module
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { TaskTerminalError, type TaskRuntime } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
 import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
-import { AnyResultSchema, ownerOf, paramsObject, taskIdParam, type ServerExtra } from './request-context.js';
+import { AnyResultSchema, ownerOf, paramsObject, taskIdParam, type ServerExtra, type TaskHost } from './request-context.js';
 import { looseRequest } from './request-handlers.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
 
 type Answer = Record<string, unknown>;
 
-function handle(server: Server, method: string, answer: (params: unknown, extra: ServerExtra) => Promise<Answer>): void {
+function handle(server: TaskHost, method: string, answer: (params: unknown, extra: ServerExtra) => Promise<Answer>): void {
   server.setRequestHandler(looseRequest(method), async (request, extra) => {
     try {
       return await answer(request.params, extra);
@@ -38,7 +37,7 @@ function handle(server: Server, method: string, answer: (params: unknown, extra:
  * installTaskMethods(server, runtime);
  * ```
  */
-export function installTaskMethods(server: Server, runtime: TaskRuntime, inFlight: Set<string> = new Set()): void {
+export function installTaskMethods(server: TaskHost, runtime: TaskRuntime, inFlight: Set<string> = new Set()): void {
   handle(server, 'tasks/get', async (params, extra) => {
     const task = await runtime.get(taskIdParam(params, 'tasks/get'), ownerOf(extra));
     return renderInOwnDialect(task, { withMeta: true });
@@ -57,7 +56,7 @@ export function installTaskMethods(server: Server, runtime: TaskRuntime, inFligh
       taskId,
       owner,
       (input, signal) =>
-        extra.sendRequest({ method: input.method, params: withRelatedMetaFor(task, input.params) } as never, AnyResultSchema, {
+        extra.sendRequest({ method: input.method, params: withRelatedMetaFor(task, input.params) }, AnyResultSchema, {
           signal,
           timeout: INPUT_REQUEST_TIMEOUT_MS,
         }),

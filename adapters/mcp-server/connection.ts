@@ -1,0 +1,56 @@
+/**
+ * What every task-hosting connection needs, whichever role hosts: the open SEP-1686 requests
+ * (for `notifications/cancelled`), the input requests in flight, and `notifications/tasks/status`
+ * for the 2025-11-25 tasks the connection created.
+ *
+ * @module
+ */
+import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { isTerminalStatus } from '../../machines/index.js';
+import type { TaskRuntime, TaskView } from '../../runtime/index.js';
+import { renderTask2025 } from '../dialects/2025-11-25/index.js';
+import { requestKey, type TaskHost } from './request-context.js';
+import type { ConnectionContext } from './request-handlers.js';
+import type { OpenTaskRequests } from './task-execution.js';
+
+/**
+ * Wires one connection of a task host to the runtime. Call before `connect()`.
+ *
+ * @example
+ * ```ts
+ * const connection = wireConnection(host, runtime);
+ * installTools(host, connection, tools);
+ * ```
+ */
+export function wireConnection(host: TaskHost, runtime: TaskRuntime): ConnectionContext {
+  const open: OpenTaskRequests = new Map();
+  const inFlight = new Set<string>();
+
+  // notifications/tasks/status for the 2025-11-25 tasks this connection created, on every change.
+  const watched = new Map<string, TaskView['owner']>();
+  const unsubscribe = runtime.subscribe(({ task }) => {
+    const owner = watched.get(task.taskId);
+    if (!owner || owner.session !== task.owner.session || owner.principal !== task.owner.principal) return;
+    if (isTerminalStatus(task.status)) watched.delete(task.taskId);
+    host.notification({ method: 'notifications/tasks/status', params: renderTask2025(task) }).catch(() => undefined);
+  });
+  const previousOnClose = host.onclose;
+  host.onclose = () => {
+    unsubscribe();
+    previousOnClose?.();
+  };
+
+  // notifications/cancelled for a SEP-1686 task request cancels its task (§4.8.1) and is ignored
+  // once the task is terminal (§4.8.3). The SDK's own handling (aborting the request so that no
+  // response is sent for it) must still run, so it is called after ours.
+  const sdk = host as unknown as { _oncancel?: (n: unknown) => Promise<void> };
+  const sdkCancel = typeof sdk._oncancel === 'function' ? sdk._oncancel.bind(host) : undefined;
+  host.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
+    const { requestId, reason } = notification.params;
+    const task = requestId === undefined ? undefined : open.get(requestKey(requestId));
+    if (task) await runtime.cancel(task.taskId, task.owner, reason ?? null).catch(() => undefined);
+    await sdkCancel?.(notification);
+  });
+
+  return { runtime, open, inFlight, onCreated2025: (task) => watched.set(task.taskId, task.owner) };
+}
