@@ -1,0 +1,4 @@
+import { connectSdkStdio } from './harness/sdk-client.js';
+import { define2025Flows } from './spec-2025-11-25.flows.js';
+
+define2025Flows('stdio', connectSdkStdio);
