@@ -7,14 +7,14 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Implementation } from '@modelcontextprotocol/sdk/types.js';
-import { TaskFailure, type TaskHandler, type TaskRuntime } from '../../runtime/index.js';
+import { TaskFailure, type TaskRuntime } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { wireConnection } from './connection.js';
 import type { TaskServerDefinitions, TaskToolDefinition } from './definitions.js';
 import type { TaskHost } from './request-context.js';
 import { handlerName, installPrompts, installResources, installTools } from './request-handlers.js';
 import { installTaskMethods } from './task-methods.js';
-import { failureFromThrown } from './wire-errors.js';
+import { keepingWireErrors } from './wire-errors.js';
 import { taskWorkContext as toWork } from './work-context.js';
 
 /** Options of {@link attachTaskServer}. */
@@ -31,17 +31,6 @@ function errorText(result: CallToolResult): string {
   const text = first?.type === 'text' ? first.text : 'no detail';
   return `Tool reported an error: ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`;
 }
-
-/** A handler whose thrown errors keep the JSON-RPC error they would have been on the wire. */
-const keepingWireErrors =
-  (run: TaskHandler): TaskHandler =>
-  async (params, ctx) => {
-    try {
-      return await run(params, ctx);
-    } catch (error) {
-      throw failureFromThrown(error);
-    }
-  };
 
 /** Registers the definitions' work with the runtime, so that tasks can run it. */
 function registerWork(runtime: TaskRuntime, tools: Iterable<AnyTool>, options: TaskServerDefinitions): void {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isTaskRuntimeError, TaskErrorCode, TaskFailure, type TaskOutcome } from '../../runtime/index.js';
+import { isTaskRuntimeError, TaskErrorCode, TaskFailure, type TaskHandler, type TaskOutcome } from '../../runtime/index.js';
 
 /** JSON-RPC error codes used by the task methods. */
 export const JsonRpcCode = {
@@ -112,3 +112,21 @@ export function toJsonRpcError(error: unknown, action = 'Failed to retrieve task
       return new JsonRpcError(JsonRpcCode.internalError, error.message);
   }
 }
+
+/**
+ * A handler whose thrown errors keep the JSON-RPC error they would have been on the wire.
+ *
+ * @example
+ * ```ts
+ * runtime.registerHandler('tools/call:x', keepingWireErrors((args, ctx) => tool.run(args, ctx)));
+ * ```
+ */
+export const keepingWireErrors =
+  (run: TaskHandler): TaskHandler =>
+  async (params, ctx) => {
+    try {
+      return await run(params, ctx);
+    } catch (error) {
+      throw failureFromThrown(error);
+    }
+  };

@@ -1,0 +1,98 @@
+/**
+ * Client-hosted tasks: a client built with the SDK `Client` answers `sampling/createMessage` and
+ * `elicitation/create` requests that a server sends task-augmented, in SEP-1686 style
+ * (`notifications/tasks/created`, then the normal answer) and in 2025-11-25 style
+ * (`CreateTaskResult`), and serves `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`,
+ * `tasks/delete` for them. Shares the hosting code of the server adapter.
+ *
+ * @module
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { TaskRuntime } from '../../runtime/index.js';
+import { TASK_META_KEY } from '../dialects/sep-1686/index.js';
+import { wireConnection } from '../mcp-server/connection.js';
+import type { RequestWorkContext } from '../mcp-server/definitions.js';
+import { paramsObject, type TaskHost } from '../mcp-server/request-context.js';
+import { looseRequest } from '../mcp-server/request-handlers.js';
+import { executeRequest } from '../mcp-server/task-execution.js';
+import { installTaskMethods } from '../mcp-server/task-methods.js';
+import { keepingWireErrors } from '../mcp-server/wire-errors.js';
+import { taskWorkContext } from '../mcp-server/work-context.js';
+
+/** Options of {@link attachTaskHost}: the runtime and the client's own answers. */
+export interface TaskHostOptions {
+  /** Where the client's tasks live. */
+  readonly runtime: TaskRuntime;
+  /** Answers `elicitation/create` (e.g. by asking the user); may take as long as it needs. */
+  readonly elicitation?: (params: ElicitRequestParams, ctx: RequestWorkContext) => Promise<ElicitResult>;
+  /** Answers `sampling/createMessage` (e.g. with the client's model). */
+  readonly sampling?: (params: CreateMessageRequestParams, ctx: RequestWorkContext) => Promise<CreateMessageResult>;
+}
+
+/** The request's params as the work sees them: without the task request itself. */
+function workParams(requestParams: Record<string, unknown>): Record<string, unknown> {
+  const rest = { ...requestParams };
+  delete rest['task'];
+  const meta = rest['_meta'];
+  if (typeof meta !== 'object' || meta === null) return rest;
+  const kept = { ...(meta as Record<string, unknown>) };
+  delete kept[TASK_META_KEY];
+  if (Object.keys(kept).length > 0) rest['_meta'] = kept;
+  else delete rest['_meta'];
+  return rest;
+}
+
+/**
+ * Makes an SDK `Client` host tasks for the sampling and elicitation requests servers send it.
+ * Call before `client.connect(transport)`; it declares the matching capabilities
+ * (`sampling`/`elicitation`, and `tasks.requests.{sampling.createMessage, elicitation.create}`).
+ *
+ * @example
+ * ```ts
+ * const client = new Client({ name: 'agent-a', version: '1.0.0' });
+ * attachTaskHost(client, {
+ *   runtime: createTaskRuntime(),
+ *   elicitation: async () => ({ action: 'accept', content: { name: 'Ada' } }),
+ * });
+ * await client.connect(transport);
+ * ```
+ */
+export function attachTaskHost(client: Client, options: TaskHostOptions): void {
+  const { runtime, elicitation, sampling } = options;
+  const requests: Record<string, Record<string, object>> = {};
+  if (elicitation) requests['elicitation'] = { create: {} };
+  if (sampling) requests['sampling'] = { createMessage: {} };
+  client.registerCapabilities({
+    ...(elicitation && { elicitation: {} }),
+    ...(sampling && { sampling: {} }),
+    tasks: { list: {}, cancel: {}, requests },
+  });
+
+  const host = client as unknown as TaskHost;
+  const connection = wireConnection(host, runtime);
+  const answerers: [string, ((params: never, ctx: RequestWorkContext) => Promise<unknown>) | undefined][] = [
+    ['elicitation/create', elicitation],
+    ['sampling/createMessage', sampling],
+  ];
+  for (const [method, answer] of answerers) {
+    if (!answer) continue;
+    runtime.registerHandler(method, keepingWireErrors((params, ctx) => answer(params as never, taskWorkContext(ctx))));
+    host.setRequestHandler(looseRequest(method), async (request, extra) => {
+      const requestParams = paramsObject(request.params, method);
+      const params = workParams(requestParams);
+      return executeRequest({
+        ...connection, extra, requestParams, method, label: method, handler: method,
+        taskSupport: 'optional',
+        params,
+        direct: (ctx) => answer(params as never, ctx),
+      });
+    });
+  }
+  installTaskMethods(host, runtime, connection.inFlight);
+}
