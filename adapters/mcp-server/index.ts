@@ -24,3 +24,5 @@ export type {
 export { JsonRpcError, JsonRpcCode, toJsonRpcError } from './wire-errors.js';
 export { ownerOf } from './request-context.js';
 export { RuntimeTaskStore } from './runtime-task-store.js';
+export { requestClientTask, ClientTaskError } from './client-task-request.js';
+export type { ClientTaskMethod, ClientTaskRequestOptions } from './client-task-request.js';
