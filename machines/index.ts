@@ -27,3 +27,25 @@ export type {
 } from './task.events.js';
 export { TaskStatus, TERMINAL_STATUSES, isTerminalStatus } from './task.types.js';
 export type { TaskContext, TaskInput, TaskOwner, TaskHandlerOutput } from './task.types.js';
+export { requesterMachine, DEFAULT_REQUESTER_POLL_FREQUENCY, DEFAULT_MAX_CANCEL_POLLS } from './requester.machine.js';
+export type { RequesterMachine } from './requester.machine.js';
+export { requesterEvents, REQUESTER_EVENT_TYPES } from './requester.events.js';
+export type {
+  RequesterEvent,
+  RequesterCreatedEvent,
+  RequesterResponseEvent,
+  RequesterRequestFailedEvent,
+  RequesterCancelEvent,
+} from './requester.events.js';
+export { RequesterDialect, RequesterErrorCode } from './requester.types.js';
+export type {
+  RequesterContext,
+  RequesterError,
+  RequesterInput,
+  RequesterOutcome,
+  RequesterOutput,
+  RequesterResultSource,
+  RequesterTask,
+  RequesterTaskRef,
+  RequesterWaitInput,
+} from './requester.types.js';

@@ -29,23 +29,23 @@ const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 
 const ended = (status: string): boolean => status === 'failed' || status === 'cancelled' || status === 'unknown';
 
+// Errors become data (message + JSON-RPC code) so that snapshots stay JSON.
 function toRequesterError(code: RequesterErrorCode, error: unknown): RequesterError {
-  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error);
-  const rpc = typeof error === 'object' && error !== null && 'code' in error ? error.code : null;
-  return { code, message, rpcCode: typeof rpc === 'number' ? rpc : null };
+  const fields = typeof error === 'object' && error !== null ? (error as { message?: unknown; code?: unknown }) : {};
+  const message = typeof fields.message === 'string' ? fields.message : String(error);
+  return { code, message, rpcCode: typeof fields.code === 'number' ? fields.code : null };
 }
 
 // A receiver may suggest 0 or garbage; only a positive finite suggestion replaces the current one.
-const nextPollFrequency = (context: RequesterContext, task: RequesterTask | null): number =>
-  task?.pollFrequency !== null && task?.pollFrequency !== undefined && Number.isFinite(task.pollFrequency) && task.pollFrequency > 0
-    ? task.pollFrequency
-    : context.pollFrequency;
+function nextPollFrequency(context: RequesterContext, task: RequesterTask | null): number {
+  const suggested = task?.pollFrequency;
+  return typeof suggested === 'number' && Number.isFinite(suggested) && suggested > 0 ? suggested : context.pollFrequency;
+}
 
 const taskRef = ({ context }: { context: RequesterContext }): RequesterTaskRef => ({
   taskId: context.taskId ?? '',
   dialect: context.dialect,
 });
-
 
 /**
  * The requester machine.

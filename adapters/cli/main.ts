@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { call, CALL_HELP } from './call.js';
 import { serve, SERVE_HELP } from './serve.js';
 import { log } from './log.js';
 
@@ -11,6 +12,7 @@ const HELP = `Usage: mcp-tasks <command> [options]
 
 Commands:
   serve      serve the demo MCP server whose requests may run as tasks (see: mcp-tasks serve --help)
+  call       call a tool as a task and follow it to its result (see: mcp-tasks call --help)
   help       show this help
 
 Options:
@@ -22,11 +24,15 @@ async function main(argv: readonly string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return serve(rest);
+    case 'call':
+      process.exitCode = await call(rest);
+      return;
     case undefined:
     case 'help':
     case '--help':
     case '-h':
       if (rest[0] === 'serve') process.stdout.write(SERVE_HELP);
+      else if (rest[0] === 'call') process.stdout.write(CALL_HELP);
       else process.stdout.write(HELP);
       return;
     default:

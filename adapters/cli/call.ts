@@ -1,0 +1,147 @@
+/**
+ * `mcp-tasks call`: a requester on the command line. Calls a tool as a task, prints each status
+ * change as it happens, answers elicitation on the terminal (or from `--answer`), answers sampling
+ * with a canned model, and prints the result.
+ *
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { TaskCancelledError, TaskClient, TaskFailedError } from '../mcp-client/index.js';
+import { answerElicitation, cannedSample, LineReader } from './terminal-answers.js';
+
+/** Help text of `mcp-tasks call`. */
+export const CALL_HELP = `Usage: mcp-tasks call (URL | --stdio "COMMAND") TOOL [JSON_ARGS] [options]
+
+Calls TOOL as a task on an MCP server, prints each status change as it happens, answers the
+server's questions, and prints the result. Exit code 0 when the task completed without isError.
+
+  URL                      a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp
+  --stdio "COMMAND"        start the server as a child process and talk over stdio
+  JSON_ARGS                the tool's arguments as a JSON object (default {})
+
+Options:
+  --dialect D              sep-1686 (default) or 2025-11-25
+  --keep-alive MS          requested retention (keepAlive / ttl)
+  --answer JSON            answer elicitation with this JSON object instead of asking on the terminal
+  --sample-reply TEXT      the canned model's reply to sampling requests (default "(canned reply)")
+  --poll MS                polling interval until the server suggests one (default 500)
+  -h, --help               show this help
+`;
+
+/** Splits a command line on spaces, honouring simple single and double quotes. */
+function splitCommand(command: string): string[] {
+  const parts = command.match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
+  return parts.map((p) => (/^(["']).*\1$/.test(p) ? p.slice(1, -1) : p));
+}
+
+function parseJsonObject(text: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`${what} is not valid JSON: ${text}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${what} must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+function printResult(result: CallToolResult): void {
+  for (const item of result.content) {
+    process.stdout.write(item.type === 'text' ? `${item.text}\n` : `${JSON.stringify(item)}\n`);
+  }
+  if (result.structuredContent !== undefined) process.stdout.write(`${JSON.stringify(result.structuredContent)}\n`);
+}
+
+/**
+ * Runs `call` with the given arguments; resolves with the process exit code.
+ *
+ * @param argv - arguments after `call`
+ * @throws Error for unknown or malformed options
+ * @example
+ * ```ts
+ * process.exitCode = await call(['http://127.0.0.1:3000/mcp', 'sleep', '{"ms":500}']);
+ * ```
+ */
+export async function call(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: {
+      stdio: { type: 'string' },
+      dialect: { type: 'string' },
+      'keep-alive': { type: 'string' },
+      answer: { type: 'string' },
+      'sample-reply': { type: 'string' },
+      poll: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(CALL_HELP);
+    return 0;
+  }
+  const target = values.stdio === undefined ? positionals.shift() : undefined;
+  const [tool, rawArgs] = positionals;
+  if ((values.stdio === undefined && target === undefined) || tool === undefined) {
+    throw new Error("call needs a server (URL or --stdio \"COMMAND\") and a TOOL. Run 'mcp-tasks call --help'.");
+  }
+  const dialect = values.dialect ?? 'sep-1686';
+  if (dialect !== 'sep-1686' && dialect !== '2025-11-25') throw new Error(`--dialect must be sep-1686 or 2025-11-25, got '${dialect}'`);
+  const args = rawArgs === undefined ? {} : parseJsonObject(rawArgs, 'JSON_ARGS');
+  const answer = values.answer === undefined ? undefined : parseJsonObject(values.answer, '--answer');
+  const keepAlive = values['keep-alive'] === undefined ? undefined : Number(values['keep-alive']);
+  if (keepAlive !== undefined && !(keepAlive >= 0)) throw new Error('--keep-alive expects a non-negative number of ms');
+  const pollFrequency = values.poll === undefined ? 500 : Number(values.poll);
+
+  let transport: Transport;
+  if (values.stdio !== undefined) {
+    const [command, ...commandArgs] = splitCommand(values.stdio);
+    if (!command) throw new Error('--stdio needs a command');
+    transport = new StdioClientTransport({ command, args: commandArgs, stderr: 'ignore' });
+  } else {
+    transport = new StreamableHTTPClientTransport(new URL(target!));
+  }
+
+  const client = new Client({ name: 'mcp-tasks-call', version: '0.1.0' }, { capabilities: { elicitation: {}, sampling: {} } });
+  const lines = new LineReader();
+  client.setRequestHandler(ElicitRequestSchema, (request) => answerElicitation(request.params, lines, answer));
+  client.setRequestHandler(CreateMessageRequestSchema, async () => cannedSample(values['sample-reply'] ?? '(canned reply)'));
+  await client.connect(transport);
+  try {
+    const tasks = new TaskClient(client, { dialect, pollFrequency });
+    const pending = tasks.beginCallTool(
+      { name: tool, arguments: args },
+      keepAlive === undefined ? {} : dialect === 'sep-1686' ? { keepAlive } : { ttl: keepAlive },
+    );
+    process.stdout.write(`task ${await pending.taskId}\n`);
+    let last = '';
+    let result: CallToolResult;
+    try {
+      result = await pending.result({
+        onTaskStatus: (task) => {
+          const line = `status: ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ''}`;
+          if (line !== last) process.stdout.write(`${line}\n`);
+          last = line;
+        },
+      });
+    } catch (error) {
+      // A task that ended failed or cancelled is an answer, not a crash of the command.
+      if (error instanceof TaskFailedError || error instanceof TaskCancelledError) {
+        process.stdout.write(`${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
+    printResult(result);
+    return result.isError === true ? 1 : 0;
+  } finally {
+    await client.close();
+    process.stdin.destroy();
+  }
+}

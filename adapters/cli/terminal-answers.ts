@@ -1,0 +1,85 @@
+/**
+ * How `mcp-tasks call` answers a server's questions: elicitation from the terminal (one line per
+ * field, read from stdin, so it can be piped) or from `--answer JSON`, and sampling with a canned
+ * model reply.
+ *
+ * @module
+ */
+import { createInterface } from 'node:readline';
+import type { CreateMessageResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** Lines typed (or piped) on stdin, handed out one per question, in order. */
+export class LineReader {
+  readonly #queue: string[] = [];
+  readonly #waiting: ((line: string | null) => void)[] = [];
+  #closed = false;
+
+  constructor(input: NodeJS.ReadableStream = process.stdin) {
+    const rl = createInterface({ input, terminal: false });
+    rl.on('line', (line) => {
+      const next = this.#waiting.shift();
+      if (next) next(line);
+      else this.#queue.push(line);
+    });
+    rl.on('close', () => {
+      this.#closed = true;
+      for (const wake of this.#waiting.splice(0)) wake(null);
+    });
+  }
+
+  /** The next line, or `null` once stdin has ended. */
+  next(): Promise<string | null> {
+    const line = this.#queue.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (this.#closed) return Promise.resolve(null);
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+}
+
+type Field = { type?: string; title?: string; description?: string };
+
+function convert(raw: string, field: Field): string | number | boolean {
+  if (field.type === 'number' || field.type === 'integer') return Number(raw);
+  if (field.type === 'boolean') return /^(y|yes|true|1)$/i.test(raw.trim());
+  return raw;
+}
+
+/**
+ * Answers an elicitation: with `answer` when given, otherwise by asking each field on stderr and
+ * reading a line from stdin; an empty first line (or closed stdin) declines.
+ *
+ * @example
+ * ```ts
+ * client.setRequestHandler(ElicitRequestSchema, (req) => answerElicitation(req.params, lines, undefined));
+ * ```
+ */
+export async function answerElicitation(
+  params: ElicitRequest['params'],
+  lines: LineReader,
+  answer: Record<string, unknown> | undefined,
+): Promise<ElicitResult> {
+  process.stderr.write(`? ${params.message}\n`);
+  if (answer) return { action: 'accept', content: answer as ElicitResult['content'] & object };
+  const schema = 'requestedSchema' in params ? params.requestedSchema : undefined;
+  const fields = Object.entries((schema?.properties ?? {}) as Record<string, Field>);
+  const content: Record<string, string | number | boolean> = {};
+  for (const [name, field] of fields) {
+    process.stderr.write(`  ${field.title ?? name}${field.description ? ` (${field.description})` : ''}: `);
+    const line = await lines.next();
+    if (line === null || (line === '' && Object.keys(content).length === 0)) return { action: 'decline' };
+    content[name] = convert(line, field);
+  }
+  return { action: 'accept', content };
+}
+
+/**
+ * A canned model: every sampling request gets `reply`.
+ *
+ * @example
+ * ```ts
+ * cannedSample('A short summary.'); // { role: 'assistant', model: 'mcp-tasks-canned', content: { type: 'text', text: … } }
+ * ```
+ */
+export function cannedSample(reply: string): CreateMessageResult {
+  return { role: 'assistant', model: 'mcp-tasks-canned', content: { type: 'text', text: reply } };
+}

@@ -1,0 +1,146 @@
+/**
+ * The task client's wire: the requests it sends through the SDK `Client`, the shapes it accepts
+ * back (normalised to `RequesterTask`), and the one `notifications/tasks/created` handler per
+ * `Client` that routes each notification to the task it names.
+ *
+ * @module
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { TaskStatus, type RequesterDialect, type RequesterTask } from '../../machines/index.js';
+import { RELATED_TASK_META_KEY, TASK_META_KEY, relatedMeta } from '../dialects/sep-1686/index.js';
+import { TaskClientError, TaskClientErrorCode } from './task-client.errors.js';
+import type { BeginCallOptions, CallToolParams } from './task-client.types.js';
+
+const CREATED = 'notifications/tasks/created';
+
+/**
+ * Requests that wait for a task's end get the largest timeout a Node timer takes: the SDK's
+ * default (60 s) would otherwise time them out and send `notifications/cancelled`, which a
+ * SEP-1686 receiver takes as cancelling the task itself.
+ */
+export const NO_TIMEOUT = 2_147_483_647;
+
+const CreatedNotificationSchema = z.object({
+  method: z.literal(CREATED),
+  params: z.looseObject({
+    _meta: z.looseObject({ [RELATED_TASK_META_KEY]: z.looseObject({ taskId: z.string() }) }),
+  }),
+});
+
+const AnyResultSchema = z.looseObject({});
+
+const STATUSES: ReadonlySet<string> = new Set(Object.values(TaskStatus));
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const numberOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/**
+ * Normalises a task of either dialect (`tasks/get`, `tasks/cancel`, `CreateTaskResult.task`).
+ *
+ * @throws TaskClientError (`poll_failed`) when `raw` is not a task
+ * @example
+ * ```ts
+ * toRequesterTask({ taskId: 't1', status: 'working', pollInterval: 500, ttl: 60000 });
+ * ```
+ */
+export function toRequesterTask(raw: unknown): RequesterTask {
+  if (!isRecord(raw) || typeof raw['taskId'] !== 'string' || typeof raw['status'] !== 'string' || !STATUSES.has(raw['status'])) {
+    throw new TaskClientError(TaskClientErrorCode.pollFailed, `Not a task: ${JSON.stringify(raw)?.slice(0, 200)}`);
+  }
+  return {
+    taskId: raw['taskId'],
+    status: raw['status'] as TaskStatus,
+    statusMessage: typeof raw['statusMessage'] === 'string' ? raw['statusMessage'] : null,
+    pollFrequency: numberOrNull(raw['pollFrequency'] ?? raw['pollInterval']),
+    retention: numberOrNull(raw['keepAlive'] ?? raw['ttl']),
+    error: typeof raw['error'] === 'string' ? raw['error'] : null,
+  };
+}
+
+/** What the original 2025-11-25 request answered: a task, or (a receiver without tasks) the result. */
+export type CreateOutcome = { readonly task: RequesterTask } | { readonly result: Record<string, unknown> };
+
+/** The SDK calls of one dialect, bound to one `Client`. */
+export class TaskWire {
+  constructor(
+    private readonly client: Client,
+    private readonly dialect: RequesterDialect,
+  ) {}
+
+  /** SEP-1686: the task-augmented call; resolves with the direct response. */
+  callSep(params: CallToolParams, taskId: string, options: BeginCallOptions, signal: AbortSignal): Promise<CallToolResult> {
+    const task = options.keepAlive === undefined ? { taskId } : { taskId, keepAlive: options.keepAlive };
+    return this.client.request(
+      { method: 'tools/call', params: { ...params, _meta: { [TASK_META_KEY]: task } } },
+      CallToolResultSchema,
+      { signal, timeout: NO_TIMEOUT },
+    );
+  }
+
+  /** 2025-11-25: the task-augmented call; resolves with the created task (or a plain result). */
+  async call2025(params: CallToolParams, options: BeginCallOptions, signal: AbortSignal): Promise<CreateOutcome> {
+    const task = options.ttl === undefined ? {} : { ttl: options.ttl };
+    const answer = await this.client.request({ method: 'tools/call', params: { ...params, task } }, AnyResultSchema, { signal });
+    return isRecord(answer['task']) ? { task: toRequesterTask(answer['task']) } : { result: answer };
+  }
+
+  async getTask(taskId: string): Promise<RequesterTask> {
+    return toRequesterTask(await this.client.request({ method: 'tasks/get', params: this.params(taskId) }, AnyResultSchema));
+  }
+
+  /** `tasks/result`; blocks on a 2025-11-25 receiver until the task ends, hence no timeout. */
+  async getResult(taskId: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+    return this.client.request({ method: 'tasks/result', params: this.params(taskId) }, CallToolResultSchema, {
+      signal,
+      timeout: NO_TIMEOUT,
+    });
+  }
+
+  async cancelTask(taskId: string): Promise<RequesterTask> {
+    return toRequesterTask(await this.client.request({ method: 'tasks/cancel', params: { taskId } }, AnyResultSchema));
+  }
+
+  // SEP-1686 §4.7 wants the related-task key on every task message; 2025-11-25 says not to add
+  // it where the task id is already in the params.
+  private params(taskId: string): Record<string, unknown> {
+    return this.dialect === 'sep-1686' ? { taskId, _meta: relatedMeta(taskId) } : { taskId };
+  }
+}
+
+type RawHandler = (notification: unknown) => Promise<void>;
+
+/** Per `Client`: task id → what to do when its `notifications/tasks/created` arrives. */
+export class CreatedRouter {
+  private static readonly routers = new WeakMap<Client, CreatedRouter>();
+  private readonly routes = new Map<string, () => void>();
+
+  /**
+   * The router of `client`, installing its handler on first use. Several `TaskClient`s on one
+   * `Client` share it, since the SDK keeps one handler per method and a second would replace the
+   * first. A handler someone else installed before is kept and still called for every notification:
+   * the SDK has no getter for it, hence the read of its private map.
+   */
+  static for(client: Client): CreatedRouter {
+    let router = CreatedRouter.routers.get(client);
+    if (router !== undefined) return router;
+    const handlers = (client as unknown as { _notificationHandlers?: unknown })._notificationHandlers;
+    const previous = handlers instanceof Map ? (handlers.get(CREATED) as RawHandler | undefined) : undefined;
+    const created = new CreatedRouter();
+    router = created;
+    client.setNotificationHandler(CreatedNotificationSchema, async (notification) => {
+      created.routes.get(notification.params._meta[RELATED_TASK_META_KEY].taskId)?.();
+      await previous?.(notification);
+    });
+    CreatedRouter.routers.set(client, router);
+    return router;
+  }
+
+  /** Routes `taskId`'s notification to `onCreated` until the returned function is called. */
+  route(taskId: string, onCreated: () => void): () => void {
+    this.routes.set(taskId, onCreated);
+    return () => {
+      if (this.routes.get(taskId) === onCreated) this.routes.delete(taskId);
+    };
+  }
+}
