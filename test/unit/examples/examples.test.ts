@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { main as embedSdkServer } from '../../../examples/01-embed-sdk-server.js';
 import { main as sdkTaskStore } from '../../../examples/02-sdk-task-store.js';
+import { main as agentsDelegating } from '../../../examples/03-agents-delegating.js';
 
 describe('examples', () => {
   it('should run 01-embed-sdk-server: poll a task to completed and fetch its result', async () => {
@@ -15,5 +16,14 @@ describe('examples', () => {
     expect(seen.kinds[0]).toBe('taskCreated');
     expect(seen.kinds.at(-1)).toBe('result');
     expect(seen.text).toBe('5');
+  });
+
+  it('should run 03-agents-delegating: B asks A and borrows its model mid-task while A keeps working', async () => {
+    const seen = await agentsDelegating();
+    expect(seen.report).toBe('Report on distributed queues (failure modes): (A\'s model on "Write one sentence on the failure modes of distributed queues.") Retries hide them.');
+    // In 2025-11-25 the requester answers input_required by calling tasks/result, which then
+    // returns the result itself: input_required is the last status A polls.
+    expect(seen.statuses).toContain('input_required');
+    expect(seen.otherWork).toBeGreaterThan(1);
   });
 });
