@@ -12,10 +12,11 @@
  * @module
  */
 export { createTaskRuntime } from './task-runtime.js';
-export type { TaskRuntime } from './task-runtime.js';
+
 export { resolveTaskRuntimeOptions } from './options.js';
 export type { TaskRuntimeOptions, ResolvedTaskRuntimeOptions } from './options.js';
 export type {
+  TaskRuntime,
   TaskView,
   TaskHandler,
   TaskHandlerContext,

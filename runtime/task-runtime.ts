@@ -26,70 +26,12 @@ import {
   TaskNotCompletedError,
   TaskNotFoundError,
   TaskTerminalError,
-  TaskTimeoutError,
 } from './errors.js';
-import { resolveTaskRuntimeOptions, type ResolvedTaskRuntimeOptions, type TaskRuntimeOptions } from './options.js';
+import { resolveTaskRuntimeOptions, type TaskRuntimeOptions } from './options.js';
+import { eventsForUpdate } from './external-update.js';
 import { DeadlineScheduler } from './scheduler.js';
-import type {
-  CreateTaskOptions,
-  TaskChange,
-  TaskHandler,
-  TaskOutcome,
-  TaskPage,
-  InputAnswer,
-  InputRequest,
-  TaskUpdate,
-  TaskView,
-  WaitOptions,
-} from './task-runtime.types.js';
-
-/**
- * One runtime, whatever the backend. Every read and write names the requester (`owner`): tasks are
- * scoped to the owner that created them, and another owner gets "not found".
- */
-export interface TaskRuntime {
-  /** The options in force, defaults applied. */
-  readonly options: ResolvedTaskRuntimeOptions;
-  /** Registers the work that `create({ handler: name })` runs. Replaces a handler of the same name. */
-  registerHandler(name: string, handler: TaskHandler): void;
-  /** Creates a task and starts its work; resolves once the task exists and can be polled. */
-  create(options: CreateTaskOptions): Promise<TaskView>;
-  /** The task's current state. @throws TaskNotFoundError, TaskExpiredError */
-  get(taskId: string, owner: TaskOwner): Promise<TaskView>;
-  /** One page of the owner's tasks, oldest first. @throws InvalidCursorError */
-  list(owner: TaskOwner, options?: { cursor?: string | undefined; limit?: number }): Promise<TaskPage>;
-  /** The result of a completed task. @throws TaskNotCompletedError when it is not `completed` */
-  result(taskId: string, owner: TaskOwner): Promise<{ task: TaskView; result: unknown }>;
-  /** What a terminal task produced (result, or none). @throws TaskNotCompletedError while it runs */
-  outcome(taskId: string, owner: TaskOwner): Promise<TaskOutcome>;
-  /**
-   * Moves a task that has no handler (driven from outside, e.g. through the SDK `TaskStore`).
-   * @throws TaskTerminalError when the task already ended; InvalidArgumentError for a move the lifecycle forbids
-   */
-  update(taskId: string, owner: TaskOwner, change: TaskUpdate): Promise<TaskView>;
-  /** Resolves when the task is terminal. @throws TaskTimeoutError */
-  waitForTerminal(taskId: string, owner: TaskOwner, options?: WaitOptions): Promise<TaskView>;
-  /** Cancels a running task. @throws TaskTerminalError when it already ended */
-  cancel(taskId: string, owner: TaskOwner, reason?: string | null): Promise<TaskView>;
-  /** Deletes a task and its result; a running task is cancelled first. */
-  delete(taskId: string, owner: TaskOwner): Promise<void>;
-  /** The input requests a task is waiting on, oldest first. */
-  pendingInputRequests(taskId: string, owner: TaskOwner): Promise<InputRequest[]>;
-  /** Calls `listener` for every new input request of any task. Returns the unsubscribe. */
-  onInputRequest(listener: (request: InputRequest) => void): () => void;
-  /**
-   * Delivers the requester's answer to a pending input request; when it was the last one, the
-   * task returns to `working`. @throws InvalidArgumentError when that request is not pending
-   * (already answered, or discarded because the task ended)
-   */
-  answerInput(taskId: string, owner: TaskOwner, inputId: string, answer: InputAnswer): Promise<TaskView>;
-  /** Calls `listener` on every status or status-message change of any task. Returns the unsubscribe. */
-  subscribe(listener: (change: TaskChange) => void): () => void;
-  /** How many tasks are held: `live` run as actors, `retained` are terminal records awaiting expiry. */
-  stats(): { live: number; retained: number };
-  /** Stops every actor and timer. */
-  dispose(): Promise<void>;
-}
+import { waitFor } from './wait.js';
+import type { InputRequest, TaskChange, TaskHandler, TaskRuntime, TaskView } from './task-runtime.types.js';
 
 type TaskActor = Actor<typeof taskMachine>;
 
@@ -115,9 +57,6 @@ interface PendingInput {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
 }
-
-/** The one input request id that tasks driven from outside use for `input_required`. */
-const EXTERNAL_INPUT = 'external';
 
 /** Owners are compared by session and principal together. */
 function ownerKeyOf(owner: TaskOwner): string {
@@ -384,36 +323,11 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       const actor = entry.actor;
       if (!actor || isTerminalStatus(entry.status)) throw new TaskTerminalError(taskId, entry.status);
       if (entry.work) throw new InvalidArgumentError(`Task ${taskId} runs a handler; only tasks without one are updated from outside`);
-      const at = now();
-      if ('statusMessage' in change && change.statusMessage !== undefined && change.status !== 'cancelled') {
-        actor.send(taskEvents.message(change.statusMessage, at));
+      if (change.status === 'completed' || (change.status === 'failed' && 'result' in change)) {
+        entry.result = change.result;
+        entry.hasResult = true;
       }
-      switch (change.status) {
-        case undefined:
-          break;
-        case 'working':
-          if (entry.status === 'submitted') actor.send(taskEvents.start(at));
-          if (entry.status === 'input_required') actor.send(taskEvents.inputResponse(EXTERNAL_INPUT, at));
-          break;
-        case 'input_required':
-          if (entry.status !== 'input_required') actor.send(taskEvents.inputRequest(EXTERNAL_INPUT, at));
-          break;
-        case 'completed':
-          entry.result = change.result;
-          entry.hasResult = true;
-          actor.send(taskEvents.complete(entry.key, at));
-          break;
-        case 'failed':
-          if ('result' in change) {
-            entry.result = change.result;
-            entry.hasResult = true;
-          }
-          actor.send(taskEvents.fail(change.error, at));
-          break;
-        case 'cancelled':
-          actor.send(taskEvents.cancel(change.statusMessage ?? null, at));
-          break;
-      }
+      for (const event of eventsForUpdate(entry.status, change, entry.key, now())) actor.send(event);
       return view(entry);
     },
 
@@ -425,33 +339,18 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
       if (isTerminalStatus(entry.status)) return Promise.resolve(view(entry));
-      return new Promise<TaskView>((resolve, reject) => {
-        const waiters = (entry.waiters ??= new Set());
-        let timer: NodeJS.Timeout | undefined;
-        const cleanup = (): void => {
-          waiters.delete(wake);
-          if (timer) clearTimeout(timer);
-          o.signal?.removeEventListener('abort', onAbort);
-        };
-        const wake = (): void => {
-          cleanup();
-          if (disposed && !isTerminalStatus(entry.status)) reject(new RuntimeDisposedError());
-          else resolve(view(entry));
-        };
-        const onAbort = (): void => {
-          cleanup();
-          reject(o.signal?.reason instanceof Error ? o.signal.reason : new Error('Aborted'));
-        };
-        waiters.add(wake);
-        if (o.timeout !== undefined) {
-          timer = setTimeout(() => {
-            cleanup();
-            reject(new TaskTimeoutError(o.timeout!));
-          }, o.timeout);
-        }
-        if (o.signal?.aborted) onAbort();
-        else o.signal?.addEventListener('abort', onAbort, { once: true });
-      });
+      return waitFor(
+        (wake) => {
+          const waiters = (entry.waiters ??= new Set());
+          waiters.add(wake);
+          return () => waiters.delete(wake);
+        },
+        () => {
+          if (disposed && !isTerminalStatus(entry.status)) throw new RuntimeDisposedError();
+          return view(entry);
+        },
+        o,
+      );
     },
 
     async cancel(taskId, owner, reason = null) {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { TaskContext, TaskOwner, TaskStatus } from '../machines/index.js';
+import type { ResolvedTaskRuntimeOptions } from './options.js';
 
 /** A task as the runtime reports it: the machine's context plus its status and expiry. */
 export interface TaskView extends Readonly<Omit<TaskContext, 'pendingInputs'>> {
@@ -123,4 +124,52 @@ export interface TaskChange {
   readonly task: TaskView;
   /** The status before this change; `null` when the task was just created. */
   readonly previous: TaskStatus | null;
+}
+
+/**
+ * One runtime, whatever the backend. Every read and write names the requester (`owner`): tasks are
+ * scoped to the owner that created them, and another owner gets "not found".
+ */
+export interface TaskRuntime {
+  /** The options in force, defaults applied. */
+  readonly options: ResolvedTaskRuntimeOptions;
+  /** Registers the work that `create({ handler: name })` runs. Replaces a handler of the same name. */
+  registerHandler(name: string, handler: TaskHandler): void;
+  /** Creates a task and starts its work; resolves once the task exists and can be polled. */
+  create(options: CreateTaskOptions): Promise<TaskView>;
+  /** The task's current state. @throws TaskNotFoundError, TaskExpiredError */
+  get(taskId: string, owner: TaskOwner): Promise<TaskView>;
+  /** One page of the owner's tasks, oldest first. @throws InvalidCursorError */
+  list(owner: TaskOwner, options?: { cursor?: string | undefined; limit?: number }): Promise<TaskPage>;
+  /** The result of a completed task. @throws TaskNotCompletedError when it is not `completed` */
+  result(taskId: string, owner: TaskOwner): Promise<{ task: TaskView; result: unknown }>;
+  /** What a terminal task produced (result, or none). @throws TaskNotCompletedError while it runs */
+  outcome(taskId: string, owner: TaskOwner): Promise<TaskOutcome>;
+  /**
+   * Moves a task that has no handler (driven from outside, e.g. through the SDK `TaskStore`).
+   * @throws TaskTerminalError when the task already ended; InvalidArgumentError for a move the lifecycle forbids
+   */
+  update(taskId: string, owner: TaskOwner, change: TaskUpdate): Promise<TaskView>;
+  /** Resolves when the task is terminal. @throws TaskTimeoutError */
+  waitForTerminal(taskId: string, owner: TaskOwner, options?: WaitOptions): Promise<TaskView>;
+  /** Cancels a running task. @throws TaskTerminalError when it already ended */
+  cancel(taskId: string, owner: TaskOwner, reason?: string | null): Promise<TaskView>;
+  /** Deletes a task and its result; a running task is cancelled first. */
+  delete(taskId: string, owner: TaskOwner): Promise<void>;
+  /** The input requests a task is waiting on, oldest first. */
+  pendingInputRequests(taskId: string, owner: TaskOwner): Promise<InputRequest[]>;
+  /** Calls `listener` for every new input request of any task. Returns the unsubscribe. */
+  onInputRequest(listener: (request: InputRequest) => void): () => void;
+  /**
+   * Delivers the requester's answer to a pending input request; when it was the last one, the
+   * task returns to `working`. @throws InvalidArgumentError when that request is not pending
+   * (already answered, or discarded because the task ended)
+   */
+  answerInput(taskId: string, owner: TaskOwner, inputId: string, answer: InputAnswer): Promise<TaskView>;
+  /** Calls `listener` on every status or status-message change of any task. Returns the unsubscribe. */
+  subscribe(listener: (change: TaskChange) => void): () => void;
+  /** How many tasks are held: `live` run as actors, `retained` are terminal records awaiting expiry. */
+  stats(): { live: number; retained: number };
+  /** Stops every actor and timer. */
+  dispose(): Promise<void>;
 }
