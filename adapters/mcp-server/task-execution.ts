@@ -114,7 +114,7 @@ async function createTask2025(r: ExecuteRequest, ttl: number | null | undefined)
   return { task: renderTask2025(task) };
 }
 
-async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: number | undefined): Promise<Record<string, unknown>> {
+async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: number | null | undefined): Promise<Record<string, unknown>> {
   const owner = ownerOf(r.extra);
   try {
     await r.runtime.create({ taskId, owner, dialect: SEP_1686, method: r.method, label: r.label, keepAlive, handler: r.handler, params: r.params });

@@ -16,7 +16,8 @@ export const RELATED_TASK_META_KEY = 'modelcontextprotocol.io/related-task';
 /** A parsed SEP-1686 task request. */
 export interface Sep1686TaskRequest {
   readonly taskId: string;
-  readonly keepAlive: number | undefined;
+  /** Requested keepAlive in ms; `null` asks for as long as allowed; `undefined` for the default. */
+  readonly keepAlive: number | null | undefined;
 }
 
 /** Largest task id accepted; longer ones are refused rather than stored. */
@@ -55,10 +56,11 @@ export function parseTaskMeta(meta: unknown): Sep1686TaskRequest | undefined {
   if (taskId.length > MAX_TASK_ID_LENGTH) {
     throw new Sep1686MetaError(`Invalid task metadata: taskId is longer than ${MAX_TASK_ID_LENGTH} characters`);
   }
-  if (keepAlive !== undefined && (typeof keepAlive !== 'number' || !Number.isFinite(keepAlive) || keepAlive < 0)) {
+  // null is read as "as long as the receiver allows", mirroring the null (unlimited) keepAlive it reports.
+  if (keepAlive !== undefined && keepAlive !== null && (typeof keepAlive !== 'number' || !Number.isFinite(keepAlive) || keepAlive < 0)) {
     throw new Sep1686MetaError('Invalid task metadata: keepAlive must be a non-negative number of milliseconds');
   }
-  return { taskId, keepAlive };
+  return { taskId, keepAlive: keepAlive === null ? null : keepAlive };
 }
 
 /**

@@ -31,6 +31,7 @@ describe('SEP-1686 codec', () => {
     expect(() => parseTaskMeta({ 'modelcontextprotocol.io/task': { taskId: 7 } })).toThrow(/taskId/);
     expect(() => parseTaskMeta({ 'modelcontextprotocol.io/task': { taskId: 'x'.repeat(300) } })).toThrow(/longer than/);
     expect(() => parseTaskMeta({ 'modelcontextprotocol.io/task': { taskId: 'a', keepAlive: -1 } })).toThrow(/keepAlive/);
+    expect(parseTaskMeta({ 'modelcontextprotocol.io/task': { taskId: 'a', keepAlive: null } })).toEqual({ taskId: 'a', keepAlive: null });
   });
 
   it('should render error only for failed or unknown tasks', () => {
