@@ -94,5 +94,5 @@ export function attachTaskHost(client: Client, options: TaskHostOptions): void {
       });
     });
   }
-  installTaskMethods(host, runtime, connection.inFlight);
+  installTaskMethods(host, runtime, connection);
 }

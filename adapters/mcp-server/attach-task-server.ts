@@ -96,7 +96,7 @@ export function attachTaskServer(server: Server, options: AttachTaskServerOption
   if (tools.size > 0) installTools(host, connection, tools);
   if (prompts.size > 0) installPrompts(host, connection, prompts);
   if (resources.size > 0) installResources(host, connection, resources);
-  installTaskMethods(host, runtime, connection.inFlight);
+  installTaskMethods(host, runtime, connection);
 }
 
 /**

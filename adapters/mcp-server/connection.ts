@@ -52,5 +52,15 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
     await sdkCancel?.(notification);
   });
 
-  return { runtime, open, inFlight, onCreated2025: (task) => watched.set(task.taskId, task.owner) };
+  // Only a server knows its peer's (the client's) capabilities; a client host sends no input requests.
+  const peer = host as unknown as { getClientCapabilities?: () => Record<string, unknown> | undefined };
+  const peerSupports = (method: string): boolean => {
+    if (typeof peer.getClientCapabilities !== 'function') return true;
+    const caps = peer.getClientCapabilities();
+    if (method === 'elicitation/create') return caps?.['elicitation'] !== undefined;
+    if (method === 'sampling/createMessage') return caps?.['sampling'] !== undefined;
+    return true;
+  };
+
+  return { runtime, open, inFlight, peerSupports, onCreated2025: (task) => watched.set(task.taskId, task.owner) };
 }

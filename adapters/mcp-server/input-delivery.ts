@@ -13,6 +13,20 @@ import type { InputRequest, TaskRuntime } from '../../runtime/index.js';
 /** Sends one input request to the requester and resolves with its answer. */
 export type InputSender = (request: InputRequest, signal: AbortSignal) => Promise<unknown>;
 
+/** What one connection knows about delivering input requests to its peer. */
+export interface InputChannel {
+  /** Input requests being delivered on this connection, so that two channels never send one twice. */
+  readonly inFlight: Set<string>;
+  /** Whether the peer declared the capability a method needs (`elicitation`, `sampling`). */
+  readonly peerSupports: (method: string) => boolean;
+}
+
+/** The error an input request gets when the requester never declared the capability it needs. */
+export function unsupportedInput(method: string): Error {
+  const capability = method === 'sampling/createMessage' ? 'sampling' : method === 'elicitation/create' ? 'elicitation' : method;
+  return new Error(`The requester did not declare the '${capability}' capability, so ${method} cannot be sent to it`);
+}
+
 /** How long an input request may wait for a human; the SDK's own default (60 s) is too short. */
 export const INPUT_REQUEST_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
@@ -20,15 +34,16 @@ export const INPUT_REQUEST_TIMEOUT_MS = 24 * 60 * 60 * 1000;
  * Sends the task's pending and future input requests over `send` until the returned function is
  * called; then aborts the ones still unanswered (they stay pending for another channel).
  *
- * @param inFlight - input requests being delivered on this connection, so that two channels for
- *   the same task never send the same request twice
+ * @param channel - the connection's in-flight set and its peer's capabilities; a request the peer
+ *   cannot take is answered with an error at once (the MCP lifecycle forbids sending it)
  * @example
  * ```ts
- * const stop = deliverInputs(runtime, taskId, owner, (req, signal) => extra.sendRequest(…), inFlight);
+ * const stop = deliverInputs(runtime, taskId, owner, (req, signal) => extra.sendRequest(…), connection);
  * try { await runtime.waitForTerminal(taskId, owner); } finally { stop(); }
  * ```
  */
-export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskOwner, send: InputSender, inFlight: Set<string>): () => void {
+export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskOwner, send: InputSender, channel: InputChannel): () => void {
+  const { inFlight } = channel;
   const controllers = new Set<AbortController>();
   let stopped = false;
 
@@ -38,7 +53,8 @@ export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskO
     inFlight.add(key);
     const controller = new AbortController();
     controllers.add(controller);
-    send(request, controller.signal)
+    const sent = channel.peerSupports(request.method) ? send(request, controller.signal) : Promise.reject(unsupportedInput(request.method));
+    sent
       .then(
         (result) => runtime.answerInput(taskId, owner, request.inputId, { result }),
         (error: unknown) => {

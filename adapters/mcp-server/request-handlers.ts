@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { TaskView, TaskRuntime } from '../../runtime/index.js';
 import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from './definitions.js';
+import type { InputChannel } from './input-delivery.js';
 import { paramsObject, type TaskHost } from './request-context.js';
 import { executeRequest, type OpenTaskRequests } from './task-execution.js';
 import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
@@ -14,11 +15,9 @@ import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
 type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
 
 /** What one connection shares between its handlers. */
-export interface ConnectionContext {
+export interface ConnectionContext extends InputChannel {
   readonly runtime: TaskRuntime;
   readonly open: OpenTaskRequests;
-  /** Input requests being delivered on this connection (see `deliverInputs`). */
-  readonly inFlight: Set<string>;
   readonly onCreated2025: (task: TaskView) => void;
 }
 

@@ -28,6 +28,7 @@ export interface ExecuteRequest {
   readonly runtime: TaskRuntime;
   readonly open: OpenTaskRequests;
   readonly inFlight: Set<string>;
+  readonly peerSupports: (method: string) => boolean;
   readonly method: string;
   /** Tool name, prompt name or resource uri. */
   readonly label: string;
@@ -88,7 +89,7 @@ export async function executeRequest(r: ExecuteRequest): Promise<Record<string, 
     if (r.taskSupport === 'required') {
       throw new JsonRpcError(JsonRpcCode.methodNotFound, `${r.label} requires task augmentation (taskSupport: 'required')`);
     }
-    const result = await r.direct(plainWorkContext(r.extra));
+    const result = await r.direct(plainWorkContext(r.extra, r.peerSupports));
     return result as Record<string, unknown>;
   }
   return runTaskSep1686(r, sep.taskId, sep.keepAlive);
@@ -133,7 +134,7 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
         signal,
         timeout: INPUT_REQUEST_TIMEOUT_MS,
       }),
-    r.inFlight,
+    r,
   );
   try {
     // The notification travels on the request's own stream (Streamable HTTP) ahead of the response.

@@ -9,7 +9,7 @@ import { TaskTerminalError, type TaskRuntime } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
-import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
+import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from './input-delivery.js';
 import { AnyResultSchema, ownerOf, paramsObject, taskIdParam, type ServerExtra, type TaskHost } from './request-context.js';
 import { looseRequest } from './request-handlers.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
@@ -37,7 +37,11 @@ function handle(server: TaskHost, method: string, answer: (params: unknown, extr
  * installTaskMethods(server, runtime);
  * ```
  */
-export function installTaskMethods(server: TaskHost, runtime: TaskRuntime, inFlight: Set<string> = new Set()): void {
+export function installTaskMethods(
+  server: TaskHost,
+  runtime: TaskRuntime,
+  channel: InputChannel = { inFlight: new Set(), peerSupports: () => true },
+): void {
   handle(server, 'tasks/get', async (params, extra) => {
     const task = await runtime.get(taskIdParam(params, 'tasks/get'), ownerOf(extra));
     return renderInOwnDialect(task, { withMeta: true });
@@ -60,7 +64,7 @@ export function installTaskMethods(server: TaskHost, runtime: TaskRuntime, inFli
           signal,
           timeout: INPUT_REQUEST_TIMEOUT_MS,
         }),
-      inFlight,
+      channel,
     );
     try {
       await runtime.waitForTerminal(taskId, owner, { signal: extra.signal });

@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskHandlerContext } from '../../runtime/index.js';
 import type { RequestWorkContext } from './definitions.js';
+import { unsupportedInput } from './input-delivery.js';
 import type { ServerExtra } from './request-context.js';
 
 /** An answer the requester sent, checked against the schema of the method's result. */
@@ -53,12 +54,16 @@ export function taskWorkContext(ctx: TaskHandlerContext): RequestWorkContext {
  * return tool.run(args, plainWorkContext(extra));
  * ```
  */
-export function plainWorkContext(extra: ServerExtra): RequestWorkContext {
+export function plainWorkContext(extra: ServerExtra, peerSupports: (method: string) => boolean = () => true): RequestWorkContext {
+  const ask = <T>(method: string, params: unknown, schema: Parameters<ServerExtra['sendRequest']>[1]): Promise<T> =>
+    peerSupports(method)
+      ? (extra.sendRequest({ method, params } as never, schema) as Promise<T>)
+      : Promise.reject(unsupportedInput(method));
   return {
     taskId: null,
     signal: extra.signal,
     setStatusMessage: () => undefined,
-    elicit: (params) => extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema),
-    sample: (params) => extra.sendRequest({ method: 'sampling/createMessage', params }, CreateMessageResultSchema),
+    elicit: (params) => ask<ElicitResult>('elicitation/create', params, ElicitResultSchema),
+    sample: (params) => ask<CreateMessageResult>('sampling/createMessage', params, CreateMessageResultSchema),
   };
 }
