@@ -33,7 +33,14 @@ export type TaskEvent =
   | TaskCancelEvent
   | TaskLoseEvent;
 
-/** The `type` of every task event, for iteration in tests and tools. */
+/**
+ * The `type` of every task event, for iteration in tests and tools.
+ *
+ * @example
+ * ```ts
+ * for (const type of TASK_EVENT_TYPES) console.log(type);
+ * ```
+ */
 export const TASK_EVENT_TYPES = [
   'task.start',
   'task.input.request',

@@ -5,7 +5,14 @@
  * @module
  */
 
-/** Every error code the runtime raises. */
+/**
+ * Every error code the runtime raises.
+ *
+ * @example
+ * ```ts
+ * if (error.code === TaskErrorCode.notFound) return null;
+ * ```
+ */
 export const TaskErrorCode = {
   notFound: 'TASK_NOT_FOUND',
   expired: 'TASK_EXPIRED',
@@ -38,7 +45,14 @@ export class TaskRuntimeError extends Error {
   }
 }
 
-/** No task with that id exists for this requester (or it was deleted). */
+/**
+ * No task with that id exists for this requester (or it was deleted).
+ *
+ * @example
+ * ```ts
+ * await runtime.get('nope', owner); // throws TaskNotFoundError
+ * ```
+ */
 export class TaskNotFoundError extends TaskRuntimeError {
   readonly taskId: string;
   constructor(taskId: string, options?: ErrorOptions) {
@@ -48,7 +62,14 @@ export class TaskNotFoundError extends TaskRuntimeError {
   }
 }
 
-/** The task existed but its keepAlive elapsed and it was removed. */
+/**
+ * The task existed but its keepAlive elapsed and it was removed.
+ *
+ * @example
+ * ```ts
+ * if (e instanceof TaskExpiredError) console.log('gone after keepAlive');
+ * ```
+ */
 export class TaskExpiredError extends TaskRuntimeError {
   readonly taskId: string;
   constructor(taskId: string, options?: ErrorOptions) {
@@ -58,7 +79,14 @@ export class TaskExpiredError extends TaskRuntimeError {
   }
 }
 
-/** A result was asked for a task that is not `completed`. */
+/**
+ * A result was asked for a task that is not `completed`.
+ *
+ * @example
+ * ```ts
+ * await runtime.result(id, owner); // throws while the task is working
+ * ```
+ */
 export class TaskNotCompletedError extends TaskRuntimeError {
   readonly taskId: string;
   readonly status: string;
@@ -70,7 +98,14 @@ export class TaskNotCompletedError extends TaskRuntimeError {
   }
 }
 
-/** The requester reused a task id it already has. */
+/**
+ * The requester reused a task id it already has.
+ *
+ * @example
+ * ```ts
+ * await runtime.create({ ...sameIdAgain }); // throws DuplicateTaskIdError
+ * ```
+ */
 export class DuplicateTaskIdError extends TaskRuntimeError {
   readonly taskId: string;
   constructor(taskId: string, options?: ErrorOptions) {
@@ -80,7 +115,14 @@ export class DuplicateTaskIdError extends TaskRuntimeError {
   }
 }
 
-/** A list cursor that this runtime did not issue. */
+/**
+ * A list cursor that this runtime did not issue.
+ *
+ * @example
+ * ```ts
+ * await runtime.list(owner, { cursor: 'forged' }); // throws InvalidCursorError
+ * ```
+ */
 export class InvalidCursorError extends TaskRuntimeError {
   constructor(detail: string, options?: ErrorOptions) {
     super(TaskErrorCode.invalidCursor, `Invalid cursor: ${detail}`, options);
@@ -88,7 +130,14 @@ export class InvalidCursorError extends TaskRuntimeError {
   }
 }
 
-/** An argument that is malformed (wrong type, empty id, negative duration). */
+/**
+ * An argument that is malformed (wrong type, empty id, negative duration).
+ *
+ * @example
+ * ```ts
+ * throw new InvalidArgumentError('taskId must be a non-empty string');
+ * ```
+ */
 export class InvalidArgumentError extends TaskRuntimeError {
   constructor(message: string, options?: ErrorOptions) {
     super(TaskErrorCode.invalidArgument, message, options);
@@ -96,7 +145,14 @@ export class InvalidArgumentError extends TaskRuntimeError {
   }
 }
 
-/** An operation that needs a running task hit a terminal one (e.g. cancel after completion). */
+/**
+ * An operation that needs a running task hit a terminal one (e.g. cancel after completion).
+ *
+ * @example
+ * ```ts
+ * await runtime.cancel(doneId, owner); // throws TaskTerminalError
+ * ```
+ */
 export class TaskTerminalError extends TaskRuntimeError {
   readonly taskId: string;
   readonly status: string;
@@ -108,7 +164,14 @@ export class TaskTerminalError extends TaskRuntimeError {
   }
 }
 
-/** A wait ran past its timeout. */
+/**
+ * A wait ran past its timeout.
+ *
+ * @example
+ * ```ts
+ * await runtime.waitForTerminal(id, owner, { timeout: 10 }); // may throw TaskTimeoutError
+ * ```
+ */
 export class TaskTimeoutError extends TaskRuntimeError {
   constructor(ms: number, options?: ErrorOptions) {
     super(TaskErrorCode.timeout, `Timed out after ${ms} ms`, options);
@@ -116,7 +179,14 @@ export class TaskTimeoutError extends TaskRuntimeError {
   }
 }
 
-/** The runtime was disposed. */
+/**
+ * The runtime was disposed.
+ *
+ * @example
+ * ```ts
+ * await runtime.dispose(); await runtime.get(id, owner); // throws RuntimeDisposedError
+ * ```
+ */
 export class RuntimeDisposedError extends TaskRuntimeError {
   constructor(options?: ErrorOptions) {
     super(TaskErrorCode.disposed, 'The task runtime has been disposed', options);

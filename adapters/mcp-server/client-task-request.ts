@@ -38,7 +38,14 @@ export interface ClientTaskRequestOptions {
   readonly timeout?: number;
 }
 
-/** A task the client hosted ended without a result. */
+/**
+ * A task the client hosted ended without a result.
+ *
+ * @example
+ * ```ts
+ * if (e instanceof ClientTaskError) console.log(e.status);
+ * ```
+ */
 export class ClientTaskError extends Error {
   readonly taskId: string;
   readonly status: string;

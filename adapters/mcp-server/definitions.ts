@@ -14,7 +14,14 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 
-/** Whether a request may (optional), must (required) or must not (forbidden) run as a task. */
+/**
+ * Whether a request may (optional), must (required) or must not (forbidden) run as a task.
+ *
+ * @example
+ * ```ts
+ * const tool = { name: 'sleep', taskSupport: TaskSupport.optional };
+ * ```
+ */
 export const TaskSupport = { forbidden: 'forbidden', optional: 'optional', required: 'required' } as const;
 /** One task-support level. */
 export type TaskSupport = (typeof TaskSupport)[keyof typeof TaskSupport];

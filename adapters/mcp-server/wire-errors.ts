@@ -6,7 +6,14 @@
  */
 import { isTaskRuntimeError, TaskErrorCode, TaskFailure, type TaskHandler, type TaskOutcome } from '../../runtime/index.js';
 
-/** JSON-RPC error codes used by the task methods. */
+/**
+ * JSON-RPC error codes used by the task methods.
+ *
+ * @example
+ * ```ts
+ * throw new JsonRpcError(JsonRpcCode.invalidParams, 'Failed to retrieve task: Task not found');
+ * ```
+ */
 export const JsonRpcCode = {
   methodNotFound: -32601,
   invalidParams: -32602,
