@@ -31,7 +31,7 @@ import { resolveTaskRuntimeOptions, type TaskRuntimeOptions } from './options.js
 import { eventsForUpdate } from './external-update.js';
 import { DeadlineScheduler } from './scheduler.js';
 import { waitFor } from './wait.js';
-import type { InputRequest, TaskChange, TaskHandler, TaskRuntime, TaskView } from './task-runtime.types.js';
+import type { InputRequest, TaskChange, TaskHandler, TaskOutcome, TaskRuntime, TaskView } from './task-runtime.types.js';
 
 type TaskActor = Actor<typeof taskMachine>;
 
@@ -122,10 +122,13 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
             setStatusMessage: (message) => entry.actor?.send(taskEvents.message(message, now())),
             requestInput: (method, params) => requestInput(entry, method, params),
           });
+          // A task that ended meanwhile (cancelled, lost) stays as it ended: its late outcome is dropped.
+          if (signal.aborted || !entry.actor) return { outcome: 'completed', resultRef: entry.key, at: now() };
           entry.result = result;
           entry.hasResult = true;
           return { outcome: 'completed', resultRef: entry.key, at: now() };
         } catch (error) {
+          if (signal.aborted || !entry.actor) return { outcome: 'failed', error: messageOf(error), at: now() };
           if (error instanceof TaskFailure) {
             entry.failure = error.detail;
             if (error.hasResult) {
@@ -138,6 +141,10 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       }),
     },
   });
+
+  function outcomeOf(entry: Entry): TaskOutcome {
+    return { task: view(entry), result: entry.result, hasResult: entry.hasResult, failure: entry.failure };
+  }
 
   function view(entry: Entry): TaskView {
     return { ...entry.context, status: entry.status, expiresAt: entry.expiresAt };
@@ -315,7 +322,30 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
     async outcome(taskId, owner) {
       const entry = find(taskId, owner);
       if (!isTerminalStatus(entry.status)) throw new TaskNotCompletedError(taskId, entry.status);
-      return { task: view(entry), result: entry.result, hasResult: entry.hasResult, failure: entry.failure };
+      return outcomeOf(entry);
+    },
+
+    waitForOutcome(taskId, owner, o = {}) {
+      let entry: Entry;
+      try {
+        entry = find(taskId, owner);
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+      if (isTerminalStatus(entry.status)) return Promise.resolve(outcomeOf(entry));
+      // The outcome is read as the task settles, before a delete can remove it.
+      return waitFor(
+        (wake) => {
+          const waiters = (entry.waiters ??= new Set());
+          waiters.add(wake);
+          return () => waiters.delete(wake);
+        },
+        () => {
+          if (disposed && !isTerminalStatus(entry.status)) throw new RuntimeDisposedError();
+          return outcomeOf(entry);
+        },
+        o,
+      );
     },
 
     async update(taskId, owner, change) {
@@ -331,26 +361,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       return view(entry);
     },
 
-    waitForTerminal(taskId, owner, o = {}) {
-      let entry: Entry;
-      try {
-        entry = find(taskId, owner);
-      } catch (error) {
-        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-      }
-      if (isTerminalStatus(entry.status)) return Promise.resolve(view(entry));
-      return waitFor(
-        (wake) => {
-          const waiters = (entry.waiters ??= new Set());
-          waiters.add(wake);
-          return () => waiters.delete(wake);
-        },
-        () => {
-          if (disposed && !isTerminalStatus(entry.status)) throw new RuntimeDisposedError();
-          return view(entry);
-        },
-        o,
-      );
+    async waitForTerminal(taskId, owner, o = {}) {
+      return (await runtime.waitForOutcome(taskId, owner, o)).task;
     },
 
     async cancel(taskId, owner, reason = null) {

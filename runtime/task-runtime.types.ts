@@ -150,6 +150,11 @@ export interface TaskRuntime {
    * @throws TaskTerminalError when the task already ended; InvalidArgumentError for a move the lifecycle forbids
    */
   update(taskId: string, owner: TaskOwner, change: TaskUpdate): Promise<TaskView>;
+  /**
+   * Resolves with what the task produced once it is terminal, read at the moment it ended (so a
+   * delete right after cannot take it away). @throws TaskTimeoutError
+   */
+  waitForOutcome(taskId: string, owner: TaskOwner, options?: WaitOptions): Promise<TaskOutcome>;
   /** Resolves when the task is terminal. @throws TaskTimeoutError */
   waitForTerminal(taskId: string, owner: TaskOwner, options?: WaitOptions): Promise<TaskView>;
   /** Cancels a running task. @throws TaskTerminalError when it already ended */

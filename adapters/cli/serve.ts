@@ -5,12 +5,12 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createTaskRuntime, type TaskRuntimeOptions } from '../../runtime/index.js';
 import { createTaskServer } from '../mcp-server/index.js';
 import { demoDefinitions } from './demo-tools.js';
 import { startHttpEndpoint } from './http-endpoint.js';
 import { log } from './log.js';
+import { JsonRpcStdioTransport } from './stdio-transport.js';
 
 /** Help text of `mcp-tasks serve`. */
 export const SERVE_HELP = `Usage: mcp-tasks serve (--stdio | --http PORT) [options]
@@ -90,7 +90,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   if (values.stdio) {
     const server = makeServer();
     server.onerror = (error) => log('warn', 'protocol error', { error: String(error) });
-    const transport = new StdioServerTransport();
+    const transport = new JsonRpcStdioTransport();
     transport.onclose = () => void runtime.dispose().then(() => process.exit(0));
     process.stdin.on('end', () => void runtime.dispose().then(() => process.exit(0)));
     await server.connect(transport);

@@ -141,12 +141,9 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
     await r.extra.sendNotification({ method: 'notifications/tasks/created', params: { _meta: relatedMeta(taskId) } });
     // Deliberately not tied to extra.signal: a dropped connection must not cancel a task; only
     // notifications/cancelled (handled by the caller) or tasks/delete end it early.
-    const final = await r.runtime.waitForTerminal(taskId, owner);
-    if (final.status === 'completed') {
-      const { result } = await r.runtime.result(taskId, owner);
-      return withRelatedMeta(result, taskId);
-    }
-    throw wireErrorOf(await r.runtime.outcome(taskId, owner), { _meta: relatedMeta(taskId) });
+    const outcome = await r.runtime.waitForOutcome(taskId, owner);
+    if (outcome.task.status === 'completed') return withRelatedMeta(outcome.result, taskId);
+    throw wireErrorOf(outcome, { _meta: relatedMeta(taskId) });
   } catch (error) {
     throw toJsonRpcError(error);
   } finally {

@@ -66,12 +66,12 @@ export function installTaskMethods(
         }),
       channel,
     );
+    let outcome;
     try {
-      await runtime.waitForTerminal(taskId, owner, { signal: extra.signal });
+      outcome = await runtime.waitForOutcome(taskId, owner, { signal: extra.signal });
     } finally {
       stopInputs();
     }
-    const outcome = await runtime.outcome(taskId, owner);
     if (outcome.hasResult) return withRelatedMetaFor(outcome.task, outcome.result);
     throw wireErrorOf(outcome);
   });

@@ -222,4 +222,24 @@ describe('createTaskRuntime', () => {
     controller.abort(new Error('stop waiting'));
     await expect(waiting).rejects.toThrow('stop waiting');
   });
+
+  it('should keep a cancelled task cancelled, without a result, when its handler finishes anyway', async () => {
+    make();
+    runtime.registerHandler('stubborn', async () => {
+      await delay(40); // ignores its abort signal
+      return { late: true };
+    });
+    await create('s1', 'stubborn');
+    await runtime.cancel('s1', alice);
+    await delay(80);
+    expect(await runtime.outcome('s1', alice)).toMatchObject({ task: { status: 'cancelled' }, hasResult: false, result: undefined });
+  });
+
+  it('should give waiters the outcome even when the task is deleted as it ends', async () => {
+    make();
+    await create('del', 'wait');
+    const waiting = runtime.waitForOutcome('del', alice, { timeout: 2000 });
+    await runtime.delete('del', alice);
+    expect(await waiting).toMatchObject({ task: { status: 'cancelled' }, hasResult: false });
+  });
 });
