@@ -1,4 +1,4 @@
-import { connectInteractiveHttp } from './harness/interactive-wire.js';
+import { connectInteractiveHttp } from './harness/http-wire.js';
 import { defineInputRequiredFlows } from './input-required.flows.js';
 
 defineInputRequiredFlows('streamable HTTP', connectInteractiveHttp);

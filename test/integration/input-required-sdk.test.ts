@@ -14,8 +14,7 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SdkPeer } from './harness/sdk-client.js';
-import { connectCustomSdkHttp, connectCustomSdkStdio, type ConnectCustomSdk } from './harness/sdk-custom-client.js';
+import { connectCustomSdkHttp, connectCustomSdkStdio, type ConnectCustomSdk, type SdkPeer } from './harness/sdk-client.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const SEP_RELATED = 'modelcontextprotocol.io/related-task';

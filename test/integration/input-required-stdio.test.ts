@@ -1,4 +1,4 @@
-import { connectInteractiveStdio } from './harness/interactive-wire.js';
+import { connectInteractiveStdio } from './harness/stdio-wire.js';
 import { defineInputRequiredFlows } from './input-required.flows.js';
 
 defineInputRequiredFlows('stdio', connectInteractiveStdio);

@@ -9,12 +9,19 @@
  *   call, carrying `_meta["io.modelcontextprotocol/related-task"]`.
  *
  * The client is a raw JSON-RPC wire that declares `{ elicitation: {}, sampling: {} }` and answers
- * the server's requests by hand (harness/interactive-wire.ts).
+ * the server's requests by hand (connectInteractiveStdio / connectInteractiveHttp in harness/).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectInteractive, InteractiveWire, ServerRequestEntry } from './harness/interactive-wire.js';
-import { isRecord, type JSONRPCNotification, type JSONRPCResponse, type JsonRpcId } from './harness/wire.js';
+import {
+  isRecord,
+  type ConnectInteractive,
+  type InteractiveWire,
+  type JSONRPCNotification,
+  type JSONRPCResponse,
+  type JsonRpcId,
+  type ServerRequestEntry,
+} from './harness/types.js';
 
 type Rec = Record<string, unknown>;
 type Dialect = 'sep-1686' | '2025-11-25';

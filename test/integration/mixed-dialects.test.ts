@@ -10,9 +10,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { attachHttpWire } from './harness/attached-http-wire.js';
-import { connectSdkClientTo, spawnHttpServer, type HttpServerProcess, type SdkPeer } from './harness/sdk-client.js';
-import { isRecord, type JSONRPCResponse, type JsonRpcId, type Wire } from './harness/wire.js';
+import { attachHttpWire } from './harness/http-wire.js';
+import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
+import { connectSdkClientTo, type SdkPeer } from './harness/sdk-client.js';
+import { isRecord, type JSONRPCResponse, type JsonRpcId, type Wire } from './harness/types.js';
 
 const SEP_TASK = 'modelcontextprotocol.io/task';
 const SEP_RELATED = 'modelcontextprotocol.io/related-task';

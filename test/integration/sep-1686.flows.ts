@@ -15,7 +15,7 @@ import {
   type JsonRpcErrorObject,
   type JsonRpcId,
   type Wire,
-} from './harness/wire.js';
+} from './harness/types.js';
 
 const META = 'modelcontextprotocol.io/task';
 const RELATED = 'modelcontextprotocol.io/related-task';

@@ -16,8 +16,8 @@ import {
   type ObservedTask,
   type TaskDialect,
 } from '../../adapters/mcp-client/index.js';
-import { connectSdkStdio, spawnHttpServer, type HttpServerProcess, type SdkPeer } from './harness/sdk-client.js';
-import { CLI_PATH, REPO_ROOT, assertCliBuilt } from './harness/wire.js';
+import { CLI_PATH, REPO_ROOT, assertCliBuilt, spawnHttpServer, type HttpServerProcess } from './harness/process.js';
+import { connectSdkStdio, type SdkPeer } from './harness/sdk-client.js';
 
 const FLAGS = ['--poll-frequency', '100'];
 const DIALECTS: readonly TaskDialect[] = ['sep-1686', '2025-11-25'];

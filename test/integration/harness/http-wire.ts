@@ -1,45 +1,35 @@
 /**
- * Wire over Streamable HTTP: spawns `node dist/adapters/cli/main.js serve --http 0 [flags]`,
- * reads the `http://127.0.0.1:<port>/mcp` line from stderr, and talks to it with raw
- * fetch POSTs. Replies may be `application/json` or an SSE stream; SSE streams are read
- * incrementally so notifications (e.g. notifications/tasks/created) are recorded as
- * they arrive, before the response that ends the stream.
+ * Wire over Streamable HTTP: raw fetch POSTs to a `serve --http 0` server's
+ * `http://127.0.0.1:<port>/mcp` URL, one HTTP session (mcp-session-id) per wire. Replies may
+ * be `application/json` or an SSE stream; SSE streams are read incrementally so notifications
+ * (e.g. notifications/tasks/created) and server requests are recorded as they arrive, before
+ * the response that ends the stream.
+ *
+ * - {@link connectHttp} / {@link connectInteractiveHttp}: spawn their own server and kill it on close;
+ * - {@link attachHttpWire}: joins an already running server (several requesters, raw and SDK,
+ *   can share one process) and leaves it running on close.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import {
-  CLI_PATH,
-  PROTOCOL_VERSION,
-  REPO_ROOT,
-  TailBuffer,
-  WireCore,
-  assertCliBuilt,
-  killChild,
-  trackChild,
-  type JsonRpcId,
-  type Wire,
-} from './wire.js';
-
-const URL_PATTERN = /http:\/\/127\.0\.0\.1:(\d+)\/mcp/;
-const STARTUP_TIMEOUT_MS = 10_000;
+import { killChild, messageOf, spawnHttpServer, withStderr, type HttpServerProcess } from './process.js';
+import type { Connect, ConnectInteractive, JsonRpcId, Wire } from './types.js';
+import { PLAIN_CLIENT, PROTOCOL_VERSION, WireCore, interactiveClient, type ClientProfile } from './wire.js';
 
 class HttpWire extends WireCore {
   readonly transport = 'http' as const;
   sessionId: string | undefined;
   private readonly controllers = new Set<AbortController>();
 
+  /** `owned`: the server process this wire spawned (killed on close), if any. */
   constructor(
-    private readonly child: ChildProcessWithoutNullStreams,
-    private readonly stderrTail: TailBuffer,
     readonly url: string,
+    private readonly serverStderr: () => string,
+    profile: ClientProfile,
+    private readonly owned?: HttpServerProcess,
   ) {
-    super();
-    child.once('exit', (code, signal) => {
+    super(profile);
+    owned?.child.once('exit', (code, signal) => {
       if (!this.closed) {
         this.fail(
-          new Error(
-            `http: server process exited unexpectedly (code ${String(code)}, signal ${String(signal)}).` +
-              `\n--- server stderr (tail) ---\n${this.stderrTail.toString().slice(-4000)}`,
-          ),
+          withStderr(`http: server process exited unexpectedly (code ${String(code)}, signal ${String(signal)}).`, this.stderr()),
         );
       }
     });
@@ -71,11 +61,8 @@ class HttpWire extends WireCore {
       });
       if (message['method'] === 'initialize') {
         const sid = res.headers.get('mcp-session-id');
-        if (sid === null || sid === '') {
-          this.violation('http: initialize response carries no mcp-session-id header');
-        } else {
-          this.sessionId = sid;
-        }
+        if (sid === null || sid === '') this.violation('http: initialize response carries no mcp-session-id header');
+        else this.sessionId = sid;
       }
       if (requestId === undefined) {
         // Notifications and responses: the server answers 202 Accepted with no body.
@@ -114,19 +101,18 @@ class HttpWire extends WireCore {
     const reader = body.getReader();
     const decoder = new TextDecoder();
     let buffer = '';
-    const flushEvents = (): void => {
+    const flush = (): void => {
       buffer = buffer.replace(/\r\n/g, '\n');
       let boundary: number;
       while ((boundary = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, boundary);
         buffer = buffer.slice(boundary + 2);
-        const dataLines = block
+        const data = block
           .split('\n')
           .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).replace(/^ /, ''));
-        if (dataLines.length === 0) continue;
-        const data = dataLines.join('\n');
-        if (data.trim() === '') continue; // priming event
+          .map((line) => line.slice(5).replace(/^ /, ''))
+          .join('\n');
+        if (data.trim() === '') continue; // priming event / comment
         let parsed: unknown;
         try {
           parsed = JSON.parse(data);
@@ -141,11 +127,11 @@ class HttpWire extends WireCore {
       const { value, done } = await reader.read();
       if (done) break;
       buffer += decoder.decode(value, { stream: true });
-      flushEvents();
+      flush();
     }
     buffer += decoder.decode();
     if (buffer.trim() !== '') buffer += '\n\n';
-    flushEvents();
+    flush();
   }
 
   protected sendRaw(message: Record<string, unknown>, requestId: JsonRpcId | undefined): void {
@@ -171,92 +157,58 @@ class HttpWire extends WireCore {
   }
 
   stderr(): string {
-    return this.stderrTail.toString();
+    return this.serverStderr();
   }
 
+  /** Ends the session (DELETE), aborts pending POSTs and kills the server if this wire owns it. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.fail(new Error('wire closed'));
     for (const controller of this.controllers) controller.abort();
     this.controllers.clear();
-    if (this.sessionId !== undefined && this.child.exitCode === null) {
+    if (this.sessionId !== undefined && (this.owned === undefined || this.owned.child.exitCode === null)) {
       try {
-        const res = await fetch(this.url, {
-          method: 'DELETE',
-          headers: this.headers(),
-          signal: AbortSignal.timeout(1_000),
-        });
+        const res = await fetch(this.url, { method: 'DELETE', headers: this.headers(), signal: AbortSignal.timeout(1_000) });
         await res.body?.cancel();
       } catch {
         // best effort
       }
     }
-    await killChild(this.child);
+    if (this.owned !== undefined) await killChild(this.owned.child);
   }
 }
 
-/** Spawns the server with `--http 0`, waits for its URL, and performs the handshake. */
-export async function connectHttp(flags: string[] = []): Promise<Wire> {
-  assertCliBuilt();
-  const child = spawn(process.execPath, [CLI_PATH, 'serve', '--http', '0', ...flags], {
-    cwd: REPO_ROOT,
-    env: { ...process.env },
-  });
-  trackChild(child);
-  const stderrTail = new TailBuffer();
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => stderrTail.append(chunk));
-  child.stdout.on('data', () => {
-    // Logs belong on stderr; stdout is ignored for HTTP.
-  });
-
-  let url: string;
-  try {
-    url = await new Promise<string>((resolve, reject) => {
-      let seen = '';
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`server did not print its http://127.0.0.1:<port>/mcp URL within ${STARTUP_TIMEOUT_MS} ms`));
-      }, STARTUP_TIMEOUT_MS);
-      const onData = (chunk: string): void => {
-        seen += chunk;
-        const match = URL_PATTERN.exec(seen);
-        if (match !== null) {
-          cleanup();
-          resolve(match[0]);
-        }
-      };
-      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
-        cleanup();
-        reject(new Error(`server exited before listening (code ${String(code)}, signal ${String(signal)})`));
-      };
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        child.stderr.off('data', onData);
-        child.off('exit', onExit);
-      };
-      child.stderr.on('data', onData);
-      child.once('exit', onExit);
-    });
-  } catch (error) {
-    await killChild(child);
-    throw new Error(
-      `http startup failed (flags ${JSON.stringify(flags)}): ${error instanceof Error ? error.message : String(error)}` +
-        `\n--- server stderr (tail) ---\n${stderrTail.toString().slice(-4000)}`,
-    );
-  }
-  const wire = new HttpWire(child, stderrTail, url);
+/** Performs the handshake on a new wire; on failure closes it and throws `failure: <reason>` with stderr. */
+async function handshake(wire: HttpWire, failure: string): Promise<HttpWire> {
   try {
     await wire.handshake();
     if (wire.sessionId === undefined) throw new Error('initialize response carried no mcp-session-id header');
   } catch (error) {
     await wire.close();
-    throw new Error(
-      `http handshake failed (flags ${JSON.stringify(flags)}): ${error instanceof Error ? error.message : String(error)}` +
-        `\n--- server stderr (tail) ---\n${stderrTail.toString().slice(-4000)}`,
-    );
+    throw withStderr(`${failure}: ${messageOf(error)}`, wire.stderr());
   }
   return wire;
+}
+
+/** Spawns `serve --http 0 [flags]`, waits for its URL, and performs the handshake as `profile`. */
+async function openHttp(flags: readonly string[], profile: ClientProfile): Promise<HttpWire> {
+  const server = await spawnHttpServer(flags);
+  const wire = new HttpWire(server.url, () => server.stderr(), profile, server);
+  return handshake(wire, `http handshake failed (flags ${JSON.stringify(flags)})`);
+}
+
+/** Spawns the server with `--http 0`, waits for its URL, and performs the handshake. */
+export const connectHttp: Connect = (flags = []) => openHttp(flags, PLAIN_CLIENT);
+
+/** Spawns `serve --http 0 [flags]`, waits for its URL, and performs the handshake with the given capabilities. */
+export const connectInteractiveHttp: ConnectInteractive = (options = {}) =>
+  openHttp([...(options.flags ?? [])], interactiveClient(options.capabilities));
+
+/** A raw wire with its own HTTP session on a running server; performs the initialize handshake. */
+export async function attachHttpWire(
+  url: string,
+  serverStderr: () => string = () => '',
+): Promise<Wire & { readonly sessionId: string | undefined }> {
+  return handshake(new HttpWire(url, serverStderr, PLAIN_CLIENT), `raw http handshake against ${url} failed`);
 }

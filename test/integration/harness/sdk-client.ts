@@ -2,17 +2,30 @@
  * Real `@modelcontextprotocol/sdk` clients talking to the server CLI, for the
  * 2025-11-25 flows (the dialect SDK 1.x clients speak).
  *
- * - {@link connectSdkStdio}: `StdioClientTransport` spawning `node dist/adapters/cli/main.js serve --stdio [flags]`.
- * - {@link connectSdkHttp}: spawns `serve --http 0 [flags]` itself (see {@link spawnHttpServer}), then
- *   connects a `StreamableHTTPClientTransport` to the printed URL; the process is killed by pid on close.
+ * - {@link connectSdkStdio} / {@link connectCustomSdkStdio}: `StdioClientTransport` spawning
+ *   `node dist/adapters/cli/main.js serve --stdio [flags]`.
+ * - {@link connectSdkHttp} / {@link connectCustomSdkHttp}: spawn `serve --http 0 [flags]` (see
+ *   {@link spawnHttpServer}), then connect a `StreamableHTTPClientTransport` to the printed URL;
+ *   the process is killed by pid on close.
+ * - {@link connectSdkClientTo}: one more client (its own HTTP session) on a running server.
  *
- * Every spawned process is registered with {@link trackChild}, so it dies with the test worker at the latest.
+ * The plain variants build their client with `capabilities: {}`; the custom ones take a
+ * caller-built Client (its own capabilities and request handlers, e.g. elicitation and sampling).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CLI_PATH, REPO_ROOT, TailBuffer, assertCliBuilt, killChild, trackChild } from './wire.js';
+import {
+  CLI_PATH,
+  REPO_ROOT,
+  TailBuffer,
+  assertCliBuilt,
+  killPid,
+  messageOf,
+  spawnHttpServer,
+  withStderr,
+  type HttpServerProcess,
+} from './process.js';
 
 /** A connected SDK client plus the means to end it (and its server process). */
 export interface SdkPeer {
@@ -27,25 +40,25 @@ export interface SdkPeer {
 }
 
 export type ConnectSdk = (flags?: string[]) => Promise<SdkPeer>;
-
-const URL_PATTERN = /http:\/\/127\.0\.0\.1:(\d+)\/mcp/;
-const STARTUP_TIMEOUT_MS = 10_000;
+export type ConnectCustomSdk = (client: Client, flags?: string[]) => Promise<SdkPeer>;
 
 function newClient(name: string): Client {
   return new Client({ name, version: '0.0.0' }, { capabilities: {} });
 }
 
-function killPid(pid: number | null | undefined): void {
-  if (pid === null || pid === undefined) return;
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
+/** Runs every step, ignoring failures (best-effort teardown). */
+async function bestEffort(...steps: (() => Promise<unknown>)[]): Promise<void> {
+  for (const step of steps) {
+    try {
+      await step();
+    } catch {
+      // best effort
+    }
   }
 }
 
-/** `serve --stdio [flags]` through the SDK's own StdioClientTransport. */
-export const connectSdkStdio: ConnectSdk = async (flags = []) => {
+/** `serve --stdio [flags]` via the SDK's StdioClientTransport, with the given client. */
+export const connectCustomSdkStdio: ConnectCustomSdk = async (client, flags = []) => {
   assertCliBuilt();
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -55,17 +68,12 @@ export const connectSdkStdio: ConnectSdk = async (flags = []) => {
   });
   const tail = new TailBuffer();
   transport.stderr?.on('data', (chunk: Buffer | string) => tail.append(chunk.toString()));
-  const client = newClient('sdk-stdio-test');
   let pid: number | null = null;
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
-    try {
-      await client.close();
-    } catch {
-      // best effort
-    }
+    await bestEffort(() => client.close());
     killPid(pid); // normally already gone: StdioClientTransport.close() terminates it
   };
   try {
@@ -74,114 +82,45 @@ export const connectSdkStdio: ConnectSdk = async (flags = []) => {
   } catch (error) {
     pid = transport.pid;
     await close();
-    throw new Error(
-      `sdk stdio connect failed (flags ${JSON.stringify(flags)}): ${error instanceof Error ? error.message : String(error)}` +
-        `\n--- server stderr (tail) ---\n${tail.toString().slice(-4000)}`,
-    );
+    throw withStderr(`sdk stdio connect failed (flags ${JSON.stringify(flags)}): ${messageOf(error)}`, tail.toString());
   }
   return { client, transport: 'stdio', sessionId: undefined, stderr: () => tail.toString(), close };
 };
 
-/** A `serve --http 0` server process and its URL. */
-export interface HttpServerProcess {
-  readonly url: string;
-  readonly pid: number | undefined;
-  stderr(): string;
-  /** SIGTERM by pid, SIGKILL after a grace period. Idempotent. */
-  close(): Promise<void>;
-}
-
-/** Spawns `serve --http 0 [flags]` and waits for the URL it prints on stderr. */
-export async function spawnHttpServer(flags: string[] = []): Promise<HttpServerProcess> {
-  assertCliBuilt();
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI_PATH, 'serve', '--http', '0', ...flags], {
-    cwd: REPO_ROOT,
-    env: { ...process.env },
-  });
-  trackChild(child);
-  const tail = new TailBuffer();
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => tail.append(chunk));
-  child.stdout.on('data', () => {
-    // logs belong on stderr
-  });
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`no http://127.0.0.1:<port>/mcp line on stderr within ${STARTUP_TIMEOUT_MS} ms`));
-      }, STARTUP_TIMEOUT_MS);
-      const onData = (): void => {
-        const match = URL_PATTERN.exec(tail.toString());
-        if (match !== null) {
-          cleanup();
-          resolve(match[0]);
-        }
-      };
-      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
-        cleanup();
-        reject(new Error(`server exited before listening (code ${String(code)}, signal ${String(signal)})`));
-      };
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        child.stderr.off('data', onData);
-        child.off('exit', onExit);
-      };
-      child.stderr.on('data', onData);
-      child.once('exit', onExit);
-      onData();
-    });
-    return { url, pid: child.pid, stderr: () => tail.toString(), close: () => killChild(child) };
-  } catch (error) {
-    await killChild(child);
-    throw new Error(
-      `http startup failed (flags ${JSON.stringify(flags)}): ${error instanceof Error ? error.message : String(error)}` +
-        `\n--- server stderr (tail) ---\n${tail.toString().slice(-4000)}`,
-    );
-  }
-}
+/** `serve --stdio [flags]` through the SDK's own StdioClientTransport. */
+export const connectSdkStdio: ConnectSdk = (flags = []) => connectCustomSdkStdio(newClient('sdk-stdio-test'), flags);
 
 /** Connects one more SDK client (its own HTTP session) to an already running server. */
-export async function connectSdkClientTo(server: HttpServerProcess, name = 'sdk-http-test'): Promise<SdkPeer> {
+export async function connectSdkClientTo(server: HttpServerProcess, client: Client | string = 'sdk-http-test'): Promise<SdkPeer> {
   const transport = new StreamableHTTPClientTransport(new URL(server.url));
-  const client = newClient(name);
-  await client.connect(transport);
+  const sdkClient = typeof client === 'string' ? newClient(client) : client;
+  await sdkClient.connect(transport);
   let closed = false;
   return {
-    client,
+    client: sdkClient,
     transport: 'http',
     sessionId: transport.sessionId,
     stderr: () => server.stderr(),
     close: async () => {
       if (closed) return;
       closed = true;
-      try {
-        await transport.terminateSession();
-      } catch {
-        // best effort
-      }
-      try {
-        await client.close();
-      } catch {
-        // best effort
-      }
+      await bestEffort(
+        () => transport.terminateSession(),
+        () => sdkClient.close(),
+      );
     },
   };
 }
 
-/** `serve --http 0 [flags]` + an SDK client on StreamableHTTPClientTransport; close() also kills the server. */
-export const connectSdkHttp: ConnectSdk = async (flags = []) => {
+/** `serve --http 0 [flags]` + the given client on StreamableHTTPClientTransport; close() also kills the server. */
+export const connectCustomSdkHttp: ConnectCustomSdk = async (client, flags = []) => {
   const server = await spawnHttpServer(flags);
   let peer: SdkPeer;
   try {
-    peer = await connectSdkClientTo(server);
+    peer = await connectSdkClientTo(server, client);
   } catch (error) {
     await server.close();
-    throw new Error(
-      `sdk http connect failed (flags ${JSON.stringify(flags)}): ${error instanceof Error ? error.message : String(error)}` +
-        `\n--- server stderr (tail) ---\n${server.stderr().slice(-4000)}`,
-    );
+    throw withStderr(`sdk http connect failed (flags ${JSON.stringify(flags)}): ${messageOf(error)}`, server.stderr());
   }
   return {
     ...peer,
@@ -194,3 +133,6 @@ export const connectSdkHttp: ConnectSdk = async (flags = []) => {
     },
   };
 };
+
+/** `serve --http 0 [flags]` + an SDK client on StreamableHTTPClientTransport; close() also kills the server. */
+export const connectSdkHttp: ConnectSdk = (flags = []) => connectCustomSdkHttp(newClient('sdk-http-test'), flags);

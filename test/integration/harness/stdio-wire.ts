@@ -3,40 +3,29 @@
  * writes newline-delimited JSON-RPC to stdin and splits stdout into lines.
  * Every stdout line must be a JSON-RPC message; anything else fails the wire.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import {
-  CLI_PATH,
-  REPO_ROOT,
-  TailBuffer,
-  WireCore,
-  assertCliBuilt,
-  killChild,
-  trackChild,
-  type JsonRpcId,
-  type Wire,
-} from './wire.js';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { killChild, messageOf, spawnServe, withStderr, type TailBuffer } from './process.js';
+import type { Connect, ConnectInteractive, JsonRpcId } from './types.js';
+import { PLAIN_CLIENT, WireCore, interactiveClient, type ClientProfile } from './wire.js';
 
 class StdioWire extends WireCore {
   readonly transport = 'stdio' as const;
-  private readonly stderrTail = new TailBuffer();
   private stdoutBuffer = '';
 
-  constructor(private readonly child: ChildProcessWithoutNullStreams) {
-    super();
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
+  constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    private readonly stderrTail: TailBuffer,
+    profile: ClientProfile,
+  ) {
+    super(profile);
     child.stdout.on('data', (chunk: string) => this.onStdout(chunk));
-    child.stderr.on('data', (chunk: string) => this.stderrTail.append(chunk));
     child.stdin.on('error', (err) => {
       if (!this.closed) this.fail(new Error(`stdio: cannot write to server stdin: ${err.message}`));
     });
     child.once('exit', (code, signal) => {
       if (!this.closed) {
         this.fail(
-          new Error(
-            `stdio: server process exited unexpectedly (code ${String(code)}, signal ${String(signal)}).` +
-              `\n--- server stderr (tail) ---\n${this.stderrTail.toString().slice(-4000)}`,
-          ),
+          withStderr(`stdio: server process exited unexpectedly (code ${String(code)}, signal ${String(signal)}).`, this.stderr()),
         );
       }
     });
@@ -97,23 +86,22 @@ class StdioWire extends WireCore {
   }
 }
 
-/** Spawns the server on stdio and performs the initialize handshake. */
-export async function connectStdio(flags: string[] = []): Promise<Wire> {
-  assertCliBuilt();
-  const child = spawn(process.execPath, [CLI_PATH, 'serve', '--stdio', ...flags], {
-    cwd: REPO_ROOT,
-    env: { ...process.env },
-  });
-  trackChild(child);
-  const wire = new StdioWire(child);
+/** Spawns `serve --stdio [flags]` and performs the initialize handshake as `profile`. */
+async function openStdio(flags: readonly string[], profile: ClientProfile): Promise<StdioWire> {
+  const { child, tail } = spawnServe(['--stdio', ...flags]);
+  const wire = new StdioWire(child, tail, profile);
   try {
     await wire.handshake();
   } catch (error) {
     await wire.close();
-    throw new Error(
-      `stdio handshake failed (flags ${JSON.stringify(flags)}): ${error instanceof Error ? error.message : String(error)}` +
-        `\n--- server stderr (tail) ---\n${wire.stderr().slice(-4000)}`,
-    );
+    throw withStderr(`stdio handshake failed (flags ${JSON.stringify(flags)}): ${messageOf(error)}`, wire.stderr());
   }
   return wire;
 }
+
+/** Spawns the server on stdio and performs the initialize handshake. */
+export const connectStdio: Connect = (flags = []) => openStdio(flags, PLAIN_CLIENT);
+
+/** Spawns `serve --stdio [flags]` and performs the handshake with the given client capabilities. */
+export const connectInteractiveStdio: ConnectInteractive = (options = {}) =>
+  openStdio([...(options.flags ?? [])], interactiveClient(options.capabilities));

@@ -3,209 +3,78 @@
  * tests. It knows nothing about MCP beyond the initialize handshake, so the
  * tests see exactly what the server puts on the wire.
  *
- * Two transports implement it: stdio-wire.ts and http-wire.ts. Both share the
- * bookkeeping in {@link WireCore}; they only differ in how bytes move.
+ * {@link WireCore} does the transport-independent bookkeeping; stdio-wire.ts and
+ * http-wire.ts only move bytes. A {@link ClientProfile} decides whether server-to-client
+ * requests are refused (plain wire) or recorded for the test to answer (interactive wire).
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-
-export type JsonRpcId = string | number;
-
-export interface JsonRpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
-/** A whole JSON-RPC response message: exactly one of result / error is set. */
-export interface JSONRPCResponse {
-  jsonrpc: '2.0';
-  id: JsonRpcId | null;
-  result?: Record<string, unknown>;
-  error?: JsonRpcErrorObject;
-}
-
-export interface JSONRPCNotification {
-  jsonrpc: '2.0';
-  method: string;
-  params?: Record<string, unknown>;
-}
-
-export interface JSONRPCRequest {
-  jsonrpc: '2.0';
-  id: JsonRpcId;
-  method: string;
-  params?: Record<string, unknown>;
-}
-
-/** Every message the server sent us, in arrival order. */
-export type InboundEntry =
-  | { kind: 'response'; seq: number; message: JSONRPCResponse }
-  | { kind: 'notification'; seq: number; message: JSONRPCNotification }
-  | { kind: 'request'; seq: number; message: JSONRPCRequest };
-
-export interface RequestOptions {
-  /** Use this JSON-RPC id instead of an auto-generated one. */
-  id?: JsonRpcId;
-  /** How long request()/responseFor() wait before rejecting (default 10 s). */
-  timeoutMs?: number;
-}
-
-export interface Wire {
-  readonly transport: 'stdio' | 'http';
-  /** The `result` of the initialize response. */
-  readonly initializeResult: Record<string, unknown>;
-  /** Every notification received, in arrival order. */
-  readonly notifications: readonly JSONRPCNotification[];
-  /** Every inbound message (responses, notifications, server requests), in arrival order. */
-  readonly inbound: readonly InboundEntry[];
-  /**
-   * Protocol violations seen by the harness (non-JSON stdout line, response for
-   * an id we never sent, duplicate response, unexpected HTTP status, ...).
-   * Tests assert this stays empty.
-   */
-  readonly violations: readonly string[];
-
-  /** Sends a request and resolves with the whole response message (result or error). */
-  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<JSONRPCResponse>;
-  /** Sends a notification. */
-  notify(method: string, params?: Record<string, unknown>): Promise<void>;
-  /** Sends a request without waiting; returns its id. Use responseFor(id) later. */
-  sendRequestNoWait(method: string, params?: Record<string, unknown>, options?: { id?: JsonRpcId }): JsonRpcId;
-  /** Resolves with the response to request `id` (immediately if it already arrived). */
-  responseFor(id: JsonRpcId, timeoutMs?: number): Promise<JSONRPCResponse>;
-  /** Whether any response for `id` has arrived. */
-  responseReceived(id: JsonRpcId): boolean;
-  /** Resolves with the first notification (already received or future) matching the predicate. */
-  waitForNotification(
-    predicate: (n: JSONRPCNotification) => boolean,
-    timeoutMs?: number,
-  ): Promise<JSONRPCNotification>;
-  /** Everything the server wrote to stderr so far (for diagnostics). */
-  stderr(): string;
-  /** Ends the connection and kills the server process. Idempotent. */
-  close(): Promise<void>;
-}
-
-export type Connect = (flags?: string[]) => Promise<Wire>;
+import {
+  isRecord,
+  type InboundEntry,
+  type InteractiveWire,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type JsonRpcErrorObject,
+  type JsonRpcId,
+  type RequestOptions,
+  type ServerRequestEntry,
+} from './types.js';
+import { Waiters } from './waiters.js';
 
 export const PROTOCOL_VERSION = '2025-11-25';
 export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CLIENT_CAPABILITIES: Record<string, unknown> = { elicitation: {}, sampling: {} };
 
-/** Repository root, computed from this file's location (test/integration/harness/). */
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/**
- * The server CLI. `SEP1686_CLI` may point elsewhere (e.g. to try the suite against
- * another build); by default it is the repository's own build output.
- */
-export const CLI_PATH = process.env['SEP1686_CLI'] ?? path.join(REPO_ROOT, 'dist', 'adapters', 'cli', 'main.js');
-
-export function assertCliBuilt(): void {
-  if (!existsSync(CLI_PATH)) {
-    throw new Error(`Server CLI not found at ${CLI_PATH}; run \`npm run build\` first.`);
-  }
+/** How the client presents itself in `initialize`, and what it does with server requests. */
+export interface ClientProfile {
+  readonly capabilities: Record<string, unknown>;
+  readonly name: string;
+  /** Record server requests for the test (true) or refuse them with -32601 (false). */
+  readonly interactive: boolean;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** The plain raw client: no capabilities, refuses every server request but `ping`. */
+export const PLAIN_CLIENT: ClientProfile = { capabilities: {}, name: 'raw-test', interactive: false };
 
-// ---------------------------------------------------------------------------
-// Child process bookkeeping: every spawned server is killed at the latest when
-// the test worker exits, even if a test forgot to close its wire.
-// ---------------------------------------------------------------------------
-const liveChildren = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-export function trackChild(child: ChildProcess): void {
-  liveChildren.add(child);
-  child.once('exit', () => liveChildren.delete(child));
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const c of liveChildren) {
-        if (c.pid !== undefined) {
-          try {
-            process.kill(c.pid, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-        }
-      }
-    });
-  }
-}
-
-/** SIGTERM by pid, then SIGKILL if it has not exited within `graceMs`. */
-export async function killChild(child: ChildProcess, graceMs = 2_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const pid = child.pid;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
-  if ((await Promise.race([exited.then(() => 'exited' as const), timer])) === 'timeout') {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    await exited;
-  }
-}
-
-/** Keeps the last `max` characters of a stream (stderr). */
-export class TailBuffer {
-  private text = '';
-  constructor(private readonly max = 64_000) {}
-  append(chunk: string): void {
-    this.text += chunk;
-    if (this.text.length > this.max) this.text = this.text.slice(this.text.length - this.max);
-  }
-  toString(): string {
-    return this.text;
-  }
-}
-
-interface Waiter<T> {
-  resolve: (value: T) => void;
-  reject: (error: Error) => void;
-}
-
-interface NotificationWaiter extends Waiter<JSONRPCNotification> {
-  predicate: (n: JSONRPCNotification) => boolean;
+/** A client that declares `capabilities` and lets the test answer server requests. */
+export function interactiveClient(capabilities: Record<string, unknown> = DEFAULT_CLIENT_CAPABILITIES): ClientProfile {
+  return { capabilities, name: 'raw-interactive-test', interactive: true };
 }
 
 /**
- * Transport-independent bookkeeping: ids, responses, notifications, waiters,
- * violations. Subclasses implement the actual sending.
+ * Transport-independent bookkeeping: ids, responses, notifications, server requests,
+ * waiters, violations. Subclasses implement the actual sending.
  */
-export abstract class WireCore implements Wire {
+export abstract class WireCore implements InteractiveWire {
   abstract readonly transport: 'stdio' | 'http';
   initializeResult: Record<string, unknown> = {};
 
   readonly notifications: JSONRPCNotification[] = [];
   readonly inbound: InboundEntry[] = [];
   readonly violations: string[] = [];
+  readonly serverRequests: ServerRequestEntry[] = [];
 
   private nextId = 1;
   private seq = 0;
   private readonly sentIds = new Map<JsonRpcId, string>(); // id -> method
   private readonly responses = new Map<JsonRpcId, JSONRPCResponse>();
   private readonly failures = new Map<JsonRpcId, Error>();
-  private readonly responseWaiters = new Map<JsonRpcId, Waiter<JSONRPCResponse>[]>();
-  private notificationWaiters: NotificationWaiter[] = [];
+  private readonly responseWaiters = new Waiters<JSONRPCResponse>();
+  private readonly notificationWaiters = new Waiters<JSONRPCNotification>();
+  private readonly requestWaiters = new Waiters<ServerRequestEntry>();
   /** Set once the connection is unusable (fatal violation, process exit, close). */
   protected fatal: Error | undefined;
   protected closed = false;
 
+  constructor(private readonly profile: ClientProfile) {}
+
+  get clientCapabilities(): Record<string, unknown> {
+    return this.profile.capabilities;
+  }
+
   protected abstract sendRaw(message: Record<string, unknown>, requestId: JsonRpcId | undefined): void;
   protected abstract sendNotificationRaw(message: Record<string, unknown>): Promise<void>;
+  protected abstract sendResponseRaw(message: Record<string, unknown>): Promise<void>;
   abstract stderr(): string;
   abstract close(): Promise<void>;
 
@@ -237,6 +106,21 @@ export abstract class WireCore implements Wire {
     await this.sendNotificationRaw(message);
   }
 
+  async answer(id: JsonRpcId, result: Record<string, unknown>): Promise<void> {
+    await this.sendResponseRaw({ jsonrpc: '2.0', id, result });
+  }
+
+  async answerError(id: JsonRpcId, error: JsonRpcErrorObject): Promise<void> {
+    await this.sendResponseRaw({ jsonrpc: '2.0', id, error });
+  }
+
+  // -- waiting --------------------------------------------------------------
+
+  private timeoutError(timeoutMs: number, what: () => string): () => Error {
+    return () =>
+      new Error(`Timed out after ${timeoutMs} ms waiting for ${what()}\n--- server stderr (tail) ---\n${this.stderr().slice(-4000)}`);
+  }
+
   responseFor(id: JsonRpcId, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<JSONRPCResponse> {
     const existing = this.responses.get(id);
     if (existing !== undefined) return Promise.resolve(existing);
@@ -244,30 +128,9 @@ export abstract class WireCore implements Wire {
     if (failure !== undefined) return Promise.reject(failure);
     if (!this.sentIds.has(id)) return Promise.reject(new Error(`harness: no request with id ${String(id)} was sent`));
     if (this.fatal !== undefined) return Promise.reject(this.fatal);
-    return new Promise<JSONRPCResponse>((resolve, reject) => {
-      const waiter: Waiter<JSONRPCResponse> = {
-        resolve: (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.removeResponseWaiter(id, waiter);
-        reject(
-          new Error(
-            `Timed out after ${timeoutMs} ms waiting for the response to ${this.sentIds.get(id) ?? '?'} ` +
-              `(id ${JSON.stringify(id)}) over ${this.transport}.\n--- server stderr (tail) ---\n${this.stderr().slice(-4000)}`,
-          ),
-        );
-      }, timeoutMs);
-      const list = this.responseWaiters.get(id) ?? [];
-      list.push(waiter);
-      this.responseWaiters.set(id, list);
-    });
+    const what = (): string =>
+      `the response to ${this.sentIds.get(id) ?? '?'} (id ${JSON.stringify(id)}) over ${this.transport}.`;
+    return this.responseWaiters.wait((r) => r.id === id, timeoutMs, this.timeoutError(timeoutMs, what), id);
   }
 
   responseReceived(id: JsonRpcId): boolean {
@@ -281,30 +144,20 @@ export abstract class WireCore implements Wire {
     const found = this.notifications.find(predicate);
     if (found !== undefined) return Promise.resolve(found);
     if (this.fatal !== undefined) return Promise.reject(this.fatal);
-    return new Promise<JSONRPCNotification>((resolve, reject) => {
-      const waiter: NotificationWaiter = {
-        predicate,
-        resolve: (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.notificationWaiters = this.notificationWaiters.filter((w) => w !== waiter);
-        reject(
-          new Error(
-            `Timed out after ${timeoutMs} ms waiting for a matching notification over ${this.transport}. ` +
-              `Received so far: ${JSON.stringify(this.notifications.map((n) => n.method))}` +
-              `\n--- server stderr (tail) ---\n${this.stderr().slice(-4000)}`,
-          ),
-        );
-      }, timeoutMs);
-      this.notificationWaiters.push(waiter);
-    });
+    const what = (): string =>
+      `a matching notification over ${this.transport}. ` +
+      `Received so far: ${JSON.stringify(this.notifications.map((n) => n.method))}`;
+    return this.notificationWaiters.wait(predicate, timeoutMs, this.timeoutError(timeoutMs, what));
+  }
+
+  waitForServerRequest(predicate: (r: ServerRequestEntry) => boolean, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<ServerRequestEntry> {
+    const found = this.serverRequests.find(predicate);
+    if (found !== undefined) return Promise.resolve(found);
+    if (this.fatal !== undefined) return Promise.reject(this.fatal);
+    const what = (): string =>
+      `a matching server request over ${this.transport}. ` +
+      `Server requests so far: ${JSON.stringify(this.serverRequests.map((r) => r.message.method))}`;
+    return this.requestWaiters.wait(predicate, timeoutMs, this.timeoutError(timeoutMs, what));
   }
 
   // -- incoming -------------------------------------------------------------
@@ -329,14 +182,12 @@ export abstract class WireCore implements Wire {
       if (hasId) {
         const message = value as unknown as JSONRPCRequest;
         this.inbound.push({ kind: 'request', seq: this.seq++, message });
-        this.onServerRequest(message);
+        this.onServerRequest(message, origin);
       } else {
         const message = value as unknown as JSONRPCNotification;
         this.notifications.push(message);
         this.inbound.push({ kind: 'notification', seq: this.seq++, message });
-        const matching = this.notificationWaiters.filter((w) => w.predicate(message));
-        this.notificationWaiters = this.notificationWaiters.filter((w) => !matching.includes(w));
-        for (const w of matching) w.resolve(message);
+        this.notificationWaiters.offer(message);
       }
       return;
     }
@@ -374,15 +225,17 @@ export abstract class WireCore implements Wire {
       return;
     }
     this.responses.set(id, message);
-    const waiters = this.responseWaiters.get(id) ?? [];
-    this.responseWaiters.delete(id);
-    for (const w of waiters) w.resolve(message);
+    this.responseWaiters.offer(message);
   }
 
-  /** Server-to-client requests: answer ping, refuse everything else. */
-  protected onServerRequest(message: JSONRPCRequest): void {
+  /** Server-to-client requests: answer ping; record the rest (interactive) or refuse them (plain). */
+  private onServerRequest(message: JSONRPCRequest, origin: string): void {
     if (message.method === 'ping') {
       void this.sendResponseRaw({ jsonrpc: '2.0', id: message.id, result: {} });
+    } else if (this.profile.interactive) {
+      const entry: ServerRequestEntry = { message, origin, at: Date.now() };
+      this.serverRequests.push(entry);
+      this.requestWaiters.offer(entry);
     } else {
       void this.sendResponseRaw({
         jsonrpc: '2.0',
@@ -391,8 +244,6 @@ export abstract class WireCore implements Wire {
       });
     }
   }
-
-  protected abstract sendResponseRaw(message: Record<string, unknown>): Promise<void>;
 
   /** Records a non-fatal violation. */
   protected violation(text: string): void {
@@ -404,36 +255,25 @@ export abstract class WireCore implements Wire {
     if (this.fatal !== undefined) return;
     this.fatal = error;
     if (!this.closed) this.violations.push(error.message);
-    for (const [, waiters] of this.responseWaiters) for (const w of waiters) w.reject(error);
-    this.responseWaiters.clear();
-    for (const w of this.notificationWaiters) w.reject(error);
-    this.notificationWaiters = [];
+    this.responseWaiters.rejectAll(error);
+    this.notificationWaiters.rejectAll(error);
+    this.requestWaiters.rejectAll(error);
   }
 
   /** Fails one request (e.g. its HTTP POST failed). */
   protected failRequest(id: JsonRpcId, error: Error): void {
     this.failures.set(id, error);
-    const waiters = this.responseWaiters.get(id) ?? [];
-    this.responseWaiters.delete(id);
-    for (const w of waiters) w.reject(error);
-  }
-
-  private removeResponseWaiter(id: JsonRpcId, waiter: Waiter<JSONRPCResponse>): void {
-    const list = this.responseWaiters.get(id);
-    if (list === undefined) return;
-    const rest = list.filter((w) => w !== waiter);
-    if (rest.length === 0) this.responseWaiters.delete(id);
-    else this.responseWaiters.set(id, rest);
+    this.responseWaiters.rejectAll(error, id);
   }
 
   // -- handshake ------------------------------------------------------------
 
-  /** initialize + notifications/initialized. */
+  /** initialize (with this client's capabilities) + notifications/initialized. */
   async handshake(): Promise<void> {
     const response = await this.request('initialize', {
       protocolVersion: PROTOCOL_VERSION,
-      capabilities: {},
-      clientInfo: { name: 'raw-test', version: '0' },
+      capabilities: this.profile.capabilities,
+      clientInfo: { name: this.profile.name, version: '0' },
     });
     if (response.error !== undefined || response.result === undefined) {
       throw new Error(`initialize failed: ${JSON.stringify(response)}`);
