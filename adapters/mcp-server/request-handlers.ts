@@ -16,6 +16,7 @@ type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslin
 
 /** What one connection shares between its handlers. */
 export interface ConnectionContext extends InputChannel {
+  readonly host: TaskHost;
   readonly runtime: TaskRuntime;
   readonly open: OpenTaskRequests;
   readonly onCreated2025: (task: TaskView) => void;

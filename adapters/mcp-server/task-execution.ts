@@ -16,7 +16,7 @@ import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } fro
 import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, withRelatedMeta } from '../dialects/sep-1686/index.js';
 import type { RequestWorkContext, TaskSupport } from './definitions.js';
 import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
-import { AnyResultSchema, ownerOf, requestKey, type ServerExtra } from './request-context.js';
+import { AnyResultSchema, ownerOf, requestKey, type ServerExtra, type TaskHost } from './request-context.js';
 import { plainWorkContext } from './work-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
 
@@ -40,6 +40,8 @@ export interface ExecuteRequest {
   /** What the handler gets as params. */
   readonly params: unknown;
   readonly extra: ServerExtra;
+  /** The SDK peer serving the connection. */
+  readonly host: TaskHost;
   /** The same work as a plain call. */
   readonly direct: (ctx: RequestWorkContext) => Promise<unknown>;
   /** Called with each 2025-11-25 task this connection creates (for status notifications). */
@@ -89,7 +91,7 @@ export async function executeRequest(r: ExecuteRequest): Promise<Record<string, 
     if (r.taskSupport === 'required') {
       throw new JsonRpcError(JsonRpcCode.methodNotFound, `${r.label} requires task augmentation (taskSupport: 'required')`);
     }
-    const result = await r.direct(plainWorkContext(r.extra, r.peerSupports));
+    const result = await r.direct(plainWorkContext(r.host, r.extra, r.peerSupports));
     return result as Record<string, unknown>;
   }
   return runTaskSep1686(r, sep.taskId, sep.keepAlive);
@@ -124,13 +126,20 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
   }
   const key = requestKey(r.extra.requestId);
   r.open.set(key, { taskId, owner });
+  // The SDK runs notification handlers before request handlers: a notifications/cancelled sent
+  // right behind this request has already aborted it, before the task existed to be cancelled.
+  if (r.extra.signal.aborted) await r.runtime.cancel(taskId, owner, 'Cancelled before it started').catch(() => undefined);
+  // Messages go through the host with only relatedRequestId: the SDK's extra.send* would divert
+  // them into a task message queue whenever the request carries a 2025-11-25 related-task key.
+  const relatedRequestId = r.extra.requestId;
   // Input requests travel over the original request, which stays open until the task ends (§4.4).
   const stopInputs = deliverInputs(
     r.runtime,
     taskId,
     owner,
     (input, signal) =>
-      r.extra.sendRequest({ method: input.method, params: withRelatedMeta(input.params, taskId) }, AnyResultSchema, {
+      r.host.request({ method: input.method, params: withRelatedMeta(input.params, taskId) }, AnyResultSchema, {
+        relatedRequestId,
         signal,
         timeout: INPUT_REQUEST_TIMEOUT_MS,
       }),
@@ -138,13 +147,15 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
   );
   try {
     // The notification travels on the request's own stream (Streamable HTTP) ahead of the response.
-    await r.extra.sendNotification({ method: 'notifications/tasks/created', params: { _meta: relatedMeta(taskId) } });
+    await r.host.notification({ method: 'notifications/tasks/created', params: { _meta: relatedMeta(taskId) } }, { relatedRequestId });
     // Deliberately not tied to extra.signal: a dropped connection must not cancel a task; only
     // notifications/cancelled (handled by the caller) or tasks/delete end it early.
     const outcome = await r.runtime.waitForOutcome(taskId, owner);
     if (outcome.task.status === 'completed') return withRelatedMeta(outcome.result, taskId);
     throw wireErrorOf(outcome, { _meta: relatedMeta(taskId) });
   } catch (error) {
+    // Whatever went wrong here, the task must not run on unseen: end it (a no-op if it ended).
+    await r.runtime.cancel(taskId, owner, 'The request that created it failed').catch(() => undefined);
     throw toJsonRpcError(error);
   } finally {
     stopInputs();

@@ -60,7 +60,10 @@ export function installTaskMethods(
       taskId,
       owner,
       (input, signal) =>
-        extra.sendRequest({ method: input.method, params: withRelatedMetaFor(task, input.params) }, AnyResultSchema, {
+        // Through the host, not extra.sendRequest: the SDK would divert a request whose incoming
+        // message carried a related-task key into a task message queue (the spec says to ignore it).
+        server.request({ method: input.method, params: withRelatedMetaFor(task, input.params) }, AnyResultSchema, {
+          relatedRequestId: extra.requestId,
           signal,
           timeout: INPUT_REQUEST_TIMEOUT_MS,
         }),

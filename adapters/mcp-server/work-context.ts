@@ -17,7 +17,7 @@ import {
 import type { TaskHandlerContext } from '../../runtime/index.js';
 import type { RequestWorkContext } from './definitions.js';
 import { unsupportedInput } from './input-delivery.js';
-import type { ServerExtra } from './request-context.js';
+import type { ServerExtra, TaskHost } from './request-context.js';
 
 /** An answer the requester sent, checked against the schema of the method's result. */
 function checked<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: Error } }, method: string, value: unknown): T {
@@ -51,13 +51,13 @@ export function taskWorkContext(ctx: TaskHandlerContext): RequestWorkContext {
  *
  * @example
  * ```ts
- * return tool.run(args, plainWorkContext(extra));
+ * return tool.run(args, plainWorkContext(host, extra));
  * ```
  */
-export function plainWorkContext(extra: ServerExtra, peerSupports: (method: string) => boolean = () => true): RequestWorkContext {
-  const ask = <T>(method: string, params: unknown, schema: Parameters<ServerExtra['sendRequest']>[1]): Promise<T> =>
+export function plainWorkContext(host: TaskHost, extra: ServerExtra, peerSupports: (method: string) => boolean = () => true): RequestWorkContext {
+  const ask = <T>(method: string, params: unknown, schema: Parameters<TaskHost['request']>[1]): Promise<T> =>
     peerSupports(method)
-      ? (extra.sendRequest({ method, params } as never, schema) as Promise<T>)
+      ? (host.request({ method, params } as never, schema, { relatedRequestId: extra.requestId, signal: extra.signal }) as Promise<T>)
       : Promise.reject(unsupportedInput(method));
   return {
     taskId: null,
