@@ -62,5 +62,5 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
     return true;
   };
 
-  return { host, runtime, open, inFlight, peerSupports, onCreated2025: (task) => watched.set(task.taskId, task.owner) };
+  return { host, runtime, open, inFlight, peerSupports, takeovers: new Set(), onCreated2025: (task) => watched.set(task.taskId, task.owner) };
 }

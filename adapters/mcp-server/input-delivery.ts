@@ -19,6 +19,11 @@ export interface InputChannel {
   readonly inFlight: Set<string>;
   /** Whether the peer declared the capability a method needs (`elicitation`, `sampling`). */
   readonly peerSupports: (method: string) => boolean;
+  /**
+   * Deliverers on this connection that can take over a request another one gave back (its
+   * channel closed before the answer came). Optional: without it, nothing is handed over.
+   */
+  readonly takeovers?: Set<(request: InputRequest) => void>;
 }
 
 /** The error an input request gets when the requester never declared the capability it needs. */
@@ -68,17 +73,22 @@ export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskO
       .finally(() => {
         inFlight.delete(key);
         controllers.delete(controller);
+        // Given back unanswered: another open channel for this task sends it now.
+        if (controller.signal.aborted) for (const takeOver of channel.takeovers ?? []) takeOver(request);
       });
   };
-
-  const unsubscribe = runtime.onInputRequest((request) => {
+  const takeOver = (request: InputRequest): void => {
     const same = request.owner.session === owner.session && request.owner.principal === owner.principal;
     if (same && request.taskId === taskId) deliver(request);
-  });
+  };
+  channel.takeovers?.add(takeOver);
+
+  const unsubscribe = runtime.onInputRequest(takeOver);
   runtime.pendingInputRequests(taskId, owner).then((pending) => pending.forEach(deliver), () => undefined);
 
   return () => {
     stopped = true;
+    channel.takeovers?.delete(takeOver);
     unsubscribe();
     for (const controller of controllers) controller.abort();
   };

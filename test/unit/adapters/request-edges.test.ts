@@ -68,4 +68,23 @@ describe('request edge cases', () => {
     await delay(50);
     expect(peer.seen.find((m) => m.id === 1)?.result?.['content']).toEqual([{ type: 'text', text: 'Hello, Bo' }]);
   });
+
+  it('should hand a pending input over to another open tasks/result when the first one is cancelled', async () => {
+    const peer = await rawPeer();
+    await peer.send({ id: 1, method: 'tools/call', params: { name: 'ask_name', arguments: {}, task: {} } });
+    await delay(50);
+    const taskId = (peer.seen.find((m) => m.id === 1)?.result as { task: { taskId: string } }).task.taskId;
+    await peer.send({ id: 2, method: 'tasks/result', params: { taskId } });
+    await peer.send({ id: 3, method: 'tasks/result', params: { taskId } });
+    await delay(50);
+    const asks = () => peer.seen.filter((m) => m.method === 'elicitation/create');
+    expect(asks()).toHaveLength(1); // sent once, over the first call
+    await peer.send({ method: 'notifications/cancelled', params: { requestId: 2, reason: 'client gave up on this call' } });
+    await delay(50);
+    expect(asks()).toHaveLength(2); // given back, and sent again over the second call
+    await peer.send({ id: asks()[1]!.id!, result: { action: 'accept', content: { name: 'Cy' } } });
+    await delay(50);
+    expect(peer.seen.find((m) => m.id === 3)?.result?.['content']).toEqual([{ type: 'text', text: 'Hello, Cy' }]);
+  });
 });
+
