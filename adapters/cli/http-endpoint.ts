@@ -18,6 +18,11 @@ export interface HttpEndpointOptions {
   readonly host?: string;
   /** Largest request body accepted, in bytes. @default 4 MiB */
   readonly maxBodyBytes?: number;
+  /**
+   * A session with no request for this long is closed (its tasks stay until their keepAlive, but
+   * are bound to a session nobody holds any more). @default 3_600_000 (1 hour)
+   */
+  readonly sessionIdleMs?: number;
   /** Makes the SDK server for a new session. */
   readonly createServer: () => Server;
 }
@@ -56,6 +61,17 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const host = options.host ?? '127.0.0.1';
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const lastSeen = new Map<string, number>();
+  const idleMs = options.sessionIdleMs ?? 3_600_000;
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, seen] of lastSeen) {
+      if (now - seen < idleMs) continue;
+      lastSeen.delete(id);
+      void sessions.get(id)?.close();
+    }
+  }, Math.min(idleMs, 60_000));
+  sweeper.unref();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -63,6 +79,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     const existing = sessionId === undefined ? undefined : sessions.get(sessionId);
+    if (existing && sessionId !== undefined) lastSeen.set(sessionId, Date.now());
 
     if (req.method === 'POST') {
       let body: unknown;
@@ -80,13 +97,22 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       }
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, transport),
+        onsessioninitialized: (id) => {
+          sessions.set(id, transport);
+          lastSeen.set(id, Date.now());
+        },
       });
       transport.onclose = () => {
-        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+        if (transport.sessionId === undefined) return;
+        sessions.delete(transport.sessionId);
+        lastSeen.delete(transport.sessionId);
       };
-      await options.createServer().connect(transport);
-      return transport.handleRequest(req, res, body);
+      const server = options.createServer();
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+      // Refused before a session began (bad headers, say): nothing will ever use this server.
+      if (transport.sessionId === undefined) await server.close();
+      return;
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (!existing) return replyError(res, sessionId === undefined ? 400 : 404, -32001, sessionId === undefined ? 'Bad Request: mcp-session-id header is required' : `Session not found: ${sessionId}`);
@@ -112,6 +138,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   return {
     url: `http://${host}:${port}/mcp`,
     close: async () => {
+      clearInterval(sweeper);
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -22,6 +22,7 @@ Transport (one of):
   --stdio                    JSON-RPC over stdin/stdout (logs go to stderr)
   --http PORT                Streamable HTTP at http://HOST:PORT/mcp (PORT 0 picks a free port)
   --host HOST                address to bind with --http (default 127.0.0.1)
+  --session-idle-timeout MS  close an HTTP session after this long without a request (default 3600000)
 
 Tasks:
   --default-keep-alive MS    retention after a task ends when the requester asks none (default 300000)
@@ -60,6 +61,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'max-keep-alive': { type: 'string' },
       'poll-frequency': { type: 'string' },
       'page-size': { type: 'string' },
+      'session-idle-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -99,7 +101,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
 
   const port = number('http', values.http)!;
-  const endpoint = await startHttpEndpoint({ port, ...(values.host !== undefined && { host: values.host }), createServer: makeServer });
+  const sessionIdleMs = number('session-idle-timeout', values['session-idle-timeout']);
+  const endpoint = await startHttpEndpoint({
+    port,
+    ...(values.host !== undefined && { host: values.host }),
+    ...(sessionIdleMs !== undefined && { sessionIdleMs }),
+    createServer: makeServer,
+  });
   log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend: 'memory' });
   const stop = (): void => {
     void endpoint.close().then(() => runtime.dispose()).then(() => process.exit(0));
