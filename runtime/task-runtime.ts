@@ -153,7 +153,14 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   function emit(entry: Entry, previous: TaskStatus | null): void {
     if (listeners.size === 0) return;
     const change: TaskChange = { task: view(entry), previous };
-    for (const listener of listeners) listener(change);
+    for (const listener of listeners) {
+      // A listener's failure is its own: it must not stop the task or the other listeners.
+      try {
+        listener(change);
+      } catch {
+        /* ignored on purpose */
+      }
+    }
   }
 
   function onSnapshot(entry: Entry, snapshot: SnapshotFrom<typeof taskMachine>): void {
@@ -205,7 +212,13 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       (entry.inputs ??= new Map()).set(inputId, { request, resolve, reject });
     });
     actor.send(taskEvents.inputRequest(inputId, now()));
-    for (const listener of inputListeners) listener(request);
+    for (const listener of inputListeners) {
+      try {
+        listener(request);
+      } catch {
+        /* a listener's failure is its own */
+      }
+    }
     return answered;
   }
 

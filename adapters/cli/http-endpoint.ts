@@ -9,6 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { log } from './log.js';
+import { checkMessage } from './stdio-transport.js';
 
 /** Options of {@link startHttpEndpoint}. */
 export interface HttpEndpointOptions {
@@ -89,6 +90,13 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
         return error instanceof RangeError
           ? replyError(res, 413, -32600, error.message)
           : replyError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
+      }
+      // Refuse a malformed single message with a reply that says what was wrong (the SDK would
+      // answer any of them with a bare "Invalid JSON-RPC message").
+      if (!Array.isArray(body)) {
+        const checked = checkMessage(body);
+        if (checked === null) return void res.writeHead(202).end();
+        if ('reply' in checked) return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(checked.reply));
       }
       if (existing) return existing.handleRequest(req, res, body);
       if (sessionId !== undefined) return replyError(res, 404, -32001, `Session not found: ${sessionId}`);

@@ -17,6 +17,32 @@ const errorReply = (id: string | number | null, code: number, message: string): 
   ({ jsonrpc: '2.0', id, error: { code, message } }) as unknown as JSONRPCMessage;
 
 /**
+ * Checks a parsed JSON value as one MCP JSON-RPC message: the message to deliver, the error reply
+ * it deserves (-32600, naming what was wrong), or `null` for a malformed notification, which
+ * JSON-RPC says to drop silently.
+ *
+ * @example
+ * ```ts
+ * checkMessage({ jsonrpc: '2.0', id: 7, method: 'tasks/get', params: [] }); // { reply: { id: 7, error: { code: -32600, … } } }
+ * ```
+ */
+export function checkMessage(value: unknown): { message: JSONRPCMessage } | { reply: JSONRPCMessage } | null {
+  if (Array.isArray(value)) return { reply: errorReply(null, -32600, 'Invalid Request: batches are not supported; send one message per line') };
+  const parsed = JSONRPCMessageSchema.safeParse(value);
+  if (parsed.success) return { message: parsed.data };
+  const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  const id = typeof record['id'] === 'string' || typeof record['id'] === 'number' ? record['id'] : null;
+  // A malformed notification (no id) gets no answer, as JSON-RPC says; anything with an id does.
+  if (id === null && typeof record['method'] === 'string') return null;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+  const params = record['params'];
+  const badParams = typeof record['method'] === 'string' && params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params));
+  const why = badParams ? 'params must be an object' : `${issue?.message ?? 'not a JSON-RPC 2.0 message'}${where}`;
+  return { reply: errorReply(id, -32600, `Invalid Request: ${why}`) };
+}
+
+/**
  * What to answer for one line, or the message to deliver.
  *
  * @example
@@ -31,20 +57,7 @@ export function readLine(line: string): { message: JSONRPCMessage } | { reply: J
   } catch (error) {
     return { reply: errorReply(null, -32700, `Parse error: ${error instanceof Error ? error.message : 'invalid JSON'}`) };
   }
-  if (Array.isArray(value)) return { reply: errorReply(null, -32600, 'Invalid Request: batches are not supported; send one message per line') };
-  const parsed = JSONRPCMessageSchema.safeParse(value);
-  if (parsed.success) return { message: parsed.data };
-  const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  const id = typeof record['id'] === 'string' || typeof record['id'] === 'number' ? record['id'] : null;
-  // A malformed notification (no id) gets no answer, as JSON-RPC says; anything with an id does.
-  if (id === null && typeof record['method'] === 'string') return null;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
-  const why =
-    typeof record['method'] === 'string' && record['params'] !== undefined && (typeof record['params'] !== 'object' || record['params'] === null || Array.isArray(record['params']))
-      ? 'params must be an object'
-      : `${issue?.message ?? 'not a JSON-RPC 2.0 message'}${where}`;
-  return { reply: errorReply(id, -32600, `Invalid Request: ${why}`) };
+  return checkMessage(value);
 }
 
 /**

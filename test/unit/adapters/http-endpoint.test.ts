@@ -68,4 +68,16 @@ describe('HTTP endpoint', () => {
     });
     expect(again.status).toBe(404);
   });
+
+  it('should answer a malformed request with -32600 naming what was wrong', async () => {
+    await start();
+    const res = await fetch(endpoint.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tasks/get', params: [] }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32600, message: 'Invalid Request: params must be an object' } });
+  });
 });
+

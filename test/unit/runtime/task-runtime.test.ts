@@ -242,4 +242,14 @@ describe('createTaskRuntime', () => {
     await runtime.delete('del', alice);
     expect(await waiting).toMatchObject({ task: { status: 'cancelled' }, hasResult: false });
   });
+
+  it('should run tasks normally when a subscriber throws', async () => {
+    make();
+    runtime.subscribe(() => {
+      throw new Error('bad listener');
+    });
+    await create('l1');
+    expect((await runtime.waitForTerminal('l1', alice, { timeout: 2000 })).status).toBe('completed');
+  });
 });
+
