@@ -113,6 +113,10 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
         // A task without work is driven from outside (update); its handler never settles.
         if (!entry?.work) return new Promise<never>(() => undefined);
         const { handler, params } = entry.work;
+        // The work starts on the next turn of the event loop: whoever created the task has
+        // announced it (a task begins `working`, SEP-1686 `submitted`) before the work can move it.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (signal.aborted) return { outcome: 'failed', error: 'Ended before its work started', at: now() };
         try {
           const result = await handler(params, {
             taskId: input.taskId,

@@ -86,5 +86,15 @@ describe('request edge cases', () => {
     await delay(50);
     expect(peer.seen.find((m) => m.id === 3)?.result?.['content']).toEqual([{ type: 'text', text: 'Hello, Cy' }]);
   });
+
+  it('should answer CreateTaskResult with working even when the work asks for input at once, then push input_required', async () => {
+    const peer = await rawPeer();
+    await peer.send({ id: 1, method: 'tools/call', params: { name: 'ask_name', arguments: {}, task: {} } });
+    await delay(50);
+    const created = peer.seen.find((m) => m.id === 1)?.result as { task: { taskId: string; status: string } };
+    expect(created.task.status).toBe('working');
+    const pushed = peer.seen.filter((m) => m.method === 'notifications/tasks/status').map((m) => m.params?.['status']);
+    expect(pushed).toContain('input_required');
+  });
 });
 

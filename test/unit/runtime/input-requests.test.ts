@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTaskRuntime, InvalidArgumentError, TaskTerminalError, type InputRequest, type TaskRuntime } from '../../../runtime/index.js';
 
 const owner = { session: 's', principal: null };
+/** The work of a new task starts on the next turn of the event loop. */
+const workStarted = () => new Promise<void>((resolve) => setImmediate(resolve));
 let runtime: TaskRuntime;
 afterEach(async () => {
   await runtime.dispose();
@@ -28,6 +30,7 @@ describe('input requests', () => {
   it('should stay input_required until every input is answered, then complete with the answers', async () => {
     const { asked } = setUp();
     await runtime.create({ taskId: 't', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'two', params: {} });
+    await workStarted();
     expect(asked.map((a) => [a.taskId, a.method, a.params])).toEqual([
       ['t', 'elicitation/create', { q: 1 }],
       ['t', 'sampling/createMessage', { q: 2 }],
@@ -43,6 +46,7 @@ describe('input requests', () => {
   it('should refuse an answer to an input that is not pending', async () => {
     const { asked } = setUp();
     await runtime.create({ taskId: 't', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'two', params: {} });
+    await workStarted();
     await runtime.answerInput('t', owner, asked[0]!.inputId, { result: 'A' });
     await expect(runtime.answerInput('t', owner, asked[0]!.inputId, { result: 'again' })).rejects.toThrow(InvalidArgumentError);
     await expect(runtime.answerInput('t', owner, 'input-99', { result: 'x' })).rejects.toThrow(/not pending/);
@@ -51,6 +55,7 @@ describe('input requests', () => {
   it('should discard pending inputs when the task is cancelled, and refuse late answers', async () => {
     const { asked, failures } = setUp();
     await runtime.create({ taskId: 't', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'two', params: {} });
+    await workStarted();
     await runtime.cancel('t', owner);
     expect(await runtime.pendingInputRequests('t', owner)).toEqual([]);
     await expect(runtime.answerInput('t', owner, asked[0]!.inputId, { result: 'late' })).rejects.toThrow(InvalidArgumentError);
@@ -62,6 +67,7 @@ describe('input requests', () => {
   it('should fail the task when the requester answers with an error the handler does not catch', async () => {
     const { asked } = setUp();
     await runtime.create({ taskId: 't', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'two', params: {} });
+    await workStarted();
     await runtime.answerInput('t', owner, asked[0]!.inputId, { error: new Error('Client does not support elicitation') });
     const done = await runtime.waitForTerminal('t', owner, { timeout: 2000 });
     expect(done).toMatchObject({ status: 'failed', error: 'Client does not support elicitation' });

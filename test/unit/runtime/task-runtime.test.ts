@@ -39,6 +39,9 @@ function make(options: TaskRuntimeOptions = {}): TaskRuntime {
   return runtime;
 }
 
+/** The work of a new task starts on the next turn of the event loop. */
+const workStarted = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const create = (taskId: string, handler = 'echo', owner = alice, keepAlive?: number) =>
   runtime.create({ taskId, owner, dialect: 'sep-1686', method: 'tools/call', label: handler, handler, params: { taskId }, keepAlive });
 
@@ -92,6 +95,7 @@ describe('createTaskRuntime', () => {
     let aborted = false;
     runtime.registerHandler('watch', (_p, ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => (aborted = true))));
     await create('c1', 'watch');
+    await workStarted();
     const view = await runtime.cancel('c1', alice, 'no longer needed');
     expect(view.status).toBe('cancelled');
     expect(view.statusMessage).toBe('no longer needed');
@@ -112,6 +116,7 @@ describe('createTaskRuntime', () => {
   it('should report the status message the handler sets', async () => {
     make();
     await create('m', 'wait');
+    await workStarted();
     expect((await runtime.get('m', alice)).statusMessage).toBe('waiting');
   });
 
