@@ -1,0 +1,130 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { connectNats } from '../../runtime/backends/nats/connection.js';
+import { WorkQueue, type WorkContext } from '../../runtime/backends/nats/work-queue.js';
+import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+
+interface Job {
+  id: string;
+  n: number;
+}
+
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await delay(20);
+  }
+}
+
+describe('WorkQueue (real nats-server)', () => {
+  let server: NatsServer;
+  const connections: NatsConnection[] = [];
+  const connect = async () => {
+    const nc = await connectNats({ servers: server.url });
+    connections.push(nc);
+    return nc;
+  };
+  beforeAll(async () => {
+    server = await startNatsServer({ jetstream: true });
+  });
+  afterAll(async () => {
+    for (const nc of connections) await nc.close();
+    await server?.stop();
+  });
+
+  it('should share items between two consumers, each item handled exactly once', async () => {
+    const [ncA, ncB] = [await connect(), await connect()];
+    const qA = await WorkQueue.open<Job>(ncA, { prefix: 'share', ackWaitMs: 2_000 });
+    const qB = await WorkQueue.open<Job>(ncB, { prefix: 'share', ackWaitMs: 2_000 });
+    const seen: { by: string; n: number }[] = [];
+    const stop = new AbortController();
+    const handler = (by: string) => async (job: Job) => {
+      seen.push({ by, n: job.n });
+      await delay(5);
+    };
+    const done = Promise.all([
+      qA.consume(handler('A'), { signal: stop.signal, pollMs: 1_000 }),
+      qB.consume(handler('B'), { signal: stop.signal, pollMs: 1_000 }),
+    ]);
+    for (let n = 0; n < 40; n++) await qA.enqueue({ id: `job-${n}`, n });
+    // a retried enqueue is dropped by message id
+    expect((await qA.enqueue({ id: 'job-0', n: 0 })).duplicate).toBe(true);
+    await until(() => seen.length >= 40, 8_000);
+    await delay(300); // anything delivered twice would show up now
+    stop.abort();
+    await done;
+    expect(seen.map((s) => s.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(new Set(seen.map((s) => s.by))).toEqual(new Set(['A', 'B']));
+    // work-queue retention: every acked item is gone from the stream
+    const jsm = await jetstreamManager(ncA);
+    expect((await jsm.streams.info(qA.stream)).state.messages).toBe(0);
+  });
+
+  it('should redeliver a failed item and ack it once it succeeds', async () => {
+    const q = await WorkQueue.open<Job>(await connect(), { prefix: 'retry', ackWaitMs: 2_000 });
+    const attempts: WorkContext[] = [];
+    const stop = new AbortController();
+    const done = q.consume(
+      async (_job, ctx) => {
+        attempts.push(ctx);
+        if (attempts.length < 3) throw new Error('flaky');
+      },
+      { signal: stop.signal, retryDelayMs: 50, pollMs: 1_000 },
+    );
+    await q.enqueue({ id: 'flaky', n: 1 });
+    await until(() => attempts.length >= 3, 5_000);
+    await delay(300);
+    stop.abort();
+    await done;
+    expect(attempts.map((a) => a.deliveryCount)).toEqual([1, 2, 3]);
+    expect(attempts[2]?.redelivered).toBe(true);
+  });
+
+  it('should keep a long item from redelivery with working() heartbeats', async () => {
+    const [ncA, ncB] = [await connect(), await connect()];
+    const qA = await WorkQueue.open<Job>(ncA, { prefix: 'long', ackWaitMs: 500 });
+    const qB = await WorkQueue.open<Job>(ncB, { prefix: 'long', ackWaitMs: 500 });
+    const runs: string[] = [];
+    const stop = new AbortController();
+    const done = Promise.all([
+      qA.consume(async () => { runs.push('A'); await delay(1_600); }, { signal: stop.signal, pollMs: 1_000 }),
+      qB.consume(async () => { runs.push('B'); await delay(1_600); }, { signal: stop.signal, pollMs: 1_000 }),
+    ]);
+    await qA.enqueue({ id: 'long-1', n: 1 });
+    await until(() => runs.length >= 1, 3_000);
+    await delay(2_000); // 4x the ack wait
+    stop.abort();
+    await done;
+    expect(runs).toHaveLength(1);
+  });
+
+  it('should redeliver to another consumer an item whose consumer died without acking', async () => {
+    const ncDead = await connect();
+    const ncLive = await connect();
+    const qDead = await WorkQueue.open<Job>(ncDead, { prefix: 'crash', ackWaitMs: 500 });
+    const qLive = await WorkQueue.open<Job>(ncLive, { prefix: 'crash', ackWaitMs: 500 });
+    let release: () => void = () => undefined;
+    const hung = new Promise<void>((resolve) => (release = resolve));
+    let deadGot = false;
+    void qDead.consume(async () => {
+      deadGot = true;
+      await hung; // never acks: the node "crashes" below
+    }, { pollMs: 1_000 });
+    await qDead.enqueue({ id: 'orphan', n: 7 });
+    await until(() => deadGot, 3_000);
+    await ncDead.close(); // the node is gone; its item is neither acked nor nak'd
+    const got: { job: Job; ctx: WorkContext }[] = [];
+    const stop = new AbortController();
+    const done = qLive.consume(async (job, ctx) => { got.push({ job, ctx }); }, { signal: stop.signal, pollMs: 1_000 });
+    await until(() => got.length >= 1, 5_000);
+    stop.abort();
+    await done;
+    release();
+    expect(got[0]?.job.n).toBe(7);
+    expect(got[0]?.ctx.redelivered).toBe(true);
+    expect(got[0]?.ctx.deliveryCount).toBe(2);
+  });
+});
