@@ -91,12 +91,15 @@ export function installTaskMethods(
 
   handle(server, 'tasks/cancel', async (params, extra) => {
     const taskId = taskIdParam(params, 'tasks/cancel');
+    const owner = ownerOf(extra);
     try {
-      const task = await runtime.cancel(taskId, ownerOf(extra), 'The task was cancelled by request.');
+      const task = await runtime.cancel(taskId, owner, 'The task was cancelled by request.');
       return renderInOwnDialect(task, { withMeta: true });
     } catch (error) {
       if (error instanceof TaskTerminalError) {
-        throw new JsonRpcError(JsonRpcCode.invalidParams, `Cannot cancel task: already in terminal status '${error.status}'`);
+        // Name the status as the requester knows it (2025-11-25 shows `unknown` as `failed`).
+        const shown = renderInOwnDialect(await runtime.get(taskId, owner), { withMeta: false })['status'];
+        throw new JsonRpcError(JsonRpcCode.invalidParams, `Cannot cancel task: already in terminal status '${String(shown)}'`);
       }
       throw error;
     }
