@@ -14,8 +14,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createTaskServer, type TaskToolDefinition } from '../../adapters/mcp-server/index.js';
 import { createTaskRuntime } from '../../runtime/index.js';
+import { sleep, type Rec } from './harness/json.js';
 
-type Rec = Record<string, unknown>;
 
 const SEP_TASK = 'modelcontextprotocol.io/task';
 const SEP_RELATED = 'modelcontextprotocol.io/related-task';
@@ -23,7 +23,6 @@ const RELATED_2025 = 'io.modelcontextprotocol/related-task';
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 const Raw = z.looseObject({});
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const FIRST = { message: 'First question?', requestedSchema: { type: 'object' as const, properties: { first: { type: 'string' as const } }, required: ['first'] } };
 const SECOND = { message: 'Second question?', requestedSchema: { type: 'object' as const, properties: { second: { type: 'string' as const } }, required: ['second'] } };

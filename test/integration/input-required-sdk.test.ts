@@ -15,13 +15,13 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectCustomSdkHttp, connectCustomSdkStdio, type ConnectCustomSdk, type SdkPeer } from './harness/sdk-client.js';
+import type { Rec } from './harness/json.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const SEP_RELATED = 'modelcontextprotocol.io/related-task';
 const CANNED = 'The canned model says: foxes jump.';
 const FLAGS = ['--poll-frequency', '100'];
 
-type Rec = Record<string, unknown>;
 
 interface Seen {
   readonly method: string;

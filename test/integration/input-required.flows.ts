@@ -22,8 +22,8 @@ import {
   type JsonRpcId,
   type ServerRequestEntry,
 } from './harness/types.js';
+import { sleep, type Rec, metaOf, ok } from './harness/json.js';
 
-type Rec = Record<string, unknown>;
 type Dialect = 'sep-1686' | '2025-11-25';
 
 const SEP_TASK = 'modelcontextprotocol.io/task';
@@ -34,22 +34,12 @@ const POLL = 100;
 const ASK_NAME_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 const CANNED = 'A canned one-sentence summary from the test model.';
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function relatedKey(dialect: Dialect): string {
   return dialect === 'sep-1686' ? SEP_RELATED : RELATED_2025;
 }
 
-function metaOf(value: unknown): Rec | undefined {
-  if (!isRecord(value)) return undefined;
-  const meta = value['_meta'];
-  return isRecord(meta) ? meta : undefined;
-}
 
-function ok(res: JSONRPCResponse): Rec {
-  if (res.error !== undefined || !isRecord(res.result)) throw new Error(`expected a result, got ${JSON.stringify(res)}`);
-  return res.result;
-}
 
 function textOf(result: Rec): string {
   const content = result['content'];

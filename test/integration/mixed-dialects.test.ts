@@ -14,6 +14,7 @@ import { attachHttpWire } from './harness/http-wire.js';
 import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
 import { connectSdkClientTo, type SdkPeer } from './harness/sdk-client.js';
 import { isRecord, type JSONRPCResponse, type JsonRpcId, type Wire } from './harness/types.js';
+import { sleep, type Rec, metaOf, ok } from './harness/json.js';
 
 const SEP_TASK = 'modelcontextprotocol.io/task';
 const SEP_RELATED = 'modelcontextprotocol.io/related-task';
@@ -27,21 +28,10 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}
 const Raw = z.looseObject({});
 const RawStatusNotification = z.object({ method: z.literal('notifications/tasks/status'), params: z.looseObject({}) });
 
-type Rec = Record<string, unknown>;
 type RawWire = Wire & { readonly sessionId: string | undefined };
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-function metaOf(value: unknown): Rec | undefined {
-  if (!isRecord(value)) return undefined;
-  const meta = value['_meta'];
-  return isRecord(meta) ? meta : undefined;
-}
 
-function ok(res: JSONRPCResponse): Rec {
-  if (res.error !== undefined || !isRecord(res.result)) throw new Error(`expected a result, got ${JSON.stringify(res)}`);
-  return res.result;
-}
 
 function fails(res: JSONRPCResponse, code: number, message?: string): void {
   if (res.error === undefined) throw new Error(`expected JSON-RPC error ${code}, got ${JSON.stringify(res)}`);

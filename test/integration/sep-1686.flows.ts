@@ -16,6 +16,7 @@ import {
   type JsonRpcId,
   type Wire,
 } from './harness/types.js';
+import { sleep, type Rec, ok } from './harness/json.js';
 
 const META = 'modelcontextprotocol.io/task';
 const RELATED = 'modelcontextprotocol.io/related-task';
@@ -29,13 +30,11 @@ const GET_KEYS = ['taskId', 'status', 'keepAlive', 'pollFrequency', 'statusMessa
 const DEFAULT_KEEP_ALIVE = 300_000;
 const DEFAULT_POLL_FREQUENCY = 1_000;
 
-type Rec = Record<string, unknown>;
 
 // ---------------------------------------------------------------------------
 // small helpers
 // ---------------------------------------------------------------------------
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function taskMeta(taskId: unknown, keepAlive?: unknown): Rec {
   const task: Rec = { taskId };
@@ -68,13 +67,6 @@ function createdCount(wire: Wire, taskId: string): number {
   return wire.notifications.filter(createdFor(taskId)).length;
 }
 
-/** Asserts a successful response and returns its result. */
-function ok(res: JSONRPCResponse): Rec {
-  if (res.error !== undefined || !isRecord(res.result)) {
-    throw new Error(`expected a result, got ${JSON.stringify(res)}`);
-  }
-  return res.result;
-}
 
 /** Asserts an error response with the given code (and message, exact string or pattern). */
 function fails(res: JSONRPCResponse, code: number, message?: string | RegExp): JsonRpcErrorObject {

@@ -13,6 +13,8 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ConnectSdk, SdkPeer } from './harness/sdk-client.js';
+import { sleep, type Rec, metaOf } from './harness/json.js';
+import { isRecord } from './harness/types.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const SEP_RELATED = 'modelcontextprotocol.io/related-task';
@@ -26,19 +28,9 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}
 const Raw = z.looseObject({});
 const RawStatusNotification = z.object({ method: z.literal('notifications/tasks/status'), params: z.looseObject({}) });
 
-type Rec = Record<string, unknown>;
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-function isRecord(value: unknown): value is Rec {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-function metaOf(value: unknown): Rec | undefined {
-  if (!isRecord(value)) return undefined;
-  const meta = value['_meta'];
-  return isRecord(meta) ? meta : undefined;
-}
 
 /** Awaits a promise expected to reject with an McpError of `code` (and a message containing `message`). */
 async function expectMcpError(promise: Promise<unknown>, code: number, message?: string | RegExp): Promise<McpError> {

@@ -20,20 +20,14 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolResultSchema, CreateTaskResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RuntimeTaskStore } from '../../adapters/mcp-server/index.js';
 import { createTaskRuntime, type TaskRuntime, type TaskRuntimeOptions } from '../../runtime/index.js';
+import { metaOf, sleep } from './harness/json.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const INVALID_PARAMS = -32602;
 const TASK_POLL = 50;
 
-type Rec = Record<string, unknown>;
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-function metaOf(value: unknown): Rec | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const meta = (value as Rec)['_meta'];
-  return typeof meta === 'object' && meta !== null ? (meta as Rec) : undefined;
-}
 
 async function expectMcpError(promise: Promise<unknown>, code: number): Promise<McpError> {
   let value: unknown;
