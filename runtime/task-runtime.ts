@@ -29,6 +29,7 @@ import {
 } from './errors.js';
 import { resolveTaskRuntimeOptions, type TaskRuntimeOptions } from './options.js';
 import { eventsForUpdate } from './external-update.js';
+import { Listeners } from './listeners.js';
 import { DeadlineScheduler } from './scheduler.js';
 import { waitFor } from './wait.js';
 import type { InputRequest, TaskChange, TaskHandler, TaskOutcome, TaskRuntime, TaskView } from './task-runtime.types.js';
@@ -59,6 +60,11 @@ interface PendingInput {
 }
 
 /** Owners are compared by session and principal together. */
+/** A task's key: tasks are scoped to their owner, so two owners may use the same id. */
+function keyOf(owner: TaskOwner, taskId: string): string {
+  return `${ownerKeyOf(owner)}\u0000${taskId}`;
+}
+
 function ownerKeyOf(owner: TaskOwner): string {
   return `${owner.principal ?? ''}\u0001${owner.session ?? ''}`;
 }
@@ -92,8 +98,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   const entries = new Map<string, Entry>();
   const expired = new Map<string, true>();
   const index = new OwnerIndex();
-  const listeners = new Set<(change: TaskChange) => void>();
-  const inputListeners = new Set<(request: InputRequest) => void>();
+  const listeners = new Listeners<TaskChange>();
+  const inputListeners = new Listeners<InputRequest>();
   let seq = 0;
   let disposed = false;
 
@@ -109,7 +115,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   const machine = taskMachine.provide({
     actors: {
       handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(async ({ input, signal }) => {
-        const entry = entries.get(`${ownerKeyOf(input.owner)}\u0000${input.taskId}`);
+        const entry = entries.get(keyOf(input.owner, input.taskId));
         // A task without work is driven from outside (update); its handler never settles.
         if (!entry?.work) return new Promise<never>(() => undefined);
         const { handler, params } = entry.work;
@@ -155,16 +161,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   }
 
   function emit(entry: Entry, previous: TaskStatus | null): void {
-    if (listeners.size === 0) return;
-    const change: TaskChange = { task: view(entry), previous };
-    for (const listener of listeners) {
-      // A listener's failure is its own: it must not stop the task or the other listeners.
-      try {
-        listener(change);
-      } catch {
-        /* ignored on purpose */
-      }
-    }
+    if (listeners.isEmpty(entry.key)) return;
+    listeners.emit({ task: view(entry), previous }, entry.key);
   }
 
   function onSnapshot(entry: Entry, snapshot: SnapshotFrom<typeof taskMachine>): void {
@@ -216,13 +214,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       (entry.inputs ??= new Map()).set(inputId, { request, resolve, reject });
     });
     actor.send(taskEvents.inputRequest(inputId, now()));
-    for (const listener of inputListeners) {
-      try {
-        listener(request);
-      } catch {
-        /* a listener's failure is its own */
-      }
-    }
+    inputListeners.emit(request, entry.key);
     return answered;
   }
 
@@ -235,7 +227,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   function find(taskId: string, owner: TaskOwner): Entry {
     if (disposed) throw new RuntimeDisposedError();
     checkTaskId(taskId);
-    const key = `${ownerKeyOf(owner)}\u0000${taskId}`;
+    const key = keyOf(owner, taskId);
     const entry = entries.get(key);
     if (entry) return entry;
     if (expired.has(key)) throw new TaskExpiredError(taskId);
@@ -264,7 +256,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       const handler = o.handler === undefined ? undefined : handlers.get(o.handler);
       if (o.handler !== undefined && !handler) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
       const ownerKey = ownerKeyOf(o.owner);
-      const key = `${ownerKey}\u0000${o.taskId}`;
+      const key = keyOf(o.owner, o.taskId);
       if (entries.has(key)) throw new DuplicateTaskIdError(o.taskId);
       const keepAlive = effectiveKeepAlive(o.keepAlive);
       expired.delete(key);
@@ -400,9 +392,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       return entry.inputs ? [...entry.inputs.values()].map((i) => i.request) : [];
     },
 
-    onInputRequest(listener) {
-      inputListeners.add(listener);
-      return () => inputListeners.delete(listener);
+    onInputRequest(listener, only) {
+      return inputListeners.add(listener, only && keyOf(only.owner, only.taskId));
     },
 
     async answerInput(taskId, owner, inputId, answer) {
@@ -418,9 +409,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       return view(entry);
     },
 
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+    subscribe(listener, only) {
+      return listeners.add(listener, only && keyOf(only.owner, only.taskId));
     },
 
     stats() {

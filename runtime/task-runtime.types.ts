@@ -119,6 +119,12 @@ export interface WaitOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Names one task of one requester, to listen to it alone. */
+export interface TaskSelector {
+  readonly taskId: string;
+  readonly owner: TaskOwner;
+}
+
 /** A status change, as delivered to `subscribe` listeners. */
 export interface TaskChange {
   readonly task: TaskView;
@@ -163,16 +169,19 @@ export interface TaskRuntime {
   delete(taskId: string, owner: TaskOwner): Promise<void>;
   /** The input requests a task is waiting on, oldest first. */
   pendingInputRequests(taskId: string, owner: TaskOwner): Promise<InputRequest[]>;
-  /** Calls `listener` for every new input request of any task. Returns the unsubscribe. */
-  onInputRequest(listener: (request: InputRequest) => void): () => void;
+  /** Calls `listener` for every new input request (of one task, with `only`). Returns the unsubscribe. */
+  onInputRequest(listener: (request: InputRequest) => void, only?: TaskSelector): () => void;
   /**
    * Delivers the requester's answer to a pending input request; when it was the last one, the
    * task returns to `working`. @throws InvalidArgumentError when that request is not pending
    * (already answered, or discarded because the task ended)
    */
   answerInput(taskId: string, owner: TaskOwner, inputId: string, answer: InputAnswer): Promise<TaskView>;
-  /** Calls `listener` on every status or status-message change of any task. Returns the unsubscribe. */
-  subscribe(listener: (change: TaskChange) => void): () => void;
+  /**
+   * Calls `listener` on every status or status-message change (of one task, with `only`).
+   * Returns the unsubscribe.
+   */
+  subscribe(listener: (change: TaskChange) => void, only?: TaskSelector): () => void;
   /** How many tasks are held: `live` run as actors, `retained` are terminal records awaiting expiry. */
   stats(): { live: number; retained: number };
   /** Stops every actor and timer. */

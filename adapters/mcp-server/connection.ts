@@ -26,17 +26,26 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
   const open: OpenTaskRequests = new Map();
   const inFlight = new Set<string>();
 
-  // notifications/tasks/status for the 2025-11-25 tasks this connection created, on every change.
-  const watched = new Map<string, TaskView['owner']>();
-  const unsubscribe = runtime.subscribe(({ task }) => {
-    const owner = watched.get(task.taskId);
-    if (!owner || owner.session !== task.owner.session || owner.principal !== task.owner.principal) return;
-    if (isTerminalStatus(task.status)) watched.delete(task.taskId);
-    host.notification({ method: 'notifications/tasks/status', params: renderTask2025(task) }).catch(() => undefined);
-  });
+  // notifications/tasks/status for the 2025-11-25 tasks this connection created, on every change;
+  // each is watched on its own, until it ends or the connection closes.
+  const watching = new Set<() => void>();
+  const watch = (created: TaskView): void => {
+    const stop = runtime.subscribe(
+      ({ task }) => {
+        if (isTerminalStatus(task.status)) {
+          stop();
+          watching.delete(stop);
+        }
+        host.notification({ method: 'notifications/tasks/status', params: renderTask2025(task) }).catch(() => undefined);
+      },
+      { taskId: created.taskId, owner: created.owner },
+    );
+    watching.add(stop);
+  };
   const previousOnClose = host.onclose;
   host.onclose = () => {
-    unsubscribe();
+    for (const stop of watching) stop();
+    watching.clear();
     previousOnClose?.();
   };
 
@@ -62,5 +71,5 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
     return true;
   };
 
-  return { host, runtime, open, inFlight, peerSupports, takeovers: new Set(), onCreated2025: (task) => watched.set(task.taskId, task.owner) };
+  return { host, runtime, open, inFlight, peerSupports, takeovers: new Set(), onCreated2025: watch };
 }

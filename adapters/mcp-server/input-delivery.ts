@@ -83,7 +83,7 @@ export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskO
   };
   channel.takeovers?.add(takeOver);
 
-  const unsubscribe = runtime.onInputRequest(takeOver);
+  const unsubscribe = runtime.onInputRequest(takeOver, { taskId, owner });
   runtime.pendingInputRequests(taskId, owner).then((pending) => pending.forEach(deliver), () => undefined);
 
   return () => {

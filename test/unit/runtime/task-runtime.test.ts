@@ -256,5 +256,17 @@ describe('createTaskRuntime', () => {
     await create('l1');
     expect((await runtime.waitForTerminal('l1', alice, { timeout: 2000 })).status).toBe('completed');
   });
+
+  it('should deliver a task-scoped subscription only that task of that owner', async () => {
+    make();
+    const seen: string[] = [];
+    runtime.subscribe((c) => seen.push(`${c.task.taskId}:${c.task.status}`), { taskId: 'mine', owner: alice });
+    await create('other');
+    await create('mine', 'echo', bob);
+    await create('mine');
+    await runtime.waitForTerminal('mine', alice, { timeout: 2000 });
+    await runtime.waitForTerminal('other', alice, { timeout: 2000 });
+    expect(seen).toEqual(['mine:submitted', 'mine:working', 'mine:completed']);
+  });
 });
 
