@@ -29,7 +29,8 @@ import type {
   ResumeOptions,
   TaskClientOptions,
 } from './task-client.types.js';
-import { CreatedRouter, TaskWire } from './task-client.wire.js';
+import { CreatedRouter } from '../mcp-server/created-router.js';
+import { TaskWire } from './task-client.wire.js';
 
 /**
  * Applies the defaults of `TaskClientOptions`.

@@ -1,19 +1,16 @@
 /**
  * The task client's wire: the requests it sends through the SDK `Client`, the shapes it accepts
- * back (normalised to `RequesterTask`), and the one `notifications/tasks/created` handler per
- * `Client` that routes each notification to the task it names.
+ * back (normalised to `RequesterTask`).
  *
  * @module
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { TaskStatus, type RequesterDialect, type RequesterTask } from '../../machines/index.js';
-import { RELATED_TASK_META_KEY, TASK_META_KEY, relatedMeta } from '../dialects/sep-1686/index.js';
+import { TASK_META_KEY, relatedMeta } from '../dialects/sep-1686/index.js';
+import { AnyResultSchema } from '../mcp-server/request-context.js';
 import { TaskClientError, TaskClientErrorCode } from './task-client.errors.js';
 import type { BeginCallOptions, CallToolParams } from './task-client.types.js';
-
-const CREATED = 'notifications/tasks/created';
 
 /**
  * Requests that wait for a task's end get the largest timeout a Node timer takes: the SDK's
@@ -21,15 +18,6 @@ const CREATED = 'notifications/tasks/created';
  * SEP-1686 receiver takes as cancelling the task itself.
  */
 export const NO_TIMEOUT = 2_147_483_647;
-
-const CreatedNotificationSchema = z.object({
-  method: z.literal(CREATED),
-  params: z.looseObject({
-    _meta: z.looseObject({ [RELATED_TASK_META_KEY]: z.looseObject({ taskId: z.string() }) }),
-  }),
-});
-
-const AnyResultSchema = z.looseObject({});
 
 const STATUSES: ReadonlySet<string> = new Set(Object.values(TaskStatus));
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -105,42 +93,5 @@ export class TaskWire {
   // it where the task id is already in the params.
   private params(taskId: string): Record<string, unknown> {
     return this.dialect === 'sep-1686' ? { taskId, _meta: relatedMeta(taskId) } : { taskId };
-  }
-}
-
-type RawHandler = (notification: unknown) => Promise<void>;
-
-/** Per `Client`: task id → what to do when its `notifications/tasks/created` arrives. */
-export class CreatedRouter {
-  private static readonly routers = new WeakMap<Client, CreatedRouter>();
-  private readonly routes = new Map<string, () => void>();
-
-  /**
-   * The router of `client`, installing its handler on first use. Several `TaskClient`s on one
-   * `Client` share it, since the SDK keeps one handler per method and a second would replace the
-   * first. A handler someone else installed before is kept and still called for every notification:
-   * the SDK has no getter for it, hence the read of its private map.
-   */
-  static for(client: Client): CreatedRouter {
-    let router = CreatedRouter.routers.get(client);
-    if (router !== undefined) return router;
-    const handlers = (client as unknown as { _notificationHandlers?: unknown })._notificationHandlers;
-    const previous = handlers instanceof Map ? (handlers.get(CREATED) as RawHandler | undefined) : undefined;
-    const created = new CreatedRouter();
-    router = created;
-    client.setNotificationHandler(CreatedNotificationSchema, async (notification) => {
-      created.routes.get(notification.params._meta[RELATED_TASK_META_KEY].taskId)?.();
-      await previous?.(notification);
-    });
-    CreatedRouter.routers.set(client, router);
-    return router;
-  }
-
-  /** Routes `taskId`'s notification to `onCreated` until the returned function is called. */
-  route(taskId: string, onCreated: () => void): () => void {
-    this.routes.set(taskId, onCreated);
-    return () => {
-      if (this.routes.get(taskId) === onCreated) this.routes.delete(taskId);
-    };
   }
 }

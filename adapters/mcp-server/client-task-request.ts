@@ -12,7 +12,8 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { TERMINAL_STATUSES, type TaskStatus } from '../../machines/index.js';
-import { TASK_META_KEY, RELATED_TASK_META_KEY } from '../dialects/sep-1686/index.js';
+import { TASK_META_KEY } from '../dialects/sep-1686/index.js';
+import { CreatedRouter } from './created-router.js';
 import { INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
 
 /** Methods a server may send to a client as a task. */
@@ -68,24 +69,6 @@ const TaskSchema = z.looseObject({
 type PolledTask = z.infer<typeof TaskSchema>;
 
 const isTerminal = (status: string): boolean => TERMINAL_STATUSES.includes(status as TaskStatus);
-
-/** Routes `notifications/tasks/created` to the waiting request, one router per server. */
-const createdRouters = new WeakMap<Server, Map<string, () => void>>();
-function onCreated(server: Server, taskId: string, signal: () => void): () => void {
-  let routes = createdRouters.get(server);
-  if (!routes) {
-    const table = new Map<string, () => void>();
-    routes = table;
-    createdRouters.set(server, table);
-    const schema = z.object({ method: z.literal('notifications/tasks/created'), params: z.looseObject({ _meta: z.looseObject({}).optional() }) });
-    server.setNotificationHandler(schema, (n) => {
-      const related = n.params._meta?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined;
-      if (typeof related?.taskId === 'string') table.get(related.taskId)?.();
-    });
-  }
-  routes.set(taskId, signal);
-  return () => routes.delete(taskId);
-}
 
 /**
  * Sends a request to the client as a task and resolves with the client's result.
@@ -152,7 +135,7 @@ async function viaSep1686<T>(
   const taskId = randomUUID();
   let created!: () => void;
   const announced = new Promise<'created'>((resolve) => (created = () => resolve('created')));
-  const stopListening = onCreated(server, taskId, created);
+  const stopListening = CreatedRouter.for(server).route(taskId, created);
   const meta = { ...((request.params['_meta'] as object | undefined) ?? {}), [TASK_META_KEY]: { taskId, ...(o.keepAlive !== undefined && { keepAlive: o.keepAlive }) } };
   const direct = server.request({ method: request.method, params: { ...request.params, _meta: meta } }, resultSchema, requestOptions(o));
   const settled = direct.then(() => 'direct' as const, () => 'direct' as const);
