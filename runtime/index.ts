@@ -20,6 +20,8 @@ export type {
   TaskView,
   TaskHandler,
   TaskHandlerContext,
+  HandlerOptions,
+  TaskSelector,
   CreateTaskOptions,
   TaskPage,
   WaitOptions,

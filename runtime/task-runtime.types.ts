@@ -61,6 +61,27 @@ export type InputAnswer = { readonly result: unknown } | { readonly error: Error
  */
 export type TaskHandler = (params: unknown, ctx: TaskHandlerContext) => Promise<unknown>;
 
+/**
+ * How a handler may be treated when the node running it dies (NATS backend; the memory backend
+ * has no other node and ignores it).
+ *
+ * @example
+ * ```ts
+ * runtime.registerHandler('tools/call:sleep', sleep, { retry: 'restart', maxAttempts: 3 });
+ * ```
+ */
+export interface HandlerOptions {
+  /**
+   * `'restart'`: the handler is safe to run again from the start (idempotent), so a task whose
+   * worker was lost is re-run on another node. `'never'`: such a task ends `unknown` (SEP-1686) /
+   * `failed` (2025-11-25) with an error saying the worker was lost.
+   * @default 'never'
+   */
+  readonly retry?: 'never' | 'restart';
+  /** Runs at most this many times in all (first run included). @default the runtime's `maxAttempts` (3) */
+  readonly maxAttempts?: number;
+}
+
 /** What `create` needs. */
 export interface CreateTaskOptions {
   /** Requester-chosen (SEP-1686) or receiver-made id; unique per owner. */
@@ -139,8 +160,11 @@ export interface TaskChange {
 export interface TaskRuntime {
   /** The options in force, defaults applied. */
   readonly options: ResolvedTaskRuntimeOptions;
-  /** Registers the work that `create({ handler: name })` runs. Replaces a handler of the same name. */
-  registerHandler(name: string, handler: TaskHandler): void;
+  /**
+   * Registers the work that `create({ handler: name })` runs. Replaces a handler of the same name.
+   * `options.retry` says what a distributed backend may do when the node running it is lost.
+   */
+  registerHandler(name: string, handler: TaskHandler, options?: HandlerOptions): void;
   /** Creates a task and starts its work; resolves once the task exists and can be polled. */
   create(options: CreateTaskOptions): Promise<TaskView>;
   /** The task's current state. @throws TaskNotFoundError, TaskExpiredError */

@@ -17,6 +17,8 @@ export const sleepTool: TaskToolDefinition<{ ms: z.ZodNumber }> = {
   description: 'Waits `ms` milliseconds, then returns "slept <ms> ms".',
   inputSchema: z.object({ ms: z.number().int().min(0).max(3_600_000) }),
   taskSupport: 'optional',
+  // Waiting again from the start harms nothing: a lost worker's sleep is simply re-run.
+  retry: 'restart',
   run: async ({ ms }, ctx) => {
     await delay(ms, undefined, { signal: ctx.signal });
     return text(`slept ${ms} ms`);

@@ -8,7 +8,9 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { SessionDirectory } from '../../runtime/backends/nats/session-store.js';
 import { log } from './log.js';
+import { resumeSession, sessionRecordOf, type SessionRecord } from './session-restore.js';
 import { checkMessage } from './stdio-transport.js';
 
 /** Options of {@link startHttpEndpoint}. */
@@ -26,6 +28,11 @@ export interface HttpEndpointOptions {
   readonly sessionIdleMs?: number;
   /** Makes the SDK server for a new session. */
   readonly createServer: () => Server;
+  /**
+   * Where sessions are shared with other nodes (NATS): a session begun on any node is accepted
+   * here too. Without it, sessions live in this process only.
+   */
+  readonly sessions?: SessionDirectory<SessionRecord>;
 }
 
 /** A running endpoint. */
@@ -74,12 +81,33 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
 
+  const track = (transport: StreamableHTTPServerTransport): void => {
+    transport.onclose = () => {
+      if (transport.sessionId === undefined) return;
+      sessions.delete(transport.sessionId);
+      lastSeen.delete(transport.sessionId);
+    };
+  };
+
+  /** A session another node began: taken up here from the shared directory. */
+  const resume = async (sessionId: string): Promise<StreamableHTTPServerTransport | undefined> => {
+    const record = await options.sessions?.recall(sessionId);
+    if (!record) return undefined;
+    const again = sessions.get(sessionId); // resumed by a concurrent request meanwhile
+    if (again) return again;
+    const transport = await resumeSession(sessionId, record, options.createServer);
+    track(transport);
+    sessions.set(sessionId, transport);
+    lastSeen.set(sessionId, Date.now());
+    return transport;
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== '/mcp') return replyError(res, 404, -32601, `Not found: ${path} (the MCP endpoint is /mcp)`);
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
-    const existing = sessionId === undefined ? undefined : sessions.get(sessionId);
+    const existing = sessionId === undefined ? undefined : (sessions.get(sessionId) ?? (await resume(sessionId)));
     if (existing && sessionId !== undefined) lastSeen.set(sessionId, Date.now());
 
     if (req.method === 'POST') {
@@ -105,16 +133,14 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       }
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
+        onsessioninitialized: async (id) => {
           sessions.set(id, transport);
           lastSeen.set(id, Date.now());
+          // Shared before the reply leaves, so the client's next request may go to any node.
+          await options.sessions?.remember(id, sessionRecordOf(body));
         },
       });
-      transport.onclose = () => {
-        if (transport.sessionId === undefined) return;
-        sessions.delete(transport.sessionId);
-        lastSeen.delete(transport.sessionId);
-      };
+      track(transport);
       const server = options.createServer();
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
@@ -124,7 +150,10 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (!existing) return replyError(res, sessionId === undefined ? 400 : 404, -32001, sessionId === undefined ? 'Bad Request: mcp-session-id header is required' : `Session not found: ${sessionId}`);
-      return existing.handleRequest(req, res);
+      await existing.handleRequest(req, res);
+      // A session the client closed is closed on every node that may still be asked for it.
+      if (req.method === 'DELETE' && sessionId !== undefined) await options.sessions?.forget(sessionId).catch(() => undefined);
+      return;
     }
     res.setHeader('allow', 'GET, POST, DELETE');
     return replyError(res, 405, -32600, `Method not allowed: ${req.method ?? '?'}`);

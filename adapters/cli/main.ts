@@ -6,6 +6,7 @@
  */
 import { call, CALL_HELP } from './call.js';
 import { serve, SERVE_HELP } from './serve.js';
+import { status, STATUS_HELP } from './status.js';
 import { log } from './log.js';
 
 const HELP = `Usage: mcp-tasks <command> [options]
@@ -13,6 +14,7 @@ const HELP = `Usage: mcp-tasks <command> [options]
 Commands:
   serve      serve the demo MCP server whose requests may run as tasks (see: mcp-tasks serve --help)
   call       call a tool as a task and follow it to its result (see: mcp-tasks call --help)
+  status     show a NATS cluster's nodes, leases and task counts (see: mcp-tasks status --help)
   help       show this help
 
 Options:
@@ -27,12 +29,16 @@ async function main(argv: readonly string[]): Promise<void> {
     case 'call':
       process.exitCode = await call(rest);
       return;
+    case 'status':
+      process.exitCode = await status(rest);
+      return;
     case undefined:
     case 'help':
     case '--help':
     case '-h':
       if (rest[0] === 'serve') process.stdout.write(SERVE_HELP);
       else if (rest[0] === 'call') process.stdout.write(CALL_HELP);
+      else if (rest[0] === 'status') process.stdout.write(STATUS_HELP);
       else process.stdout.write(HELP);
       return;
     default:

@@ -1,19 +1,24 @@
 /**
- * `mcp-tasks serve`: the demo server on the embedded (in-memory) backend, over stdio or
- * Streamable HTTP.
+ * `mcp-tasks serve`: the demo server over stdio or Streamable HTTP, on the embedded (in-memory)
+ * backend, or as one node of a NATS cluster (front, worker or both).
  *
  * @module
  */
 import { parseArgs } from 'node:util';
-import { createTaskRuntime, type TaskRuntimeOptions } from '../../runtime/index.js';
+import { createNatsTaskRuntime } from '../../runtime/backends/nats/nats-runtime.js';
+import { openSessionStore } from '../../runtime/backends/nats/session-store.js';
+import { createTaskRuntime, type TaskRuntime, type TaskRuntimeOptions } from '../../runtime/index.js';
 import { createTaskServer } from '../mcp-server/index.js';
 import { demoDefinitions } from './demo-tools.js';
 import { startHttpEndpoint } from './http-endpoint.js';
 import { log } from './log.js';
+import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
+import type { SessionRecord } from './session-restore.js';
 import { JsonRpcStdioTransport } from './stdio-transport.js';
 
 /** Help text of `mcp-tasks serve`. */
 export const SERVE_HELP = `Usage: mcp-tasks serve (--stdio | --http PORT) [options]
+       mcp-tasks serve --nats URL --role worker [options]
 
 Serves the demo tools (sleep, long_job, fail, echo, ask_name, summarize), the prompt "greeting" and the resource
 "demo://report" as an MCP server whose requests may run as tasks (SEP-1686 and 2025-11-25).
@@ -30,6 +35,15 @@ Tasks:
   --poll-frequency MS        suggested polling interval reported to requesters (default 1000)
   --page-size N              tasks per tasks/list page (default 20)
 
+Cluster (with --nats; without it, everything runs in this process):
+  --role front|worker|both   front serves MCP, worker runs tasks, both does both (default both)
+  --node-id ID               this node's name in status and errors (default host-pid-random)
+  --lease-ttl MS             a lost worker's tasks are resolved within this + 1 s (default 10000)
+  --retry-restart TOOL,...   tools safe to re-run when their worker is lost (sleep always is)
+  --max-attempts N           runs of a re-runnable task, at most (default 3)
+  --worker-concurrency N     tasks a worker runs at once (default 64)
+
+${NATS_FLAGS_HELP}
   -h, --help                 show this help
 `;
 
@@ -62,6 +76,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'poll-frequency': { type: 'string' },
       'page-size': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
+      role: { type: 'string' },
+      'node-id': { type: 'string' },
+      'lease-ttl': { type: 'string' },
+      'retry-restart': { type: 'string' },
+      'max-attempts': { type: 'string' },
+      'worker-concurrency': { type: 'string' },
+      ...NATS_FLAG_SPECS,
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -71,7 +92,14 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stdout.write(SERVE_HELP);
     return;
   }
-  if (values.stdio === (values.http !== undefined)) throw new Error('serve needs exactly one of --stdio or --http PORT');
+  const nats = natsSettings(values, process.env);
+  const role = values.role ?? 'both';
+  if (!['front', 'worker', 'both'].includes(role)) throw new Error(`--role expects front, worker or both, got '${role}'`);
+  if (role !== 'both' && !nats) throw new Error('--role needs --nats URL: without NATS one process is front and worker');
+  const serving = values.stdio === true || values.http !== undefined;
+  if (role === 'worker' ? serving : values.stdio === (values.http !== undefined)) {
+    throw new Error(role === 'worker' ? 'a worker serves no MCP: drop --stdio/--http, or use --role both' : 'serve needs exactly one of --stdio or --http PORT');
+  }
 
   const runtimeOptions: TaskRuntimeOptions = {};
   const defaultKeepAlive = number('default-keep-alive', values['default-keep-alive']);
@@ -85,9 +113,44 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const pageSize = number('page-size', values['page-size']);
   if (pageSize !== undefined) runtimeOptions.pageSize = pageSize;
 
-  const runtime = createTaskRuntime(runtimeOptions);
+  const retrySafe = new Set((values['retry-restart'] ?? '').split(',').map((t) => t.trim()).filter((t) => t !== ''));
+  for (const name of retrySafe) if (!demoDefinitions.tools.some((t) => t.name === name)) throw new Error(`--retry-restart names an unknown tool '${name}'`);
+  const definitions = { ...demoDefinitions, tools: demoDefinitions.tools.map((t) => (retrySafe.has(t.name) ? { ...t, retry: 'restart' as const } : t)) };
+
+  let runtime: TaskRuntime;
+  let sessions;
+  if (nats) {
+    const cluster = await createNatsTaskRuntime({
+      ...runtimeOptions,
+      nats: nats.connection,
+      prefix: nats.prefix,
+      replicas: nats.replicas,
+      role: role as 'front' | 'worker' | 'both',
+      ...(values['node-id'] !== undefined && { nodeId: values['node-id'] }),
+      ...(values['lease-ttl'] !== undefined && { leaseTtlMs: number('lease-ttl', values['lease-ttl'])! }),
+      ...(values['max-attempts'] !== undefined && { maxAttempts: number('max-attempts', values['max-attempts'])! }),
+      ...(values['worker-concurrency'] !== undefined && { workerConcurrency: number('worker-concurrency', values['worker-concurrency'])! }),
+      log: (level, message, fields) => log(level, message, fields),
+    });
+    runtime = cluster;
+    sessions = await openSessionStore<SessionRecord>(cluster.connection, { prefix: nats.prefix, replicas: nats.replicas, storage: 'file' });
+    log('info', 'joined the NATS task space', { node: cluster.nodeId, role, servers: nats.connection.servers, prefix: nats.prefix });
+  } else {
+    runtime = createTaskRuntime(runtimeOptions);
+  }
+  const backend = nats ? 'nats' : 'memory';
   const info = { name: 'mcp-tasks', version: '0.1.0' };
-  const makeServer = () => createTaskServer(info, { runtime, ...demoDefinitions });
+  const makeServer = () => createTaskServer(info, { runtime, ...definitions });
+
+  if (role === 'worker') {
+    // The demo definitions register their handlers with the runtime; this node runs them.
+    makeServer();
+    log('info', 'mcp-tasks worker ready', { node: (runtime as { nodeId?: string }).nodeId, backend });
+    const stopWorker = (): void => void runtime.dispose().then(() => process.exit(0));
+    process.once('SIGINT', stopWorker);
+    process.once('SIGTERM', stopWorker);
+    return;
+  }
 
   if (values.stdio) {
     const server = makeServer();
@@ -96,7 +159,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     transport.onclose = () => void runtime.dispose().then(() => process.exit(0));
     process.stdin.on('end', () => void runtime.dispose().then(() => process.exit(0)));
     await server.connect(transport);
-    log('info', 'mcp-tasks serving MCP on stdio', { backend: 'memory' });
+    log('info', 'mcp-tasks serving MCP on stdio', { backend });
     return;
   }
 
@@ -107,8 +170,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...(values.host !== undefined && { host: values.host }),
     ...(sessionIdleMs !== undefined && { sessionIdleMs }),
     createServer: makeServer,
+    ...(sessions !== undefined && { sessions }),
   });
-  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend: 'memory' });
+  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend });
   const stop = (): void => {
     void endpoint.close().then(() => runtime.dispose()).then(() => process.exit(0));
   };

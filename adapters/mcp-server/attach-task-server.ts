@@ -43,6 +43,7 @@ function registerWork(runtime: TaskRuntime, tools: Iterable<AnyTool>, options: T
         if (result.isError === true && ctx.dialect === SPEC_2025_11_25) throw new TaskFailure(errorText(result), { result });
         return result;
       }),
+      tool.retry === undefined ? {} : { retry: tool.retry },
     );
   }
   for (const prompt of options.prompts ?? []) {

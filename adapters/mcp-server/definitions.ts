@@ -64,6 +64,12 @@ export interface TaskToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape>
   readonly inputSchema: z.ZodObject<Shape>;
   /** @default 'optional' */
   readonly taskSupport?: TaskSupport;
+  /**
+   * `'restart'` declares the tool safe to run again from the start (idempotent): on a cluster, a
+   * task whose worker was lost is re-run elsewhere instead of ending `unknown`/`failed`.
+   * @default 'never'
+   */
+  readonly retry?: 'never' | 'restart';
   run(args: z.infer<z.ZodObject<Shape>>, ctx: RequestWorkContext): Promise<CallToolResult>;
 }
 

@@ -223,4 +223,44 @@ export class LeaseManager {
     const value = parseLease(entry);
     return value === null ? null : { ...value, revision: entry.revision };
   }
+
+  /**
+   * Follows every lease: calls `onChange` with each lease's current value at start, then with
+   * every change (`null` when a lease was released). Stops when `signal` aborts.
+   *
+   * @param onChange - gets the task key and the lease (or `null`)
+   * @param signal - stops the watch
+   * @example
+   * ```ts
+   * void leases.watch((key, lease) => schedule(key, lease?.expiresAt), stop.signal);
+   * ```
+   */
+  async watch(onChange: (taskKey: string, lease: LeaseValue | null) => void, signal: AbortSignal): Promise<void> {
+    const watcher = await this.#kv.watch();
+    const stop = (): void => void watcher.stop();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      for await (const entry of watcher) onChange(entry.key, parseLease(entry));
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+  }
+
+  /**
+   * Every lease held now, expired or not (for `mcp-tasks status`).
+   *
+   * @example
+   * ```ts
+   * for (const l of await leases.list()) console.log(l.taskKey, l.nodeId);
+   * ```
+   */
+  async list(): Promise<(LeaseValue & { readonly taskKey: string })[]> {
+    const out: (LeaseValue & { readonly taskKey: string })[] = [];
+    for await (const key of await this.#kv.keys()) {
+      const entry = await this.#kv.get(key);
+      const value = entry === null ? null : parseLease(entry);
+      if (value !== null) out.push({ ...value, taskKey: key });
+    }
+    return out;
+  }
 }

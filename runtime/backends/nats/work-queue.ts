@@ -52,6 +52,12 @@ export interface WorkQueueOptions {
   readonly maxDeliver?: number;
   /** How long the server remembers item ids for dedup, in ms. @default 120000 */
   readonly duplicateWindowMs?: number;
+  /**
+   * Items delivered and not yet acked, at most; -1 for no limit (needed for timers, which stay
+   * unacked until due).
+   * @default 1000
+   */
+  readonly maxAckPending?: number;
 }
 
 /** What a {@link WorkHandler} gets besides the item. */
@@ -64,8 +70,12 @@ export interface WorkContext {
   readonly signal: AbortSignal;
 }
 
-/** Runs one item; resolve to ack it, throw to have it redelivered. */
-export type WorkHandler<T> = (item: T, context: WorkContext) => Promise<void>;
+/**
+ * Runs one item; resolve to ack it, throw to have it redelivered after the retry delay, or
+ * resolve `{ retryInMs }` to have it redelivered after that long (a durable timer: nats-server 2.9
+ * has no per-message TTL, so a timer is a message put back until it is due).
+ */
+export type WorkHandler<T> = (item: T, context: WorkContext) => Promise<void | { readonly retryInMs: number }>;
 
 /** Options of {@link WorkQueue.consume}. */
 export interface ConsumeWorkOptions {
@@ -149,6 +159,7 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
         ack_policy: AckPolicy.Explicit,
         ack_wait: nanos(ackWaitMs),
         max_deliver: options.maxDeliver ?? -1,
+        max_ack_pending: options.maxAckPending ?? 1000,
       });
     }
     return new WorkQueue<T>(nc, stream, subject, durable, ackWaitMs);
@@ -232,8 +243,10 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
     }
     const heartbeat = setInterval(() => quietly(() => m.working()), Math.max(50, Math.floor(this.#ackWaitMs / 3)));
     let ok = false;
+    let later: number | null = null;
     try {
-      await handler(item, { redelivered: m.redelivered, deliveryCount: m.info.deliveryCount, signal });
+      const outcome = await handler(item, { redelivered: m.redelivered, deliveryCount: m.info.deliveryCount, signal });
+      if (outcome && typeof outcome.retryInMs === 'number') later = Math.max(0, outcome.retryInMs);
       ok = true;
     } catch {
       // handled below: the item goes back to the queue
@@ -242,7 +255,8 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
     }
     // Ack and wait for the server's confirmation; if the connection is gone, the item is simply
     // redelivered after the ack wait (at-least-once).
-    if (ok) await m.ackAck().catch(() => false);
+    if (ok && later !== null) quietly(() => m.nak(later));
+    else if (ok) await m.ackAck().catch(() => false);
     else quietly(() => m.nak(retryDelayMs));
   }
 }

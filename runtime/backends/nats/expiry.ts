@@ -1,0 +1,37 @@
+/**
+ * Retention across the cluster: when a task ends, a timer item is queued on a work-queue stream;
+ * every node pulls from it, an item that is not due yet is put back (`nak` with the remaining
+ * delay: nats-server 2.9 ignores per-message TTLs), and the one node that gets a due item removes
+ * the task and its result. So a task is removed once, whichever nodes are up.
+ *
+ * @module
+ */
+import type { TaskSpace } from './task-space.js';
+
+/**
+ * Removes expired tasks until `signal` aborts.
+ *
+ * @param space - the node's parts
+ * @param signal - stops the loop
+ * @example
+ * ```ts
+ * void runExpiry(space, stop.signal);
+ * ```
+ */
+export async function runExpiry(space: TaskSpace, signal: AbortSignal): Promise<void> {
+  await space.timers.consume(
+    async (item) => {
+      const wait = item.due - space.now();
+      if (wait > 0) return { retryInMs: wait };
+      const read = await space.store.read(item.key);
+      if (read === null || !('found' in read)) return undefined;
+      const { record, revision } = read.found;
+      // Only a task that ended and whose time has come; guarded by the revision just read.
+      if (record.expiresAt === null || record.expiresAt > space.now()) return undefined;
+      await space.store.remove(item.key, record, { expired: true, revision }).catch(() => undefined);
+      space.log('info', 'task expired', { taskId: record.context.taskId, key: item.key, node: space.nodeId });
+      return undefined;
+    },
+    { signal, concurrency: 1, pollMs: 2_000, retryDelayMs: 1_000 },
+  );
+}

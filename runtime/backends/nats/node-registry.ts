@@ -1,0 +1,91 @@
+/**
+ * Which nodes make up a task space: each node writes a heartbeat record (role, tasks run, last
+ * seen) to the `<prefix>_nodes` bucket every few seconds and removes it on a clean stop, so
+ * `mcp-tasks status` can show the cluster. A node whose heartbeat is older than three periods is
+ * shown as down.
+ *
+ * @module
+ */
+import { hostname } from 'node:os';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { hashToken, nameFromPrefix } from './keys.js';
+
+/** A node's heartbeat record. */
+export interface NodeRecord {
+  readonly nodeId: string;
+  readonly role: 'front' | 'worker' | 'both';
+  readonly host: string;
+  readonly pid: number;
+  readonly startedAt: number;
+  readonly lastSeen: number;
+  /** Handlers this node started since it started. */
+  readonly tasksRun: number;
+  /** Tasks it runs now. */
+  readonly running: number;
+}
+
+/** Heartbeat period, in ms. */
+export const HEARTBEAT_MS = 2_000;
+
+/**
+ * Opens the node bucket.
+ *
+ * @param nc - a connection
+ * @param layout - prefix, replicas, storage of the task space
+ * @example
+ * ```ts
+ * const kv = await openNodeBucket(nc, { prefix: 'tasks', replicas: 1, storage: 'file' });
+ * ```
+ */
+export async function openNodeBucket(nc: NatsConnection, layout: { prefix: string; replicas: number; storage: 'file' | 'memory' }): Promise<KV> {
+  return new Kvm(nc).create(`${nameFromPrefix(layout.prefix)}_nodes`, { history: 1, replicas: layout.replicas, storage: layout.storage, allow_direct: false });
+}
+
+/**
+ * Starts the heartbeat of this node. Returns the stop function, which removes the record.
+ *
+ * @param kv - the node bucket
+ * @param base - the node's identity and role
+ * @param counters - read at every beat
+ * @example
+ * ```ts
+ * const stop = startHeartbeat(kv, { nodeId, role: 'both' }, () => ({ tasksRun: worker.tasksRun, running: worker.running }));
+ * await stop();
+ * ```
+ */
+export function startHeartbeat(
+  kv: KV,
+  base: { readonly nodeId: string; readonly role: NodeRecord['role'] },
+  counters: () => { tasksRun: number; running: number },
+): () => Promise<void> {
+  const startedAt = Date.now();
+  const key = hashToken(base.nodeId);
+  const beat = (): Promise<unknown> =>
+    kv.put(key, JSON.stringify({ ...base, host: hostname(), pid: process.pid, startedAt, lastSeen: Date.now(), ...counters() } satisfies NodeRecord)).catch(() => undefined);
+  void beat();
+  const timer = setInterval(() => void beat(), HEARTBEAT_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await beat();
+    await kv.delete(key).catch(() => undefined);
+  };
+}
+
+/**
+ * Every node record in the bucket.
+ *
+ * @example
+ * ```ts
+ * for (const n of await listNodes(kv)) console.log(n.nodeId, n.role);
+ * ```
+ */
+export async function listNodes(kv: KV): Promise<NodeRecord[]> {
+  const out: NodeRecord[] = [];
+  for await (const key of await kv.keys()) {
+    const entry = await kv.get(key);
+    if (entry?.operation === 'PUT') out.push(entry.json<NodeRecord>());
+  }
+  return out.sort((a, b) => a.nodeId.localeCompare(b.nodeId));
+}

@@ -1,0 +1,355 @@
+/**
+ * Where the NATS backend keeps tasks: each task's record in a KV bucket (one read answers
+ * `tasks/get` on any node), results in a second bucket (a poll does not carry the result), and a
+ * per-owner listing index on a stream (`tasks/list` reads one page, not every task).
+ *
+ * Every change is a compare-and-swap on the revision the writer got back from its own last write
+ * (re-read from the stream leader only when that fails), then the event is published on the
+ * task's subject with message id `<key>:<seq>` so a retry is stored once.
+ *
+ * @module
+ */
+import { Kvm, type KV } from '@nats-io/kv';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import type { TaskEvent, TaskStatus } from '../../../machines/index.js';
+import { DuplicateTaskIdError, InvalidArgumentError } from '../../errors.js';
+import type { InputRequest, TaskView } from '../../task-runtime.types.js';
+import { isWrongLastSequence } from './errors.js';
+import { EventStream } from './event-stream.js';
+import { hashToken, nameFromPrefix } from './keys.js';
+import { viewOf, type TaskRecord } from './task-record.js';
+
+/** What is published on a task's subject after each change. */
+export interface FeedEvent {
+  /** The lifecycle event type, or `task.created` / `task.deleted`. */
+  readonly kind: TaskEvent['type'] | 'task.created' | 'task.deleted';
+  readonly view: TaskView;
+  readonly previous: TaskStatus | null;
+  /** The node that made the change. */
+  readonly node: string;
+  /** The new input request, for `task.input.request`. */
+  readonly input?: InputRequest;
+}
+
+/** Names and replication of the NATS structures. */
+export interface StoreLayout {
+  /** Subject prefix and name stem of every stream and bucket. */
+  readonly prefix: string;
+  readonly replicas: number;
+  readonly storage: 'file' | 'memory';
+}
+
+/** A record and the revision its reader or writer saw. */
+export interface Revisioned {
+  readonly record: TaskRecord;
+  readonly revision: number;
+}
+
+/** Outcome of a {@link RecordStore.read}: the record, a task that expired, or nothing. */
+export type ReadResult = { readonly found: Revisioned } | { readonly expired: true } | null;
+
+/** Largest result stored, in bytes of JSON (NATS' default max payload is 1 MiB). */
+export const MAX_RESULT_BYTES = 900 * 1024;
+
+async function ensureStream(jsm: JetStreamManager, name: string, subjects: string[], layout: StoreLayout): Promise<void> {
+  try {
+    await jsm.streams.info(name);
+  } catch (e) {
+    if (!(e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound)) throw e;
+    await jsm.streams.add({ name, subjects, storage: layout.storage, num_replicas: layout.replicas });
+  }
+}
+
+/**
+ * The record, result and index store of one task space.
+ *
+ * @example
+ * ```ts
+ * const store = await RecordStore.open(nc, { prefix: 'tasks', replicas: 1, storage: 'file' }, 'node-a');
+ * const { record } = await store.mutate(key, (r) => applyEvent(r, taskEvents.cancel(null, Date.now())));
+ * ```
+ */
+export class RecordStore {
+  readonly events: EventStream<FeedEvent>;
+  readonly #records: KV;
+  readonly #results: KV;
+  readonly #js: JetStreamClient;
+  readonly #jsm: JetStreamManager;
+  readonly #indexStream: string;
+  readonly #indexSubject: string;
+  readonly #nodeId: string;
+  /** The revision this node got back from its last write of each key it writes often. */
+  readonly #known = new Map<string, Revisioned>();
+
+  private constructor(o: { records: KV; results: KV; events: EventStream<FeedEvent>; js: JetStreamClient; jsm: JetStreamManager; prefix: string; nodeId: string }) {
+    this.#records = o.records;
+    this.#results = o.results;
+    this.events = o.events;
+    this.#js = o.js;
+    this.#jsm = o.jsm;
+    this.#indexStream = `${nameFromPrefix(o.prefix)}_index`;
+    this.#indexSubject = `${o.prefix}.index`;
+    this.#nodeId = o.nodeId;
+  }
+
+  /**
+   * Creates the buckets and streams when missing and binds to them.
+   *
+   * @param nc - a connection from `connectNats`
+   * @param layout - prefix, replicas, storage
+   * @param nodeId - this node's id, written into every published event
+   * @example
+   * ```ts
+   * const store = await RecordStore.open(nc, { prefix: 'tasks', replicas: 3, storage: 'file' }, nodeId);
+   * ```
+   */
+  static async open(nc: NatsConnection, layout: StoreLayout, nodeId: string): Promise<RecordStore> {
+    const base = nameFromPrefix(layout.prefix);
+    const kvm = new Kvm(nc);
+    // Reads go through the stream leader (allow_direct off): a replica may lag behind a CAS.
+    const bucket = { history: 1, replicas: layout.replicas, storage: layout.storage, allow_direct: false } as const;
+    const records = await kvm.create(`${base}_snapshots`, bucket);
+    const results = await kvm.create(`${base}_results`, bucket);
+    const events = await EventStream.open<FeedEvent>(nc, { prefix: layout.prefix, replicas: layout.replicas, storage: layout.storage });
+    const jsm = await jetstreamManager(nc);
+    await ensureStream(jsm, `${base}_index`, [`${layout.prefix}.index.*`], layout);
+    return new RecordStore({ records, results, events, js: jetstream(nc), jsm, prefix: layout.prefix, nodeId });
+  }
+
+  /**
+   * Reads a task's record from the stream leader.
+   *
+   * @param key - the task key
+   * @returns the record and revision; `{ expired: true }` when the retention timer removed it
+   *   (a requester's delete leaves no trace); `null` when there is none
+   * @example
+   * ```ts
+   * const r = await store.read(key);
+   * if (r && 'found' in r) console.log(r.found.record.status);
+   * ```
+   */
+  async read(key: string): Promise<ReadResult> {
+    const entry = await this.#records.get(key);
+    if (entry === null) return null;
+    if (entry.operation === 'DEL') return { expired: true };
+    if (entry.operation !== 'PUT') return null;
+    return { found: { record: entry.json<TaskRecord>(), revision: entry.revision } };
+  }
+
+  /**
+   * Stores a new task: its listing index entry first, then its record (create-only).
+   *
+   * @param key - the task key
+   * @param ownerKey - the owner's key (index subject)
+   * @param record - the first record
+   * @throws DuplicateTaskIdError when the owner already has a task with this id
+   * @example
+   * ```ts
+   * const created = await store.create(key, ownerKey, newRecord(context, work));
+   * ```
+   */
+  async create(key: string, ownerKey: string, record: TaskRecord): Promise<Revisioned> {
+    // Index first: an index entry whose record never came (or is another task's) is skipped by
+    // list because the record's `order` does not name it.
+    const ack = await this.#js.publish(`${this.#indexSubject}.${hashToken(ownerKey)}`, JSON.stringify({ key }));
+    const stored: TaskRecord = { ...record, order: ack.seq };
+    try {
+      const revision = await this.#records.create(key, JSON.stringify(stored));
+      const created = { record: stored, revision };
+      this.#known.set(key, created);
+      return created;
+    } catch (e) {
+      await this.#jsm.streams.deleteMessage(this.#indexStream, ack.seq, false).catch(() => undefined);
+      if (isWrongLastSequence(e)) throw new DuplicateTaskIdError(record.context.taskId, { cause: e });
+      throw e;
+    }
+  }
+
+  /**
+   * Changes a record by compare-and-swap: `change` gets the latest record and returns the next
+   * one, or `null` for no change. Retried on a lost race with the re-read record.
+   *
+   * @param key - the task key
+   * @param change - pure function from the current record to the next (or `null`)
+   * @param describe - what to publish for the change (omit to publish nothing)
+   * @returns the record as it is now and whether this call changed it; `null` when the task is gone
+   * @example
+   * ```ts
+   * const out = await store.mutate(key, (r) => applyEvent(r, event), (before, after) => ({ kind: event.type }));
+   * ```
+   */
+  async mutate(
+    key: string,
+    change: (record: TaskRecord) => TaskRecord | null,
+    describe?: (before: TaskRecord, after: TaskRecord) => Omit<FeedEvent, 'view' | 'previous' | 'node'>,
+  ): Promise<{ readonly record: TaskRecord; readonly changed: boolean } | null> {
+    let current: Revisioned | null = this.#known.get(key) ?? null;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      let fresh = false;
+      if (current === null) {
+        const read = await this.read(key);
+        if (read === null || !('found' in read)) return null;
+        current = read.found;
+        fresh = true;
+      }
+      const next = change(current.record);
+      if (next === null) {
+        // A "no change" decided on this node's own last write may be stale: decide again on a fresh read.
+        if (fresh) return { record: current.record, changed: false };
+        current = null;
+        continue;
+      }
+      let revision: number;
+      try {
+        revision = await this.#records.update(key, JSON.stringify(next), current.revision);
+      } catch (e) {
+        if (!isWrongLastSequence(e)) throw e;
+        // Someone else wrote it (or it is gone): read it from the leader and decide again.
+        this.#known.delete(key);
+        current = null;
+        continue;
+      }
+      this.#remember(key, { record: next, revision });
+      if (describe) await this.publish(key, next.seq, { ...describe(current.record, next), view: viewOf(next), previous: current.record.status, node: this.#nodeId });
+      return { record: next, changed: true };
+    }
+    throw new InvalidArgumentError(`Task record ${key} kept changing under 50 attempts to update it`);
+  }
+
+  /** Keeps the last written revision only for tasks still running (they are written again). */
+  #remember(key: string, r: Revisioned): void {
+    if (r.record.expiresAt !== null || r.record.status === 'completed' || r.record.status === 'failed' || r.record.status === 'cancelled' || r.record.status === 'unknown') this.#known.delete(key);
+    else this.#known.set(key, r);
+  }
+
+  /**
+   * Publishes event `seq` of a task on its subject (stored once, whatever the retries). A failed
+   * publish is not an error of the change: the record is the truth, and readers that see a gap
+   * in the sequence read the record instead.
+   *
+   * @example
+   * ```ts
+   * await store.publish(key, record.seq, { kind: 'task.cancel', view, previous, node });
+   * ```
+   */
+  async publish(key: string, seq: number, event: FeedEvent): Promise<void> {
+    await this.events.append(key, seq, event).catch(() => undefined);
+  }
+
+  /**
+   * Stores a task's result (before the record says `completed`, so a reader that sees the
+   * status always finds the result).
+   *
+   * @throws InvalidArgumentError when the result's JSON is larger than {@link MAX_RESULT_BYTES}
+   * @example
+   * ```ts
+   * await store.putResult(key, { content: [] });
+   * ```
+   */
+  async putResult(key: string, result: unknown): Promise<void> {
+    const json = JSON.stringify(result ?? null);
+    if (Buffer.byteLength(json) > MAX_RESULT_BYTES) throw new InvalidArgumentError(`The result is larger than the ${MAX_RESULT_BYTES} bytes a task may store`);
+    await this.#results.put(key, json);
+  }
+
+  /**
+   * Reads a task's result.
+   *
+   * @returns `{ result }`, or `null` when none is stored
+   * @example
+   * ```ts
+   * const r = await store.getResult(key);
+   * ```
+   */
+  async getResult(key: string): Promise<{ readonly result: unknown } | null> {
+    const entry = await this.#results.get(key);
+    return entry === null || entry.operation !== 'PUT' ? null : { result: entry.json<unknown>() };
+  }
+
+  /**
+   * Removes a task: record, result and index entry. `expired` leaves a marker so that a later
+   * read says "expired" rather than "not found".
+   *
+   * @example
+   * ```ts
+   * await store.remove(key, record, { expired: false });
+   * ```
+   */
+  async remove(key: string, record: TaskRecord, how: { readonly expired: boolean; readonly revision?: number }): Promise<void> {
+    this.#known.delete(key);
+    const guard = how.revision === undefined ? undefined : { previousSeq: how.revision };
+    if (how.expired) await this.#records.delete(key, guard);
+    else await this.#records.purge(key, guard);
+    await this.#results.purge(key).catch(() => undefined);
+    if (record.order > 0) await this.#jsm.streams.deleteMessage(this.#indexStream, record.order, false).catch(() => undefined);
+  }
+
+  /**
+   * One page of an owner's tasks, oldest first, reading only the index entries of that owner
+   * after the cursor and the records of the page.
+   *
+   * @param ownerKey - the owner's key
+   * @param afterOrder - index sequence after which to start (0 for the first page)
+   * @param limit - tasks per page
+   * @example
+   * ```ts
+   * const page = await store.page(ownerKey, 0, 20);
+   * ```
+   */
+  async page(ownerKey: string, afterOrder: number, limit: number): Promise<{ readonly records: TaskRecord[]; readonly lastOrder: number; readonly more: boolean }> {
+    const subject = `${this.#indexSubject}.${hashToken(ownerKey)}`;
+    // An ephemeral consumer over this owner's entries after the cursor: the server says at once
+    // how many there are (num_pending), so a read never waits for entries that do not exist.
+    const created = await this.#jsm.consumers.add(this.#indexStream, {
+      filter_subject: subject,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: afterOrder + 1,
+      ack_policy: AckPolicy.None,
+      inactive_threshold: nanos(30_000),
+      mem_storage: true,
+    });
+    const records: TaskRecord[] = [];
+    let lastOrder = afterOrder;
+    let remaining = created.num_pending;
+    try {
+      const consumer = await this.#js.consumers.get(this.#indexStream, created.name);
+      while (remaining > 0 && records.length < limit) {
+        const want = Math.min(remaining, limit - records.length);
+        const batch: { key: string; seq: number }[] = [];
+        for await (const m of await consumer.fetch({ max_messages: want, expires: 5_000 })) {
+          batch.push({ key: m.json<{ key: string }>().key, seq: m.seq });
+          if (batch.length >= want) break;
+        }
+        if (batch.length === 0) break;
+        remaining -= batch.length;
+        const read = await Promise.all(batch.map((b) => this.read(b.key)));
+        for (let i = 0; i < batch.length; i++) {
+          const r = read[i];
+          lastOrder = batch[i]!.seq;
+          // Skip deleted tasks and entries that are not the record's own (a refused duplicate).
+          if (r && 'found' in r && r.found.record.order === batch[i]!.seq) records.push(r.found.record);
+        }
+      }
+    } finally {
+      await this.#jsm.consumers.delete(this.#indexStream, created.name).catch(() => undefined);
+    }
+    // Entries after the page may all be deleted ones: then the next page is empty.
+    const more = remaining > 0;
+    return { records, lastOrder, more };
+  }
+
+  /**
+   * Every key of the record bucket (for `status` and tests; cost grows with the task count).
+   *
+   * @example
+   * ```ts
+   * for (const key of await store.keys()) console.log(key);
+   * ```
+   */
+  async keys(): Promise<string[]> {
+    const out: string[] = [];
+    for await (const k of await this.#records.keys()) out.push(k);
+    return out;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Session records shared by every node of a task space: a Streamable HTTP session begun on one
+ * node (its `Mcp-Session-Id`, the client's capabilities) is known to all, so behind a load
+ * balancer any node accepts the session's next request and scopes tasks to it as the first did.
+ *
+ * @module
+ */
+import { Kvm, type KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { hashToken, nameFromPrefix } from './keys.js';
+
+/**
+ * A directory of sessions: what an HTTP endpoint needs to share its sessions.
+ *
+ * @typeParam T - the JSON record kept per session
+ */
+export interface SessionDirectory<T = unknown> {
+  /** Records a new session (before its first reply, so no other node can miss it). */
+  remember(sessionId: string, record: T): Promise<void>;
+  /** The session's record, or `null` when no node began it (or it was closed). */
+  recall(sessionId: string): Promise<T | null>;
+  /** Forgets a session closed by its client. */
+  forget(sessionId: string): Promise<void>;
+}
+
+/**
+ * Opens the `<prefix>_sessions` bucket as a {@link SessionDirectory}.
+ *
+ * @param nc - a connection
+ * @param layout - prefix, replicas, storage of the task space
+ * @example
+ * ```ts
+ * const sessions = await openSessionStore(runtime.connection, { prefix: 'tasks', replicas: 1, storage: 'file' });
+ * await startHttpEndpoint({ port: 3000, sessions, createServer });
+ * ```
+ */
+export async function openSessionStore<T = unknown>(
+  nc: NatsConnection,
+  layout: { readonly prefix: string; readonly replicas: number; readonly storage: 'file' | 'memory' },
+): Promise<SessionDirectory<T>> {
+  const kv: KV = await new Kvm(nc).create(`${nameFromPrefix(layout.prefix)}_sessions`, {
+    history: 1,
+    replicas: layout.replicas,
+    storage: layout.storage,
+    allow_direct: false,
+  });
+  return {
+    async remember(sessionId, record) {
+      await kv.put(hashToken(sessionId), JSON.stringify({ sessionId, record }));
+    },
+    async recall(sessionId) {
+      const entry = await kv.get(hashToken(sessionId));
+      if (entry === null || entry.operation !== 'PUT') return null;
+      const stored = entry.json<{ sessionId: string; record: T }>();
+      // The key is a hash: compare the id itself, so no collision can ever join two sessions.
+      return stored.sessionId === sessionId ? stored.record : null;
+    },
+    async forget(sessionId) {
+      await kv.purge(hashToken(sessionId));
+    },
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * A task as stored in the snapshot bucket, and how it moves: every change is the lifecycle
+ * machine's own pure `transition` applied to the stored state, so a node that never ran the task
+ * (a front node cancelling it, a node taking over from a lost worker) moves it exactly as the
+ * actor on its worker would, and a refused event (a late outcome of a cancelled task) changes
+ * nothing.
+ *
+ * @module
+ */
+import { getInitialSnapshot, transition } from 'xstate';
+import { isTerminalStatus, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../../machines/index.js';
+import type { InputRequest, TaskView } from '../../task-runtime.types.js';
+
+/** The work behind a task, as any worker needs it to run it. */
+export interface StoredWork {
+  /** Name under which the handler is registered on every worker. */
+  readonly handler: string;
+  readonly params: unknown;
+  readonly retry: 'never' | 'restart';
+  readonly maxAttempts: number;
+}
+
+/** An input request of the task, kept (with its answer once given) so a re-run can replay it. */
+export interface StoredInput {
+  readonly inputId: string;
+  readonly method: string;
+  readonly params: unknown;
+  readonly answer?: { readonly result: unknown } | { readonly error: string };
+}
+
+/** The JSON value of a task in the snapshot bucket. */
+export interface TaskRecord {
+  readonly v: 1;
+  readonly status: TaskStatus;
+  readonly context: TaskContext;
+  /** Number of events applied: the per-task sequence of the last event published for it. */
+  readonly seq: number;
+  /** Sequence of the task's entry in the listing index stream (0 while unknown). */
+  readonly order: number;
+  /** When a terminal task is removed, epoch ms; `null` while running or kept forever. */
+  readonly expiresAt: number | null;
+  readonly work: StoredWork | null;
+  /** How many times the handler was started. */
+  readonly attempts: number;
+  /** The node that started the last attempt. */
+  readonly node: string | null;
+  readonly inputs: readonly StoredInput[];
+  readonly hasResult: boolean;
+  /** The `detail` of a handler's `TaskFailure`, JSON-safe. */
+  readonly failure: unknown;
+}
+
+/**
+ * The first record of a task: the machine's initial state (`submitted`) for this input, event 1.
+ *
+ * @param input - the machine input (the task's identity, dialect, keepAlive…)
+ * @param work - the handler to run, or `null` for a task driven from outside
+ * @example
+ * ```ts
+ * const record = newRecord(input, { handler: 'tools/call:sleep', params, retry: 'never', maxAttempts: 3 });
+ * ```
+ */
+export function newRecord(input: TaskInput, work: StoredWork | null): TaskRecord {
+  const initial = getInitialSnapshot(taskMachine, input);
+  return { v: 1, status: initial.value, context: initial.context, seq: 1, order: 0, expiresAt: null, work, attempts: 0, node: null, inputs: [], hasResult: false, failure: null };
+}
+
+/**
+ * Applies one lifecycle event to a stored task with the machine's pure transition function.
+ *
+ * @param record - the stored task
+ * @param event - a lifecycle event
+ * @returns the moved record (seq + 1, expiry set when it became terminal), or `null` when the
+ *   machine refuses the event in this state (e.g. anything after a terminal state)
+ * @example
+ * ```ts
+ * const next = applyEvent(record, taskEvents.cancel('stop', Date.now()));
+ * if (next) await cas(next);
+ * ```
+ */
+export function applyEvent(record: TaskRecord, event: TaskEvent): TaskRecord | null {
+  if (isTerminalStatus(record.status)) return null;
+  const state = taskMachine.resolveState({ value: record.status, context: record.context });
+  const [next] = transition(taskMachine, state, event);
+  const status = next.value;
+  if (status === record.status && next.context === state.context) return null;
+  const terminal = isTerminalStatus(status);
+  const keepAlive = next.context.keepAlive;
+  return {
+    ...record,
+    status,
+    context: next.context,
+    seq: record.seq + 1,
+    expiresAt: terminal && keepAlive !== null ? next.context.updatedAt + keepAlive : null,
+    // Only completed tasks, and failed ones whose handler kept a result, have a result to return.
+    hasResult: (status === 'completed' || status === 'failed') && record.hasResult,
+  };
+}
+
+/**
+ * The runtime's view of a stored task.
+ *
+ * @param record - the stored task
+ * @example
+ * ```ts
+ * const view = viewOf(record); // { taskId, status, statusMessage, expiresAt, … }
+ * ```
+ */
+export function viewOf(record: TaskRecord): TaskView {
+  return { ...record.context, status: record.status, expiresAt: record.expiresAt };
+}
+
+/**
+ * The input requests a stored task still waits on, oldest first.
+ *
+ * @param record - the stored task
+ * @example
+ * ```ts
+ * for (const request of pendingInputsOf(record)) deliver(request);
+ * ```
+ */
+export function pendingInputsOf(record: TaskRecord): InputRequest[] {
+  const pending = new Set(record.context.pendingInputs);
+  return record.inputs
+    .filter((i) => i.answer === undefined && pending.has(i.inputId))
+    .map((i) => ({ taskId: record.context.taskId, owner: record.context.owner, dialect: record.context.dialect, inputId: i.inputId, method: i.method, params: i.params }));
+}

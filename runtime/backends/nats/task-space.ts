@@ -1,0 +1,139 @@
+/**
+ * The shared parts of one node of a NATS task space (store, feed, leases, queues), and the two
+ * moves every role makes: applying a lifecycle event to a stored task (scheduling its expiry when
+ * it ends) and deciding the fate of a task whose worker was lost.
+ *
+ * @module
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
+import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
+import type { HandlerOptions, TaskHandler } from '../../task-runtime.types.js';
+import type { EventFeed } from './event-feed.js';
+import type { Lease, LeaseManager } from './leases.js';
+import type { FeedEvent, RecordStore } from './record-store.js';
+import { applyEvent, type TaskRecord } from './task-record.js';
+import type { WorkQueue } from './work-queue.js';
+
+/** A queued run of a task: attempt `attempt` of the task under `key`. */
+export interface RunItem {
+  readonly id: string;
+  readonly key: string;
+  readonly attempt: number;
+}
+
+/** A durable retention timer: remove the task under `key` at `due` (epoch ms). */
+export interface ExpiryItem {
+  readonly id: string;
+  readonly key: string;
+  readonly due: number;
+}
+
+/** Structured log sink: the CLI writes JSON lines; embedders pass their logger. */
+export type NodeLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+
+/** A registered handler and how it may be retried. */
+export interface RegisteredHandler {
+  readonly handler: TaskHandler;
+  readonly options: HandlerOptions;
+}
+
+/** Everything a node's parts share. */
+export interface TaskSpace {
+  readonly nc: NatsConnection;
+  readonly nodeId: string;
+  readonly store: RecordStore;
+  readonly feed: EventFeed;
+  readonly leases: LeaseManager;
+  readonly runs: WorkQueue<RunItem>;
+  readonly timers: WorkQueue<ExpiryItem>;
+  readonly handlers: Map<string, RegisteredHandler>;
+  readonly leaseTtlMs: number;
+  readonly now: () => number;
+  readonly log: NodeLog;
+}
+
+/**
+ * Applies one lifecycle event to a stored task (compare-and-swap, published on the task's
+ * subject) and, when the task ends, queues its retention timer.
+ *
+ * @param space - the node's parts
+ * @param key - the task key
+ * @param event - the lifecycle event
+ * @param extra - other fields to set on the record with the same write (result flag, inputs…)
+ * @returns the record after the call and whether this call moved it; `null` when the task is gone
+ * @example
+ * ```ts
+ * await applyToTask(space, key, taskEvents.cancel('stop', Date.now()));
+ * ```
+ */
+export async function applyToTask(
+  space: TaskSpace,
+  key: string,
+  event: TaskEvent,
+  extra?: (record: TaskRecord) => Partial<TaskRecord>,
+  describe?: (record: TaskRecord) => Partial<FeedEvent>,
+): Promise<{ readonly record: TaskRecord; readonly changed: boolean } | null> {
+  const out = await space.store.mutate(
+    key,
+    (record) => {
+      const moved = applyEvent(record, event);
+      return moved && extra ? { ...moved, ...extra(record) } : moved;
+    },
+    (_before, after) => ({ kind: event.type, ...describe?.(after) }),
+  );
+  if (out?.changed && out.record.expiresAt !== null) await scheduleExpiry(space, key, out.record);
+  return out;
+}
+
+/**
+ * Queues the retention timer of a task that ended: whichever node is up removes it when due.
+ *
+ * @example
+ * ```ts
+ * await scheduleExpiry(space, key, record);
+ * ```
+ */
+export async function scheduleExpiry(space: TaskSpace, key: string, record: TaskRecord): Promise<void> {
+  if (record.expiresAt === null) return;
+  await space.timers.enqueue({ id: `expire:${key}:${record.seq}`, key, due: record.expiresAt }).catch((error: unknown) => {
+    space.log('warn', 'could not queue a retention timer', { key, error: String(error) });
+  });
+}
+
+/**
+ * Decides the fate of a started task whose worker is gone, holding its lease: a task that never
+ * started, or whose handler is safe to re-run and has attempts left, is queued again; any other
+ * ends `unknown` (shown `failed` in 2025-11-25) with an error naming the lost worker.
+ *
+ * @param space - the node's parts
+ * @param key - the task key
+ * @param lease - the lease this node took over
+ * @param lostNode - the node that held it before
+ * @example
+ * ```ts
+ * const lease = await space.leases.acquire(key, space.nodeId, space.leaseTtlMs);
+ * if (lease) await recoverTask(space, key, lease, previousHolder);
+ * ```
+ */
+export async function recoverTask(space: TaskSpace, key: string, lease: Lease, lostNode: string): Promise<void> {
+  try {
+    const read = await space.store.read(key);
+    if (read === null || !('found' in read)) return;
+    const record = read.found.record;
+    if (isTerminalStatus(record.status) || record.work === null) return;
+    const { attempts, work } = record;
+    const again = attempts === 0 || (work.retry === 'restart' && attempts < work.maxAttempts);
+    if (again) {
+      if (attempts > 0) {
+        await applyToTask(space, key, taskEvents.message(`Worker ${lostNode} was lost; running the task again (attempt ${attempts + 1} of ${work.maxAttempts})`, space.now()));
+      }
+      await space.runs.enqueue({ id: `run:${key}:${attempts + 1}`, key, attempt: attempts + 1 });
+    } else {
+      const tries = work.retry === 'restart' ? ` (after ${attempts} attempts)` : '';
+      await applyToTask(space, key, taskEvents.lose(`Worker ${lostNode} was lost while running the task${tries}`, space.now()));
+    }
+    space.log('warn', 'worker lost', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: again ? 'restart' : 'lost', attempts });
+  } finally {
+    await space.leases.release(lease).catch(() => false);
+  }
+}

@@ -1,0 +1,309 @@
+/**
+ * The worker role: pulls runs from the shared work queue, takes each task's lease, and runs the
+ * task as an XState actor of the lifecycle machine whose invoked handler is the registered work.
+ * Whatever the handler does (status message, input request, outcome) is written to the task's
+ * record; what other nodes do to the task (cancel, delete, an input answer) reaches the actor
+ * through the task's event subject, and a cancel stops the actor, which aborts the handler.
+ *
+ * @module
+ */
+import { createActor, fromPromise, type Actor } from 'xstate';
+import { isTerminalStatus, taskEvents, taskMachine, type TaskHandlerInput, type TaskHandlerOutput } from '../../../machines/index.js';
+import { InvalidArgumentError, TaskFailure, TaskTerminalError } from '../../errors.js';
+import type { TaskHandlerContext } from '../../task-runtime.types.js';
+import { LeaseLostError } from './errors.js';
+import type { FeedWatch } from './event-feed.js';
+import type { Lease } from './leases.js';
+import { applyEvent, pendingInputsOf, type TaskRecord } from './task-record.js';
+import { applyToTask, recoverTask, type RunItem, type TaskSpace } from './task-space.js';
+
+interface Running {
+  readonly key: string;
+  readonly attempt: number;
+  lease: Lease;
+  actor: Actor<typeof taskMachine> | null;
+  watch: FeedWatch | null;
+  renew: NodeJS.Timeout | null;
+  /** Input requests of this run waiting for an answer, by input id. */
+  readonly waiting: Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void }>;
+  inputCount: number;
+  holdsSlot: boolean;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A counting semaphore: at most `size` tasks hold a slot. */
+class Slots {
+  #free: number;
+  readonly #queue: (() => void)[] = [];
+  constructor(size: number) {
+    this.#free = size;
+  }
+  async acquire(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#queue.push(resolve));
+  }
+  release(): void {
+    const next = this.#queue.shift();
+    if (next) next();
+    else this.#free++;
+  }
+}
+
+/**
+ * Runs tasks of a task space on this node.
+ *
+ * @example
+ * ```ts
+ * const worker = new TaskWorker(space, 64);
+ * const stop = new AbortController();
+ * void worker.run(stop.signal);
+ * ```
+ */
+export class TaskWorker {
+  readonly #space: TaskSpace;
+  readonly #slots: Slots;
+  readonly #running = new Map<string, Running>();
+  /** Handlers started on this node since it started. */
+  tasksRun = 0;
+
+  constructor(space: TaskSpace, concurrency: number) {
+    this.#space = space;
+    this.#slots = new Slots(concurrency);
+  }
+
+  /** How many tasks this node runs now. */
+  get running(): number {
+    return this.#running.size;
+  }
+
+  /**
+   * Pulls and starts runs until `signal` aborts.
+   *
+   * @example
+   * ```ts
+   * await worker.run(stop.signal);
+   * ```
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    await this.#space.runs.consume((item) => this.#take(item), { signal, concurrency: 2, pollMs: 2_000, retryDelayMs: 500 });
+  }
+
+  /**
+   * Gives every running task up on a clean stop: each is queued again or ends lost, as if this
+   * node had died, but without waiting for its lease to expire.
+   *
+   * @example
+   * ```ts
+   * await worker.handOver();
+   * ```
+   */
+  async handOver(): Promise<void> {
+    const runs = [...this.#running.values()];
+    for (const run of runs) this.#finish(run, false);
+    await Promise.all(runs.map((run) => recoverTask(this.#space, run.key, run.lease, this.#space.nodeId).catch(() => undefined)));
+  }
+
+  /** Takes one queued run: lease, checks, start. Resolving acks the queue item. */
+  async #take(item: RunItem): Promise<void> {
+    const space = this.#space;
+    await this.#slots.acquire();
+    let started = false;
+    try {
+      const lease = await space.leases.acquire(item.key, space.nodeId, space.leaseTtlMs);
+      // Another node holds it: it runs the task, or the failover monitor will see it lost.
+      if (lease === null) return;
+      const read = await space.store.read(item.key);
+      const record = read && 'found' in read ? read.found.record : null;
+      if (record === null || isTerminalStatus(record.status) || record.work === null) {
+        await space.leases.release(lease).catch(() => false);
+        return;
+      }
+      if (record.attempts >= item.attempt) {
+        // Its run was started by a node that is gone (we could take its lease): decide its fate.
+        await recoverTask(space, item.key, lease, record.node ?? 'unknown');
+        return;
+      }
+      started = await this.#start(item, lease, record);
+    } finally {
+      if (!started) this.#slots.release();
+    }
+  }
+
+  async #start(item: RunItem, lease: Lease, record: TaskRecord): Promise<boolean> {
+    const space = this.#space;
+    const work = record.work!;
+    const registered = space.handlers.get(work.handler);
+    if (!registered) {
+      await applyToTask(space, item.key, taskEvents.fail(`No handler '${work.handler}' is registered on worker ${space.nodeId}`, space.now()));
+      await space.leases.release(lease).catch(() => false);
+      return false;
+    }
+    const at = space.now();
+    const begin =
+      record.status === 'submitted'
+        ? taskEvents.start(at)
+        : taskEvents.message(`Worker ${record.node ?? 'unknown'} was lost; running again on ${space.nodeId} (attempt ${item.attempt} of ${work.maxAttempts})`, at);
+    const moved = await applyToTask(space, item.key, begin, () => ({ attempts: item.attempt, node: space.nodeId }));
+    if (!moved?.changed) {
+      await space.leases.release(lease).catch(() => false);
+      return false;
+    }
+    const run: Running = { key: item.key, attempt: item.attempt, lease, actor: null, watch: null, renew: null, waiting: new Map(), inputCount: 0, holdsSlot: true };
+    this.#running.set(item.key, run);
+    this.tasksRun++;
+    space.log('info', 'task run', { taskId: record.context.taskId, attempt: item.attempt, node: space.nodeId, key: item.key });
+
+    run.watch = space.feed.watch(item.key, () => void this.#reconcile(run));
+    run.watch.from(moved.record.seq);
+    run.renew = setInterval(() => void this.#renew(run), Math.max(100, Math.floor(space.leaseTtlMs / 3)));
+
+    const handler = registered.handler;
+    const params = work.params;
+    const context = moved.record.context;
+    const machine = taskMachine.provide({
+      actors: {
+        handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(async ({ signal }) => {
+          const ctx: TaskHandlerContext = {
+            taskId: context.taskId,
+            owner: context.owner,
+            dialect: context.dialect,
+            signal,
+            setStatusMessage: (message) => void applyToTask(space, item.key, taskEvents.message(message, space.now())).catch(() => undefined),
+            requestInput: (method, p) => this.#requestInput(run, method, p),
+          };
+          return this.#outcome(run, signal, () => handler(params, ctx));
+        }),
+      },
+    });
+    const actor = createActor(machine, { input: { ...context } });
+    run.actor = actor;
+    actor.subscribe({
+      next: (snapshot) => {
+        if (isTerminalStatus(snapshot.value)) this.#finish(run, true);
+      },
+      error: () => this.#finish(run, true),
+    });
+    actor.start();
+    actor.send(taskEvents.start(space.now()));
+    return true;
+  }
+
+  /** Runs the handler and writes its outcome (result first, then the terminal status). */
+  async #outcome(run: Running, signal: AbortSignal, work: () => Promise<unknown>): Promise<TaskHandlerOutput> {
+    const space = this.#space;
+    try {
+      const result = await work();
+      if (signal.aborted) return { outcome: 'failed', error: 'Ended while running', at: space.now() };
+      await space.store.putResult(run.key, result);
+      await applyToTask(space, run.key, taskEvents.complete(run.key, space.now()), () => ({ hasResult: true }));
+      return { outcome: 'completed', resultRef: run.key, at: space.now() };
+    } catch (error) {
+      const message = messageOf(error);
+      if (signal.aborted) return { outcome: 'failed', error: message, at: space.now() };
+      let hasResult = false;
+      let failure: unknown = null;
+      if (error instanceof TaskFailure) {
+        failure = error.detail ?? null;
+        if (error.hasResult) {
+          hasResult = await space.store.putResult(run.key, error.result).then(() => true, () => false);
+        }
+      }
+      // applyEvent keeps hasResult only for completed/failed; set it before the move.
+      await space.store
+        .mutate(run.key, (r) => (isTerminalStatus(r.status) ? null : { ...r, hasResult, failure }))
+        .then(() => applyToTask(space, run.key, taskEvents.fail(message, space.now())))
+        .catch((e: unknown) => space.log('error', 'could not store a failure', { key: run.key, error: messageOf(e) }));
+      return { outcome: 'failed', error: message, at: space.now() };
+    }
+  }
+
+  /** An input request of the handler: replayed from the record on a re-run, else stored. */
+  async #requestInput(run: Running, method: string, params: unknown): Promise<unknown> {
+    const space = this.#space;
+    const inputId = `input-${++run.inputCount}`;
+    const answered = new Promise<unknown>((resolve, reject) => run.waiting.set(inputId, { resolve, reject }));
+    const out = await space.store.mutate(run.key, (r) => {
+      if (r.inputs.some((i) => i.inputId === inputId)) return null; // a re-run: the request exists
+      if (isTerminalStatus(r.status)) return null;
+      const stored = { inputId, method, params };
+      const moved = applyEvent(r, taskEvents.inputRequest(inputId, space.now()));
+      return moved && { ...moved, inputs: [...r.inputs, stored] };
+    }, (_b, after) => ({ kind: 'task.input.request', input: pendingInputsOf(after).find((i) => i.inputId === inputId)! }));
+    if (out === null || isTerminalStatus(out.record.status)) {
+      run.waiting.delete(inputId);
+      throw new TaskTerminalError(out?.record.context.taskId ?? run.key, out?.record.status ?? 'unknown');
+    }
+    if (out.changed) run.actor?.send(taskEvents.inputRequest(inputId, space.now()));
+    // Waiting for a person holds no worker slot.
+    if (run.holdsSlot) {
+      run.holdsSlot = false;
+      this.#slots.release();
+    }
+    this.#deliverAnswers(run, out.record);
+    return answered;
+  }
+
+  /** Re-reads the record after any event of the task: ended → stop; answers → resume. */
+  async #reconcile(run: Running): Promise<void> {
+    if (!this.#running.has(run.key)) return;
+    const read = await this.#space.store.read(run.key).catch(() => undefined);
+    if (read === undefined) return;
+    const record = read && 'found' in read ? read.found.record : null;
+    if (record === null || isTerminalStatus(record.status)) {
+      // Cancelled, deleted or ended elsewhere: stopping the actor aborts the handler.
+      run.actor?.send(taskEvents.cancel(record?.context.statusMessage ?? 'Deleted', this.#space.now()));
+      this.#finish(run, true);
+      return;
+    }
+    this.#deliverAnswers(run, record);
+  }
+
+  #deliverAnswers(run: Running, record: TaskRecord): void {
+    for (const input of record.inputs) {
+      const waiter = run.waiting.get(input.inputId);
+      if (!waiter || input.answer === undefined) continue;
+      run.waiting.delete(input.inputId);
+      run.actor?.send(taskEvents.inputResponse(input.inputId, this.#space.now()));
+      if ('result' in input.answer) waiter.resolve(input.answer.result);
+      else waiter.reject(new Error(input.answer.error));
+    }
+  }
+
+  async #renew(run: Running): Promise<void> {
+    try {
+      run.lease = await this.#space.leases.renew(run.lease);
+    } catch (error) {
+      if (error instanceof LeaseLostError) {
+        // Another node decided this run was lost (we stalled past the lease): stop, write nothing.
+        this.#space.log('warn', 'lease lost', { key: run.key, node: this.#space.nodeId });
+        this.#finish(run, false);
+        run.actor?.stop();
+      }
+      return;
+    }
+    await this.#reconcile(run);
+  }
+
+  /** Ends a run on this node: stops the watch, the renewals and the actor, frees lease and slot. */
+  #finish(run: Running, releaseLease: boolean): void {
+    if (this.#running.get(run.key) !== run) return;
+    this.#running.delete(run.key);
+    run.watch?.stop();
+    if (run.renew) clearInterval(run.renew);
+    for (const waiter of run.waiting.values()) waiter.reject(new InvalidArgumentError('The task ended before its input was answered'));
+    run.waiting.clear();
+    if (run.holdsSlot) {
+      run.holdsSlot = false;
+      this.#slots.release();
+    }
+    const actor = run.actor;
+    if (actor && !isTerminalStatus(actor.getSnapshot().value)) actor.stop();
+    if (releaseLease) void this.#space.leases.release(run.lease).catch(() => false);
+  }
+}

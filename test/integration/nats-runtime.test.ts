@@ -1,0 +1,187 @@
+/**
+ * The NATS runtime's API across nodes, in one process: a front node and worker nodes, each its
+ * own runtime with its own connection to a real nats-server, sharing one task space.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import type { TaskHandlerContext } from '../../runtime/index.js';
+import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+
+const owner = { session: 's1', principal: null };
+const other = { session: 's2', principal: null };
+let server: NatsServer;
+const runtimes: NatsTaskRuntime[] = [];
+let prefixSeq = 0;
+const aborted = new Set<string>();
+
+async function node(options: NatsTaskRuntimeOptions): Promise<NatsTaskRuntime> {
+  const runtime = await createNatsTaskRuntime({ nats: { servers: server.url }, ...options });
+  runtime.registerHandler('sleep', async (p, ctx: TaskHandlerContext) => {
+    try {
+      await delay((p as { ms: number }).ms, undefined, { signal: ctx.signal });
+    } catch (error) {
+      aborted.add(ctx.taskId);
+      throw error;
+    }
+    return { slept: (p as { ms: number }).ms, on: runtime.nodeId };
+  });
+  runtime.registerHandler('sleep-restartable', async (p, ctx) => {
+    await delay((p as { ms: number }).ms, undefined, { signal: ctx.signal });
+    return { slept: (p as { ms: number }).ms, on: runtime.nodeId };
+  }, { retry: 'restart', maxAttempts: 2 });
+  runtime.registerHandler('ask', async (_p, ctx) => ({ got: await ctx.requestInput('elicitation/create', { message: 'name?' }) }));
+  runtimes.push(runtime);
+  return runtime;
+}
+
+/** A front node and one worker on a fresh prefix. */
+async function pair(extra: NatsTaskRuntimeOptions = {}): Promise<{ front: NatsTaskRuntime; worker: NatsTaskRuntime; prefix: string }> {
+  const prefix = `rt${++prefixSeq}`;
+  const front = await node({ prefix, role: 'front', nodeId: `${prefix}-front`, ...extra });
+  const worker = await node({ prefix, role: 'worker', nodeId: `${prefix}-worker`, ...extra });
+  return { front, worker, prefix };
+}
+
+const create = (r: NatsTaskRuntime, taskId: string, handler: string, params: unknown, o: { keepAlive?: number; who?: typeof owner } = {}) =>
+  r.create({ taskId, owner: o.who ?? owner, dialect: 'sep-1686', method: 'tools/call', handler, params, ...(o.keepAlive !== undefined && { keepAlive: o.keepAlive }) });
+
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterAll(async () => {
+  await Promise.allSettled(runtimes.map((r) => r.dispose()));
+  await server?.stop();
+});
+
+describe('NATS runtime across nodes', () => {
+  it('runs a task created on a front node on a worker, and answers for it from every node', async () => {
+    const { front, worker } = await pair();
+    const created = await create(front, 't1', 'sleep', { ms: 50 });
+    expect(created.status).toBe('submitted');
+    const outcome = await front.waitForOutcome('t1', owner, { timeout: 5_000 });
+    expect(outcome.task.status).toBe('completed');
+    expect(outcome.result).toEqual({ slept: 50, on: worker.nodeId });
+    expect((await worker.result('t1', owner)).result).toEqual({ slept: 50, on: worker.nodeId });
+    expect((await worker.get('t1', owner)).status).toBe('completed');
+    // Scoped to the owner on every node: another owner cannot see it, not even with its id.
+    await expect(worker.get('t1', other)).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    await expect(front.result('t1', other)).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    expect((await front.list(other)).tasks).toEqual([]);
+  });
+
+  it('refuses a duplicate id of the same owner and allows the same id for another owner', async () => {
+    const { front } = await pair();
+    await create(front, 'dup', 'sleep', { ms: 1 });
+    await expect(create(front, 'dup', 'sleep', { ms: 1 })).rejects.toMatchObject({ name: 'DuplicateTaskIdError' });
+    await expect(create(front, 'dup', 'sleep', { ms: 1 }, { who: other })).resolves.toMatchObject({ taskId: 'dup' });
+    expect((await front.list(owner)).tasks.map((t) => t.taskId)).toEqual(['dup']);
+  });
+
+  it('lists an owner\'s tasks in pages, oldest first, without deleted ones', async () => {
+    const { front, worker } = await pair({ pageSize: 2 });
+    for (let i = 1; i <= 5; i++) await create(front, `p${i}`, 'sleep', { ms: 1 });
+    await create(front, 'x', 'sleep', { ms: 1 }, { who: other });
+    await front.waitForTerminal('p3', owner, { timeout: 5_000 });
+    await worker.delete('p3', owner);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await worker.list(owner, { cursor });
+      expect(page.tasks.length).toBeLessThanOrEqual(2);
+      seen.push(...page.tasks.map((t) => t.taskId));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    expect(seen).toEqual(['p1', 'p2', 'p4', 'p5']);
+    await expect(worker.list(owner, { cursor: 'bogus' })).rejects.toMatchObject({ name: 'InvalidCursorError' });
+  });
+
+  it('cancels from the front node and aborts the handler running on the worker', async () => {
+    const { front } = await pair();
+    await create(front, 'long', 'sleep', { ms: 30_000 });
+    for (let i = 0; i < 100 && (await front.get('long', owner)).status !== 'working'; i++) await delay(20);
+    const started = Date.now();
+    await front.cancel('long', owner, 'stop');
+    const end = await front.waitForTerminal('long', owner, { timeout: 5_000 });
+    expect(end.status).toBe('cancelled');
+    for (let i = 0; i < 100 && !aborted.has('long'); i++) await delay(10);
+    expect(aborted.has('long')).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await expect(front.cancel('long', owner)).rejects.toMatchObject({ name: 'TaskTerminalError' });
+  });
+
+  it('parks a task in input_required and resumes it with an answer given on another node', async () => {
+    const { front, worker } = await pair();
+    const requests: string[] = [];
+    const stop = front.onInputRequest((r) => requests.push(`${r.taskId}:${r.inputId}:${r.method}`), { taskId: 'ask1', owner });
+    await create(front, 'ask1', 'ask', {});
+    for (let i = 0; i < 100 && (await front.get('ask1', owner)).status !== 'input_required'; i++) await delay(20);
+    expect((await front.get('ask1', owner)).status).toBe('input_required');
+    const pending = await worker.pendingInputRequests('ask1', owner);
+    expect(pending).toMatchObject([{ inputId: 'input-1', method: 'elicitation/create', params: { message: 'name?' } }]);
+    expect(requests).toEqual(['ask1:input-1:elicitation/create']);
+    await expect(worker.answerInput('ask1', other, 'input-1', { result: 1 })).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    await worker.answerInput('ask1', owner, 'input-1', { result: { action: 'accept', content: { name: 'Ada' } } });
+    await expect(front.answerInput('ask1', owner, 'input-1', { result: 2 })).rejects.toMatchObject({ name: 'InvalidArgumentError' });
+    const outcome = await front.waitForOutcome('ask1', owner, { timeout: 5_000 });
+    expect(outcome.result).toEqual({ got: { action: 'accept', content: { name: 'Ada' } } });
+    stop();
+  });
+
+  it('ends a lost worker\'s task unknown with an error naming it, within the lease time', async () => {
+    const { front, worker } = await pair({ leaseTtlMs: 600 });
+    await create(front, 'orphan', 'sleep', { ms: 30_000 });
+    for (let i = 0; i < 100 && (await front.get('orphan', owner)).status !== 'working'; i++) await delay(20);
+    const killed = Date.now();
+    await worker.connection.close(); // the worker is gone: no renewals, no goodbye
+    const end = await front.waitForTerminal('orphan', owner, { timeout: 5_000 });
+    expect(end.status).toBe('unknown');
+    expect(end.error).toBe(`Worker ${worker.nodeId} was lost while running the task`);
+    expect(Date.now() - killed).toBeLessThan(600 + 1_000);
+  });
+
+  it('re-runs a lost worker\'s task on another worker when its handler is safe to re-run', async () => {
+    const { front, worker, prefix } = await pair({ leaseTtlMs: 600 });
+    await create(front, 'again', 'sleep-restartable', { ms: 1_500 });
+    for (let i = 0; i < 100 && (await front.get('again', owner)).status !== 'working'; i++) await delay(20);
+    const second = await node({ prefix, role: 'worker', nodeId: `${prefix}-second`, leaseTtlMs: 600 });
+    await worker.connection.close();
+    const outcome = await front.waitForOutcome('again', owner, { timeout: 8_000 });
+    expect(outcome.task.status).toBe('completed');
+    expect(outcome.result).toEqual({ slept: 1_500, on: second.nodeId });
+    expect(outcome.task.statusMessage).toMatch(/was lost; running again on .*-second \(attempt 2 of 2\)/);
+  });
+
+  it('removes a task once its keepAlive has passed, on every node, result included', async () => {
+    const { front, worker } = await pair();
+    await create(front, 'brief', 'sleep', { ms: 1 }, { keepAlive: 300 });
+    const done = await front.waitForTerminal('brief', owner, { timeout: 5_000 });
+    expect(done.expiresAt).toBe(done.updatedAt + 300);
+    await delay(400);
+    // Past its retention the task is gone everywhere, even before the timer removes it.
+    await expect(worker.get('brief', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
+    for (let i = 0; i < 100; i++) {
+      const listed = (await front.list(owner)).tasks.map((t) => t.taskId);
+      if (!listed.includes('brief')) break;
+      await delay(50);
+    }
+    expect((await front.list(owner)).tasks.map((t) => t.taskId)).not.toContain('brief');
+    await expect(front.result('brief', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
+  });
+
+  it('drives a task without handler from outside, as the SDK TaskStore does', async () => {
+    const { front, worker } = await pair();
+    const t = await front.create({ taskId: 'ext', owner, dialect: '2025-11-25', method: 'tools/call' });
+    expect(t.status).toBe('working');
+    const changes: string[] = [];
+    const stop = worker.subscribe((c) => changes.push(c.task.status), { taskId: 'ext', owner });
+    await delay(100);
+    await worker.update('ext', owner, { status: 'input_required', statusMessage: 'wait' });
+    await front.update('ext', owner, { status: 'completed', result: { ok: true } });
+    expect((await worker.result('ext', owner)).result).toEqual({ ok: true });
+    for (let i = 0; i < 50 && changes.length < 3; i++) await delay(20);
+    // The status message "wait" is set first (still working), then the status moves.
+    expect(changes).toEqual(['working', 'input_required', 'completed']);
+    stop();
+  });
+});
