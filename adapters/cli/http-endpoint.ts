@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { SessionDirectory } from '../../runtime/backends/nats/session-store.js';
 import { log } from './log.js';
-import { resumeSession, sessionRecordOf, type SessionRecord } from './session-restore.js';
+import { isRelayable, placesHere, resumeSession, sessionRecordOf, spreadRequestIds, type SessionRecord } from './session-restore.js';
 import { checkMessage } from './stdio-transport.js';
 
 /** Options of {@link startHttpEndpoint}. */
@@ -68,7 +68,8 @@ async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
 export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<HttpEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  /** Sessions served by this process, with their SDK server. */
+  const sessions = new Map<string, { readonly transport: StreamableHTTPServerTransport; readonly server: Server }>();
   const lastSeen = new Map<string, number>();
   const idleMs = options.sessionIdleMs ?? 3_600_000;
   const sweeper = setInterval(() => {
@@ -76,7 +77,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     for (const [id, seen] of lastSeen) {
       if (now - seen < idleMs) continue;
       lastSeen.delete(id);
-      void sessions.get(id)?.close();
+      void sessions.get(id)?.transport.close();
     }
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
@@ -90,16 +91,31 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   };
 
   /** A session another node began: taken up here from the shared directory. */
-  const resume = async (sessionId: string): Promise<StreamableHTTPServerTransport | undefined> => {
+  const resume = async (sessionId: string): Promise<{ transport: StreamableHTTPServerTransport; server: Server } | undefined> => {
     const record = await options.sessions?.recall(sessionId);
     if (!record) return undefined;
     const again = sessions.get(sessionId); // resumed by a concurrent request meanwhile
     if (again) return again;
-    const transport = await resumeSession(sessionId, record, options.createServer);
-    track(transport);
-    sessions.set(sessionId, transport);
+    const resumed = await resumeSession(sessionId, record, options.createServer);
+    track(resumed.transport);
+    sessions.set(sessionId, resumed);
     lastSeen.set(sessionId, Date.now());
-    return transport;
+    return resumed;
+  };
+
+  // Answers and cancels that belong to a request another node holds reach it through the relay;
+  // a node injects only what its own server is waiting for.
+  const stopRelay = options.sessions?.onRelay?.((sessionId, message) => {
+    const held = sessions.get(sessionId);
+    if (!held || !isRelayable(message) || !placesHere(held.server, message)) return;
+    held.transport.onmessage?.(message as JSONRPCMessage);
+  });
+  const relayStrays = (sessionId: string, server: Server, body: unknown): void => {
+    const directory = options.sessions;
+    if (!directory?.relay) return;
+    for (const message of Array.isArray(body) ? body : [body]) {
+      if (isRelayable(message) && !placesHere(server, message)) directory.relay(sessionId, message);
+    }
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -126,7 +142,10 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
         if (checked === null) return void res.writeHead(202).end();
         if ('reply' in checked) return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(checked.reply));
       }
-      if (existing) return existing.handleRequest(req, res, body);
+      if (existing && sessionId !== undefined) {
+        relayStrays(sessionId, existing.server, body);
+        return existing.transport.handleRequest(req, res, body);
+      }
       if (sessionId !== undefined) return replyError(res, 404, -32001, `Session not found: ${sessionId}`);
       if (!isInitializeRequest(body)) {
         return replyError(res, 400, -32600, 'Bad Request: no mcp-session-id header, and the message is not an initialize request');
@@ -134,7 +153,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: async (id) => {
-          sessions.set(id, transport);
+          sessions.set(id, { transport, server });
           lastSeen.set(id, Date.now());
           // Shared before the reply leaves, so the client's next request may go to any node.
           await options.sessions?.remember(id, sessionRecordOf(body));
@@ -142,6 +161,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       });
       track(transport);
       const server = options.createServer();
+      if (options.sessions) spreadRequestIds(server);
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
       // Refused before a session began (bad headers, say): nothing will ever use this server.
@@ -150,7 +170,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (!existing) return replyError(res, sessionId === undefined ? 400 : 404, -32001, sessionId === undefined ? 'Bad Request: mcp-session-id header is required' : `Session not found: ${sessionId}`);
-      await existing.handleRequest(req, res);
+      await existing.transport.handleRequest(req, res);
       // A session the client closed is closed on every node that may still be asked for it.
       if (req.method === 'DELETE' && sessionId !== undefined) await options.sessions?.forget(sessionId).catch(() => undefined);
       return;
@@ -176,7 +196,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     url: `http://${host}:${port}/mcp`,
     close: async () => {
       clearInterval(sweeper);
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      stopRelay?.();
+      await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
     },

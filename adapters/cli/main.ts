@@ -48,5 +48,6 @@ async function main(argv: readonly string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   log('error', error instanceof Error ? error.message : String(error));
-  process.exitCode = 2;
+  // Exit now: a half-started node (a NATS connection, timers) would otherwise keep running unseen.
+  process.exit(2);
 });

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { randomInt } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
@@ -47,12 +48,16 @@ export function sessionRecordOf(initialize: unknown): SessionRecord {
  * await transport.handleRequest(req, res, body);
  * ```
  */
-export async function resumeSession(sessionId: string, record: SessionRecord, createServer: () => Server): Promise<StreamableHTTPServerTransport> {
+export async function resumeSession(
+  sessionId: string,
+  record: SessionRecord,
+  createServer: () => Server,
+): Promise<{ readonly transport: StreamableHTTPServerTransport; readonly server: Server }> {
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
   const inner = (transport as unknown as { _webStandardTransport?: Record<string, unknown> })._webStandardTransport;
   const server = createServer();
   const serverFields = server as unknown as Record<string, unknown>;
-  if (!inner || !('_initialized' in inner) || !('sessionId' in inner)) {
+  if (!inner || typeof inner['_initialized'] !== 'boolean') {
     throw new Error('This SDK version hides the session fields a node needs to resume another node\'s session');
   }
   await server.connect(transport);
@@ -60,5 +65,59 @@ export async function resumeSession(sessionId: string, record: SessionRecord, cr
   inner['sessionId'] = sessionId;
   serverFields['_clientCapabilities'] = record.capabilities;
   if (record.clientInfo) serverFields['_clientVersion'] = record.clientInfo;
-  return transport;
+  spreadRequestIds(server);
+  return { transport, server };
+}
+
+interface ProtocolInternals {
+  _requestMessageId?: number;
+  _responseHandlers?: Map<unknown, unknown>;
+  _requestHandlerAbortControllers?: Map<unknown, unknown>;
+}
+
+/**
+ * Starts the server's own request ids at a random offset. Several nodes may each send requests
+ * (elicitation, sampling) to one session; with ids from 0 on every node, an answer relayed from
+ * another node could match the wrong request.
+ *
+ * @example
+ * ```ts
+ * spreadRequestIds(server);
+ * ```
+ */
+export function spreadRequestIds(server: Server): void {
+  const internals = server as unknown as ProtocolInternals;
+  if (typeof internals._requestMessageId === 'number') internals._requestMessageId = randomInt(1, 2 ** 40);
+}
+
+/**
+ * True when `message` is something this server is waiting for: an answer to a request it sent,
+ * or a cancel of a request it is handling. Anything else from the client that has an id to
+ * place is another node's, and is relayed.
+ *
+ * @example
+ * ```ts
+ * if (isRelayable(message) && !placesHere(server, message)) directory.relay(sessionId, message);
+ * ```
+ */
+export function placesHere(server: Server, message: Record<string, unknown>): boolean {
+  const internals = server as unknown as ProtocolInternals;
+  if (!('method' in message)) return internals._responseHandlers?.has(Number(message['id'])) ?? true;
+  const params = message['params'] as { requestId?: unknown } | undefined;
+  return internals._requestHandlerAbortControllers?.has(params?.requestId) ?? true;
+}
+
+/**
+ * True for the client messages that may belong to another node: responses, and cancels.
+ *
+ * @example
+ * ```ts
+ * isRelayable({ jsonrpc: '2.0', id: 7, result: {} }); // true
+ * ```
+ */
+export function isRelayable(message: unknown): message is Record<string, unknown> {
+  if (typeof message !== 'object' || message === null) return false;
+  const m = message as Record<string, unknown>;
+  if (m['method'] === 'notifications/cancelled') return true;
+  return !('method' in m) && 'id' in m && ('result' in m || 'error' in m);
 }

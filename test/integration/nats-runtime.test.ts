@@ -184,4 +184,23 @@ describe('NATS runtime across nodes', () => {
     expect(changes).toEqual(['working', 'input_required', 'completed']);
     stop();
   });
+
+  it('gives queued work to an idle worker while another is busy, and to a worker that has the handler', async () => {
+    const prefix = `rt${++prefixSeq}`;
+    const front = await node({ prefix, role: 'front', nodeId: `${prefix}-front` });
+    // A worker that has no handlers at all (starting up, or another version): it must not keep work.
+    const bare = await createNatsTaskRuntime({ nats: { servers: server.url }, prefix, role: 'worker', nodeId: `${prefix}-bare`, workerConcurrency: 1 });
+    runtimes.push(bare);
+    const busy = await node({ prefix, role: 'worker', nodeId: `${prefix}-busy`, workerConcurrency: 1 });
+    await create(front, 'hog', 'sleep', { ms: 30_000 });
+    for (let i = 0; i < 100 && (await front.get('hog', owner)).status !== 'working'; i++) await delay(20);
+    const idle = await node({ prefix, role: 'worker', nodeId: `${prefix}-idle`, workerConcurrency: 1 });
+    const started = Date.now();
+    await create(front, 'next', 'sleep', { ms: 10 });
+    const outcome = await front.waitForOutcome('next', owner, { timeout: 8_000 });
+    expect(outcome.result).toEqual({ slept: 10, on: idle.nodeId });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await front.cancel('hog', owner);
+    void busy;
+  });
 });

@@ -33,7 +33,7 @@ import { LeaseManager } from './leases.js';
 import { openNodeBucket, startHeartbeat } from './node-registry.js';
 import { RecordStore, type FeedEvent } from './record-store.js';
 import { newRecord, pendingInputsOf, viewOf, type TaskRecord } from './task-record.js';
-import { applyToTask, type ExpiryItem, type NodeLog, type RegisteredHandler, type RunItem, type TaskSpace } from './task-space.js';
+import { applyToTask, persistently, type ExpiryItem, type NodeLog, type RegisteredHandler, type RunItem, type TaskSpace } from './task-space.js';
 import { TaskWorker } from './task-worker.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -111,21 +111,28 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   const log: NodeLog = options.log ?? (() => undefined);
 
   const nc = options.connection ?? (await connectNats({ name: `mcp-tasks ${nodeId}`, ...options.nats }));
-  const store = await RecordStore.open(nc, layout, nodeId);
+  // Creating streams and buckets may time out while a cluster elects its leaders: keep trying.
+  const opening = <T>(open: () => Promise<T>): Promise<T> => persistently(open, { giveUpMs: 30_000 });
+  const store = await opening(() => RecordStore.open(nc, layout, nodeId));
   const space: TaskSpace = {
     nc,
     nodeId,
     store,
     feed: new EventFeed(nc, store, layout.prefix),
-    leases: await LeaseManager.open(nc, { bucketPrefix: layout.prefix, replicas: layout.replicas, storage: layout.storage, now }),
-    runs: await WorkQueue.open<RunItem>(nc, { prefix: layout.prefix, replicas: layout.replicas, storage: layout.storage, ackWaitMs: Math.max(5_000, leaseTtlMs) }),
-    timers: await WorkQueue.open<ExpiryItem>(nc, { prefix: `${layout.prefix}.timers`, replicas: layout.replicas, storage: layout.storage, maxAckPending: -1 }),
+    leases: await opening(() => LeaseManager.open(nc, { bucketPrefix: layout.prefix, replicas: layout.replicas, storage: layout.storage, now })),
+    runs: await opening(() =>
+      WorkQueue.open<RunItem>(nc, { prefix: layout.prefix, replicas: layout.replicas, storage: layout.storage, ackWaitMs: Math.max(5_000, leaseTtlMs) }),
+    ),
+    timers: await opening(() =>
+      WorkQueue.open<ExpiryItem>(nc, { prefix: `${layout.prefix}.timers`, replicas: layout.replicas, storage: layout.storage, maxAckPending: -1 }),
+    ),
     handlers: new Map<string, RegisteredHandler>(),
     leaseTtlMs,
+    maxAttempts,
     now,
     log,
   };
-  const nodes = await openNodeBucket(nc, layout);
+  const nodes = await opening(() => openNodeBucket(nc, layout));
   const stop = new AbortController();
   const worker = role === 'front' ? null : new TaskWorker(space, concurrency);
   const background: Promise<unknown>[] = [
@@ -219,7 +226,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
         return viewOf((await applyToTask(space, key, taskEvents.start(now())))?.record ?? created.record);
       }
       try {
-        await space.runs.enqueue({ id: `run:${key}:1`, key, attempt: 1 });
+        // The task exists now: queue its run through a passing outage rather than strand it.
+        await persistently(() => space.runs.enqueue({ id: `run:${key}:1`, key, attempt: 1 }), { giveUpMs: 15_000 });
       } catch (error) {
         await applyToTask(space, key, taskEvents.fail(`The task could not be queued: ${String(error)}`, now())).catch(() => undefined);
         throw error;

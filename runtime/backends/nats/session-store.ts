@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { hashToken, nameFromPrefix } from './keys.js';
@@ -21,6 +22,13 @@ export interface SessionDirectory<T = unknown> {
   recall(sessionId: string): Promise<T | null>;
   /** Forgets a session closed by its client. */
   forget(sessionId: string): Promise<void>;
+  /**
+   * Passes a client message this node cannot place (an answer to another node's request, a
+   * cancel of another node's request) to every other node serving the session.
+   */
+  relay?(sessionId: string, message: unknown): void;
+  /** Receives messages other nodes relayed; returns the unsubscribe. */
+  onRelay?(handler: (sessionId: string, message: unknown) => void): () => void;
 }
 
 /**
@@ -44,7 +52,26 @@ export async function openSessionStore<T = unknown>(
     storage: layout.storage,
     allow_direct: false,
   });
+  const subject = `${layout.prefix}.sessions.relay`;
+  const self = randomUUID();
   return {
+    relay(sessionId, message) {
+      nc.publish(subject, JSON.stringify({ from: self, sessionId, message }));
+    },
+    onRelay(handler) {
+      const sub = nc.subscribe(subject, {
+        callback: (error, msg) => {
+          if (error) return;
+          try {
+            const relayed = msg.json<{ from: string; sessionId: string; message: unknown }>();
+            if (relayed.from !== self && typeof relayed.sessionId === 'string') handler(relayed.sessionId, relayed.message);
+          } catch {
+            // not a relay envelope
+          }
+        },
+      });
+      return () => sub.unsubscribe();
+    },
     async remember(sessionId, record) {
       await kv.put(hashToken(sessionId), JSON.stringify({ sessionId, record }));
     },

@@ -7,6 +7,7 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
+import { TaskRuntimeError } from '../../errors.js';
 import type { HandlerOptions, TaskHandler } from '../../task-runtime.types.js';
 import type { EventFeed } from './event-feed.js';
 import type { Lease, LeaseManager } from './leases.js';
@@ -48,6 +49,8 @@ export interface TaskSpace {
   readonly timers: WorkQueue<ExpiryItem>;
   readonly handlers: Map<string, RegisteredHandler>;
   readonly leaseTtlMs: number;
+  /** Default bound on runs of a handler marked safe to re-run. */
+  readonly maxAttempts: number;
   readonly now: () => number;
   readonly log: NodeLog;
 }
@@ -127,7 +130,8 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
       if (attempts > 0) {
         await applyToTask(space, key, taskEvents.message(`Worker ${lostNode} was lost; running the task again (attempt ${attempts + 1} of ${work.maxAttempts})`, space.now()));
       }
-      await space.runs.enqueue({ id: `run:${key}:${attempts + 1}`, key, attempt: attempts + 1 });
+      // A fresh message id: the first run's id may still be in the dedup window.
+      await persistently(() => space.runs.enqueue({ id: `run:${key}:${attempts + 1}:${record.seq}:${space.nodeId}`, key, attempt: attempts + 1 }), { giveUpMs: 30_000 });
     } else {
       const tries = work.retry === 'restart' ? ` (after ${attempts} attempts)` : '';
       await applyToTask(space, key, taskEvents.lose(`Worker ${lostNode} was lost while running the task${tries}`, space.now()));
@@ -136,4 +140,35 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
   } finally {
     await space.leases.release(lease).catch(() => false);
   }
+}
+
+/**
+ * Runs a write until it succeeds, for writes whose outcome is already decided (a handler's
+ * result, a queued run): while JetStream elects a new leader or a server restarts, requests fail
+ * for a few seconds, and giving up would lose what the write carries. Stops, rethrowing the last
+ * error, after `giveUpMs` or once `stillWanted` says no.
+ *
+ * @param op - the write (must be safe to repeat)
+ * @param options - how long to keep trying, and whether the write is still wanted
+ * @example
+ * ```ts
+ * await persistently(() => space.store.putResult(key, result), { giveUpMs: 60_000 });
+ * ```
+ */
+export async function persistently<T>(op: () => Promise<T>, options: { readonly giveUpMs: number; readonly stillWanted?: () => boolean }): Promise<T> {
+  const deadline = Date.now() + options.giveUpMs;
+  for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
+    try {
+      return await op();
+    } catch (error) {
+      if (Date.now() + delay > deadline || options.stillWanted?.() === false || !isTransient(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/** Failures that go away by themselves: no JetStream leader yet, timeouts, a lost connection. */
+function isTransient(error: unknown): boolean {
+  if (error instanceof TaskRuntimeError) return false; // decided answers: not found, duplicate, terminal…
+  return true;
 }

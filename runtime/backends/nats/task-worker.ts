@@ -15,10 +15,11 @@ import { LeaseLostError } from './errors.js';
 import type { FeedWatch } from './event-feed.js';
 import type { Lease } from './leases.js';
 import { applyEvent, pendingInputsOf, type TaskRecord } from './task-record.js';
-import { applyToTask, recoverTask, type RunItem, type TaskSpace } from './task-space.js';
+import { applyToTask, persistently, recoverTask, type RunItem, type TaskSpace } from './task-space.js';
 
 interface Running {
   readonly key: string;
+  readonly taskId: string;
   readonly attempt: number;
   lease: Lease;
   actor: Actor<typeof taskMachine> | null;
@@ -29,6 +30,12 @@ interface Running {
   inputCount: number;
   holdsSlot: boolean;
 }
+
+/** Deliveries of a run to workers without its handler before the task fails for want of one. */
+const MISSING_HANDLER_TRIES = 10;
+
+/** How long a worker keeps trying to store an outcome through a NATS outage. */
+const OUTCOME_WRITE_MS = 120_000;
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -41,17 +48,24 @@ class Slots {
   constructor(size: number) {
     this.#free = size;
   }
-  async acquire(): Promise<void> {
-    if (this.#free > 0) {
-      this.#free--;
-      return;
+  /** Takes a slot if one is free. */
+  tryAcquire(): boolean {
+    if (this.#free === 0) return false;
+    this.#free--;
+    return true;
+  }
+  /** Resolves once a slot is free (without taking it). */
+  async whenFree(signal: AbortSignal): Promise<void> {
+    while (this.#free === 0 && !signal.aborted) {
+      await new Promise<void>((resolve) => {
+        this.#queue.push(resolve);
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
     }
-    await new Promise<void>((resolve) => this.#queue.push(resolve));
   }
   release(): void {
-    const next = this.#queue.shift();
-    if (next) next();
-    else this.#free++;
+    this.#free++;
+    for (const wake of this.#queue.splice(0)) wake();
   }
 }
 
@@ -91,7 +105,14 @@ export class TaskWorker {
    * ```
    */
   async run(signal: AbortSignal): Promise<void> {
-    await this.#space.runs.consume((item) => this.#take(item), { signal, concurrency: 2, pollMs: 2_000, retryDelayMs: 500 });
+    await this.#space.runs.consume((item, context) => this.#take(item, context.deliveryCount), {
+      signal,
+      concurrency: 2,
+      pollMs: 2_000,
+      retryDelayMs: 500,
+      // Pull only with a free slot: an item waiting in a busy worker would starve an idle one.
+      beforePull: () => this.#slots.whenFree(signal),
+    });
   }
 
   /**
@@ -110,9 +131,10 @@ export class TaskWorker {
   }
 
   /** Takes one queued run: lease, checks, start. Resolving acks the queue item. */
-  async #take(item: RunItem): Promise<void> {
+  async #take(item: RunItem, deliveryCount: number): Promise<void | { retryInMs: number }> {
     const space = this.#space;
-    await this.#slots.acquire();
+    // The other pull loop took the last slot meanwhile: give the item back at once.
+    if (!this.#slots.tryAcquire()) return { retryInMs: 0 };
     let started = false;
     try {
       const lease = await space.leases.acquire(item.key, space.nodeId, space.leaseTtlMs);
@@ -128,6 +150,12 @@ export class TaskWorker {
         // Its run was started by a node that is gone (we could take its lease): decide its fate.
         await recoverTask(space, item.key, lease, record.node ?? 'unknown');
         return;
+      }
+      if (!space.handlers.has(record.work.handler) && deliveryCount < MISSING_HANDLER_TRIES) {
+        // Not registered here (yet: a node starting up, or workers of mixed versions): let
+        // another worker, or this one a moment later, take it.
+        await space.leases.release(lease).catch(() => false);
+        return { retryInMs: 500 };
       }
       started = await this.#start(item, lease, record);
     } finally {
@@ -148,18 +176,24 @@ export class TaskWorker {
     const begin =
       record.status === 'submitted'
         ? taskEvents.start(at)
-        : taskEvents.message(`Worker ${record.node ?? 'unknown'} was lost; running again on ${space.nodeId} (attempt ${item.attempt} of ${work.maxAttempts})`, at);
-    const moved = await applyToTask(space, item.key, begin, () => ({ attempts: item.attempt, node: space.nodeId }));
+        : taskEvents.message(`Worker ${record.node ?? 'unknown'} was lost; running again on ${space.nodeId} (attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`, at);
+    // The worker that runs the handler says how it may be retried: its declaration is the one in force.
+    const declared = { ...work, retry: registered.options.retry ?? 'never', maxAttempts: registered.options.maxAttempts ?? space.maxAttempts };
+    const run: Running = { key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, actor: null, watch: null, renew: null, waiting: new Map(), inputCount: 0, holdsSlot: true };
+    // Watch before the start is written: a cancel right after it must not slip through unseen.
+    run.watch = space.feed.watch(item.key, () => void this.#reconcile(run));
+    const moved = await applyToTask(space, item.key, begin, () => ({ attempts: item.attempt, node: space.nodeId, work: declared })).catch((e: unknown) => {
+      run.watch?.stop();
+      throw e;
+    });
     if (!moved?.changed) {
+      run.watch.stop();
       await space.leases.release(lease).catch(() => false);
       return false;
     }
-    const run: Running = { key: item.key, attempt: item.attempt, lease, actor: null, watch: null, renew: null, waiting: new Map(), inputCount: 0, holdsSlot: true };
     this.#running.set(item.key, run);
     this.tasksRun++;
     space.log('info', 'task run', { taskId: record.context.taskId, attempt: item.attempt, node: space.nodeId, key: item.key });
-
-    run.watch = space.feed.watch(item.key, () => void this.#reconcile(run));
     run.watch.from(moved.record.seq);
     run.renew = setInterval(() => void this.#renew(run), Math.max(100, Math.floor(space.leaseTtlMs / 3)));
 
@@ -194,33 +228,53 @@ export class TaskWorker {
     return true;
   }
 
-  /** Runs the handler and writes its outcome (result first, then the terminal status). */
+  /**
+   * Runs the handler, then writes its outcome (result first, then the terminal status). The
+   * writes are retried through a NATS outage: the outcome is decided and must not be lost, nor
+   * turned into a failure of the handler.
+   */
   async #outcome(run: Running, signal: AbortSignal, work: () => Promise<unknown>): Promise<TaskHandlerOutput> {
     const space = this.#space;
+    let settled: { ok: true; result: unknown } | { ok: false; error: unknown };
     try {
-      const result = await work();
-      if (signal.aborted) return { outcome: 'failed', error: 'Ended while running', at: space.now() };
-      await space.store.putResult(run.key, result);
-      await applyToTask(space, run.key, taskEvents.complete(run.key, space.now()), () => ({ hasResult: true }));
-      return { outcome: 'completed', resultRef: run.key, at: space.now() };
+      settled = { ok: true, result: await work() };
     } catch (error) {
-      const message = messageOf(error);
-      if (signal.aborted) return { outcome: 'failed', error: message, at: space.now() };
+      settled = { ok: false, error };
+    }
+    const at = space.now();
+    if (signal.aborted) return { outcome: 'failed', error: 'Ended while running', at };
+    const stillWanted = (): boolean => this.#running.get(run.key) === run;
+    const keep = <T>(op: () => Promise<T>): Promise<T> => persistently(op, { giveUpMs: OUTCOME_WRITE_MS, stillWanted });
+    try {
+      if (settled.ok) {
+        await keep(() => space.store.putResult(run.key, settled.result));
+        const out = await keep(() => applyToTask(space, run.key, taskEvents.complete(run.key, at), () => ({ hasResult: true })));
+        this.#logEnd(run, out?.record.status ?? 'deleted');
+        return { outcome: 'completed', resultRef: run.key, at };
+      }
+      const error = settled.error;
       let hasResult = false;
       let failure: unknown = null;
       if (error instanceof TaskFailure) {
         failure = error.detail ?? null;
         if (error.hasResult) {
-          hasResult = await space.store.putResult(run.key, error.result).then(() => true, () => false);
+          await keep(() => space.store.putResult(run.key, error.result));
+          hasResult = true;
         }
       }
-      // applyEvent keeps hasResult only for completed/failed; set it before the move.
-      await space.store
-        .mutate(run.key, (r) => (isTerminalStatus(r.status) ? null : { ...r, hasResult, failure }))
-        .then(() => applyToTask(space, run.key, taskEvents.fail(message, space.now())))
-        .catch((e: unknown) => space.log('error', 'could not store a failure', { key: run.key, error: messageOf(e) }));
-      return { outcome: 'failed', error: message, at: space.now() };
+      const out = await keep(() => applyToTask(space, run.key, taskEvents.fail(messageOf(error), at), () => ({ hasResult, failure })));
+      this.#logEnd(run, out?.record.status ?? 'deleted');
+      return { outcome: 'failed', error: messageOf(error), at };
+    } catch (writeError) {
+      // Not stored (too large, or NATS gone for too long): the task ends failed saying why, if it can.
+      const why = `The task's outcome could not be stored: ${messageOf(writeError)}`;
+      await applyToTask(space, run.key, taskEvents.fail(why, space.now())).catch((e: unknown) => space.log('error', 'could not store an outcome', { key: run.key, error: messageOf(e) }));
+      return { outcome: 'failed', error: why, at: space.now() };
     }
+  }
+
+  #logEnd(run: Running, status: string): void {
+    this.#space.log('info', 'task end', { taskId: run.taskId, key: run.key, attempt: run.attempt, status, node: this.#space.nodeId });
   }
 
   /** An input request of the handler: replayed from the record on a re-run, else stored. */
@@ -228,13 +282,16 @@ export class TaskWorker {
     const space = this.#space;
     const inputId = `input-${++run.inputCount}`;
     const answered = new Promise<unknown>((resolve, reject) => run.waiting.set(inputId, { resolve, reject }));
-    const out = await space.store.mutate(run.key, (r) => {
+    const out = await persistently(() => space.store.mutate(run.key, (r) => {
       if (r.inputs.some((i) => i.inputId === inputId)) return null; // a re-run: the request exists
       if (isTerminalStatus(r.status)) return null;
       const stored = { inputId, method, params };
       const moved = applyEvent(r, taskEvents.inputRequest(inputId, space.now()));
       return moved && { ...moved, inputs: [...r.inputs, stored] };
-    }, (_b, after) => ({ kind: 'task.input.request', input: pendingInputsOf(after).find((i) => i.inputId === inputId)! }));
+    }, (_b, after) => ({ kind: 'task.input.request', input: pendingInputsOf(after).find((i) => i.inputId === inputId)! })), {
+      giveUpMs: OUTCOME_WRITE_MS,
+      stillWanted: () => this.#running.get(run.key) === run,
+    });
     if (out === null || isTerminalStatus(out.record.status)) {
       run.waiting.delete(inputId);
       throw new TaskTerminalError(out?.record.context.taskId ?? run.key, out?.record.status ?? 'unknown');
@@ -257,6 +314,7 @@ export class TaskWorker {
     const record = read && 'found' in read ? read.found.record : null;
     if (record === null || isTerminalStatus(record.status)) {
       // Cancelled, deleted or ended elsewhere: stopping the actor aborts the handler.
+      if (this.#running.get(run.key) === run) this.#logEnd(run, record?.status ?? 'deleted');
       run.actor?.send(taskEvents.cancel(record?.context.statusMessage ?? 'Deleted', this.#space.now()));
       this.#finish(run, true);
       return;

@@ -87,6 +87,11 @@ export interface ConsumeWorkOptions {
   readonly retryDelayMs?: number;
   /** How long one pull waits for an item before pulling again, in ms (>= 1000). @default 5000 */
   readonly pollMs?: number;
+  /**
+   * Awaited before each pull: a consumer whose own capacity is full pulls nothing, so items stay
+   * available to other consumers instead of waiting in a busy one.
+   */
+  readonly beforePull?: () => Promise<void>;
 }
 
 /**
@@ -206,14 +211,20 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
       signal,
       retryDelayMs: options.retryDelayMs ?? 1_000,
       pollMs: Math.max(1_000, options.pollMs ?? 5_000),
+      beforePull: options.beforePull ?? (() => Promise.resolve()),
     };
     await Promise.all(Array.from({ length: concurrency }, () => this.#pullLoop(consumer, loop)));
   }
 
   /** One pull-one-run-one loop: a message is only pulled when this slot is free to run it. */
-  async #pullLoop(consumer: Consumer, o: { handler: WorkHandler<T>; signal: AbortSignal; retryDelayMs: number; pollMs: number }): Promise<void> {
+  async #pullLoop(
+    consumer: Consumer,
+    o: { handler: WorkHandler<T>; signal: AbortSignal; retryDelayMs: number; pollMs: number; beforePull: () => Promise<void> },
+  ): Promise<void> {
     while (!o.signal.aborted && !this.#nc.isClosed()) {
       try {
+        await o.beforePull();
+        if (o.signal.aborted) return;
         // One message per pull: a message buffered behind a long handler would hit its ack wait
         // and be redelivered to another node while this one still meant to run it.
         const batch = await consumer.fetch({ max_messages: 1, expires: o.pollMs });

@@ -10,12 +10,19 @@
  *   can share one process) and leaves it running on close.
  */
 import { killChild, messageOf, spawnHttpServer, withStderr, type HttpServerProcess } from './process.js';
-import type { Connect, ConnectInteractive, JsonRpcId, Wire } from './types.js';
+import { isRecord, type Connect, type ConnectInteractive, type InteractiveWire, type JsonRpcId, type Wire } from './types.js';
 import { PLAIN_CLIENT, PROTOCOL_VERSION, WireCore, interactiveClient, type ClientProfile } from './wire.js';
 
 class HttpWire extends WireCore {
   readonly transport = 'http' as const;
   sessionId: string | undefined;
+  /** Whether close() ends the session (DELETE). False for a wire that borrows another wire's session. */
+  deleteSessionOnClose = true;
+  /**
+   * Fail a request at once when the server answers it with a JSON-RPC error whose id is null (e.g.
+   * HTTP 404 "Session not found"), instead of waiting for a response that will never come.
+   */
+  failOnNullIdError = false;
   private readonly controllers = new Set<AbortController>();
 
   /** `owned`: the server process this wire spawned (killed on close), if any. */
@@ -85,6 +92,9 @@ class HttpWire extends WireCore {
           parsed = JSON.parse(text);
         } catch {
           throw new Error(`http: ${label} returned a non-JSON application/json body: ${text.slice(0, 500)}`);
+        }
+        if (this.failOnNullIdError && isRecord(parsed) && parsed['id'] === null && 'error' in parsed) {
+          throw new Error(`http: ${label} was answered with status ${res.status} and an error without id: ${text.slice(0, 500)}`);
         }
         this.handleInbound(parsed, `${label} (json, status ${res.status})`);
       } else {
@@ -167,7 +177,7 @@ class HttpWire extends WireCore {
     this.fail(new Error('wire closed'));
     for (const controller of this.controllers) controller.abort();
     this.controllers.clear();
-    if (this.sessionId !== undefined && (this.owned === undefined || this.owned.child.exitCode === null)) {
+    if (this.deleteSessionOnClose && this.sessionId !== undefined && (this.owned === undefined || this.owned.child.exitCode === null)) {
       try {
         const res = await fetch(this.url, { method: 'DELETE', headers: this.headers(), signal: AbortSignal.timeout(1_000) });
         await res.body?.cancel();
@@ -211,4 +221,44 @@ export async function attachHttpWire(
   serverStderr: () => string = () => '',
 ): Promise<Wire & { readonly sessionId: string | undefined }> {
   return handshake(new HttpWire(url, serverStderr, PLAIN_CLIENT), `raw http handshake against ${url} failed`);
+}
+
+/** A raw interactive wire with its own HTTP session on a running server: declares `capabilities` in initialize. */
+export async function attachInteractiveHttpWire(
+  url: string,
+  serverStderr: () => string = () => '',
+  capabilities?: Record<string, unknown>,
+): Promise<InteractiveWire & { readonly sessionId: string | undefined }> {
+  return handshake(
+    new HttpWire(url, serverStderr, interactiveClient(capabilities)),
+    `interactive http handshake against ${url} failed`,
+  );
+}
+
+/** Options of {@link attachHttpSession}. */
+export interface AttachSessionOptions {
+  /** Record server-to-client requests for the test to answer (true) or refuse them (false, default). */
+  readonly interactive?: boolean;
+  /** The stderr of the server behind `url`, for diagnostics. */
+  readonly serverStderr?: () => string;
+}
+
+/**
+ * A raw wire that joins an EXISTING session (`sessionId`, obtained by initializing elsewhere, e.g. on
+ * another node of a cluster) at `url`: no initialize; every request carries that mcp-session-id.
+ * Closing it does not end the session (no DELETE): the session belongs to the wire that created it.
+ * A request the server answers with an id-less JSON-RPC error (HTTP 404 "Session not found": the
+ * server does not know the session) fails at once with that error.
+ */
+export function attachHttpSession(
+  url: string,
+  sessionId: string,
+  options: AttachSessionOptions = {},
+): InteractiveWire & { readonly sessionId: string | undefined } {
+  const profile = options.interactive === true ? interactiveClient() : PLAIN_CLIENT;
+  const wire = new HttpWire(url, options.serverStderr ?? (() => ''), profile);
+  wire.sessionId = sessionId;
+  wire.deleteSessionOnClose = false;
+  wire.failOnNullIdError = true;
+  return wire;
 }

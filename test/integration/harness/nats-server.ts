@@ -12,6 +12,8 @@ import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { jetstreamManager, StorageType } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { killChild, killPid, TailBuffer, trackChild, withStderr } from './process.js';
 
 const STARTUP_TIMEOUT_MS = 10_000;
@@ -63,7 +65,7 @@ function resolveBinary(explicit: string | undefined): string {
 }
 
 /** A port that was free a moment ago (bind to 0, read, close). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -178,4 +180,142 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     },
   };
   return server;
+}
+
+/** Options of {@link startNatsCluster}. */
+export interface NatsClusterOptions {
+  /**
+   * Cluster name (`--cluster_name`).
+   * @default 'c1'
+   */
+  readonly name?: string;
+  /** Server binary, as in {@link NatsServerOptions.binary}. */
+  readonly binary?: string;
+  /**
+   * How long to wait for the JetStream cluster to accept a stream with one replica per server.
+   * @default 20000
+   */
+  readonly readyTimeoutMs?: number;
+}
+
+/** A running JetStream cluster of test `nats-server`s. */
+export interface NatsCluster extends AsyncDisposable {
+  /** The servers, `s1` … `sN` (server names are `s<i>`, 1-based). */
+  readonly servers: readonly NatsServer[];
+  /** Every server's client URL, in order. */
+  readonly urls: readonly string[];
+  /** Every server's log, labelled, for diagnostics. */
+  log(): string;
+  /** Stops every server that is still running and removes the store dirs. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates (and deletes again) a file-backed stream with `replicas` replicas: succeeds only once the
+ * JetStream cluster has a metadata leader and enough peers.
+ */
+async function probeJetStream(urls: readonly string[], replicas: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    const nc = await connect({ servers: [...urls], timeout: 2_000, reconnect: false }).catch((e: unknown) => {
+      last = e;
+      return undefined;
+    });
+    if (nc !== undefined) {
+      const name = `probe_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+      try {
+        const jsm = await jetstreamManager(nc, { timeout: 3_000 });
+        await jsm.streams.add({ name, subjects: [`${name}.>`], num_replicas: replicas, storage: StorageType.File });
+        await jsm.streams.delete(name);
+        return;
+      } catch (e) {
+        last = e;
+      } finally {
+        await nc.close().catch(() => undefined);
+      }
+    }
+    await delay(250);
+  }
+  throw new Error(`JetStream cluster not ready (R${replicas} stream refused) within ${timeoutMs} ms: ${String(last)}`);
+}
+
+/**
+ * Starts a `size`-server JetStream cluster on loopback: each server `-js -sd <own dir> --cluster
+ * nats://127.0.0.1:<route port> --routes <the others> --cluster_name c1 -n s<i>`, then waits until
+ * the cluster accepts a stream replicated on every server (so it has a metadata leader and all peers).
+ *
+ * @param size - number of servers (3 for an R3 cluster)
+ * @param options - see {@link NatsClusterOptions}
+ * @throws Error with the servers' logs when a server does not start or the cluster does not form
+ * @example
+ * ```ts
+ * const cluster = await startNatsCluster(3);
+ * spawnServe(['--nats', cluster.urls.join(','), '--nats-replicas', '3']);
+ * ```
+ */
+export async function startNatsCluster(size = 3, options: NatsClusterOptions = {}): Promise<NatsCluster> {
+  const clusterName = options.name ?? 'c1';
+  const routePorts: number[] = [];
+  while (routePorts.length < size) {
+    const port = await freePort();
+    if (!routePorts.includes(port)) routePorts.push(port);
+  }
+  const routeUrl = (port: number): string => `nats://127.0.0.1:${port}`;
+  const started = await Promise.allSettled(
+    routePorts.map((port, i) =>
+      startNatsServer({
+        ...(options.binary !== undefined && { binary: options.binary }),
+        args: [
+          '-n',
+          `s${i + 1}`,
+          '--cluster_name',
+          clusterName,
+          '--cluster',
+          routeUrl(port),
+          '--routes',
+          routePorts
+            .filter((p) => p !== port)
+            .map(routeUrl)
+            .join(','),
+        ],
+      }),
+    ),
+  );
+  const servers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  // a killed member makes the others retry its route every second: keep one such line, not hundreds
+  const quiet = (text: string): string => {
+    let seen = 0;
+    return text
+      .split('\n')
+      .filter((line) => !line.includes('Error trying to connect to route') || seen++ === 0)
+      .join('\n');
+  };
+  const log = (): string => servers.map((s, i) => `--- nats s${i + 1} (${s.url}) ---\n${quiet(s.log()).slice(-3000)}`).join('\n');
+  const stop = async (): Promise<void> => {
+    await Promise.all(servers.map((s) => s.stop()));
+  };
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) {
+    await stop();
+    throw failed.reason instanceof Error ? failed.reason : new Error(String(failed.reason));
+  }
+  const urls = servers.map((s) => s.url);
+  try {
+    await probeJetStream(urls, size, options.readyTimeoutMs ?? 20_000);
+  } catch (e) {
+    const text = log();
+    await stop();
+    throw new Error(`${e instanceof Error ? e.message : String(e)}\n${text}`);
+  }
+  const cluster: NatsCluster = {
+    servers,
+    urls,
+    log,
+    stop,
+    [Symbol.asyncDispose]() {
+      return cluster.stop();
+    },
+  };
+  return cluster;
 }
