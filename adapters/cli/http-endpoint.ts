@@ -35,6 +35,15 @@ export interface HttpEndpointOptions {
   readonly sessions?: SessionDirectory<SessionRecord>;
 }
 
+/** A session this process serves: its SDK transport and server, and its shared record. */
+interface Held {
+  readonly transport: StreamableHTTPServerTransport;
+  readonly server: Server;
+  readonly record: SessionRecord;
+  /** When this node last refreshed the record's `lastSeen`. */
+  touched: number;
+}
+
 /** A running endpoint. */
 export interface HttpEndpoint {
   readonly url: string;
@@ -69,7 +78,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const host = options.host ?? '127.0.0.1';
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   /** Sessions served by this process, with their SDK server. */
-  const sessions = new Map<string, { readonly transport: StreamableHTTPServerTransport; readonly server: Server }>();
+  const sessions = new Map<string, Held>();
+  const resuming = new Map<string, Promise<Held | undefined>>();
   const lastSeen = new Map<string, number>();
   const idleMs = options.sessionIdleMs ?? 3_600_000;
   const sweeper = setInterval(() => {
@@ -78,6 +88,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       if (now - seen < idleMs) continue;
       lastSeen.delete(id);
       void sessions.get(id)?.transport.close();
+      // Idle everywhere (no node refreshed it either): the session ends for the whole cluster.
+      void options.sessions?.recall(id).then((r) => (r && now - (r.lastSeen ?? 0) >= idleMs ? options.sessions?.forget(id) : undefined)).catch(() => undefined);
     }
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
@@ -91,16 +103,32 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   };
 
   /** A session another node began: taken up here from the shared directory. */
-  const resume = async (sessionId: string): Promise<{ transport: StreamableHTTPServerTransport; server: Server } | undefined> => {
-    const record = await options.sessions?.recall(sessionId);
-    if (!record) return undefined;
-    const again = sessions.get(sessionId); // resumed by a concurrent request meanwhile
-    if (again) return again;
-    const resumed = await resumeSession(sessionId, record, options.createServer);
-    track(resumed.transport);
-    sessions.set(sessionId, resumed);
-    lastSeen.set(sessionId, Date.now());
-    return resumed;
+  const resume = (sessionId: string): Promise<Held | undefined> => {
+    // Concurrent first requests of one session on this node share one resume (one server).
+    let pending = resuming.get(sessionId);
+    if (!pending) {
+      pending = (async () => {
+        const record = await options.sessions?.recall(sessionId);
+        // A session idle past the timeout on every node has ended, wherever it began.
+        if (!record || Date.now() - (record.lastSeen ?? Date.now()) >= idleMs) return undefined;
+        const resumed = await resumeSession(sessionId, record, options.createServer, track);
+        const held: Held = { ...resumed, record, touched: Date.now() };
+        sessions.set(sessionId, held);
+        lastSeen.set(sessionId, Date.now());
+        return held;
+      })().finally(() => resuming.delete(sessionId));
+      resuming.set(sessionId, pending);
+    }
+    return pending;
+  };
+
+  /** Tells the other nodes now and then that the session is in use, so none ends it as idle. */
+  const touch = (sessionId: string, held: Held): void => {
+    const now = Date.now();
+    lastSeen.set(sessionId, now);
+    if (!options.sessions || now - held.touched < idleMs / 4) return;
+    held.touched = now;
+    void options.sessions.remember(sessionId, { ...held.record, lastSeen: now }).catch(() => undefined);
   };
 
   // Answers and cancels that belong to a request another node holds reach it through the relay;
@@ -124,7 +152,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     const existing = sessionId === undefined ? undefined : (sessions.get(sessionId) ?? (await resume(sessionId)));
-    if (existing && sessionId !== undefined) lastSeen.set(sessionId, Date.now());
+    if (existing && sessionId !== undefined) touch(sessionId, existing);
 
     if (req.method === 'POST') {
       let body: unknown;
@@ -153,10 +181,11 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: async (id) => {
-          sessions.set(id, { transport, server });
+          const record = { ...sessionRecordOf(body), lastSeen: Date.now() };
+          sessions.set(id, { transport, server, record, touched: Date.now() });
           lastSeen.set(id, Date.now());
           // Shared before the reply leaves, so the client's next request may go to any node.
-          await options.sessions?.remember(id, sessionRecordOf(body));
+          await options.sessions?.remember(id, record);
         },
       });
       track(transport);

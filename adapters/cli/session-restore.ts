@@ -18,6 +18,8 @@ export interface SessionRecord {
   readonly capabilities: Record<string, unknown>;
   readonly clientInfo: Record<string, unknown> | null;
   readonly protocolVersion: string | null;
+  /** When some node last served the session (refreshed now and then, not on every request). */
+  readonly lastSeen?: number;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function resumeSession(
   sessionId: string,
   record: SessionRecord,
   createServer: () => Server,
+  prepare: (transport: StreamableHTTPServerTransport) => void = () => undefined,
 ): Promise<{ readonly transport: StreamableHTTPServerTransport; readonly server: Server }> {
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
   const inner = (transport as unknown as { _webStandardTransport?: Record<string, unknown> })._webStandardTransport;
@@ -60,6 +63,8 @@ export async function resumeSession(
   if (!inner || typeof inner['_initialized'] !== 'boolean') {
     throw new Error('This SDK version hides the session fields a node needs to resume another node\'s session');
   }
+  // Before connect: the server chains its own close handling onto what is set here.
+  prepare(transport);
   await server.connect(transport);
   inner['_initialized'] = true;
   inner['sessionId'] = sessionId;

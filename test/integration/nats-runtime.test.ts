@@ -203,4 +203,21 @@ describe('NATS runtime across nodes', () => {
     await front.cancel('hog', owner);
     void busy;
   });
+
+  it('runs a task again under an id used before, once the first task was deleted or expired', async () => {
+    const { front } = await pair();
+    await create(front, 'again-id', 'sleep', { ms: 1 });
+    await front.waitForTerminal('again-id', owner, { timeout: 5_000 });
+    await front.delete('again-id', owner);
+    await create(front, 'again-id', 'sleep', { ms: 2 });
+    expect((await front.waitForOutcome('again-id', owner, { timeout: 5_000 })).result).toMatchObject({ slept: 2 });
+
+    await create(front, 'brief-id', 'sleep', { ms: 1 }, { keepAlive: 100 });
+    await front.waitForTerminal('brief-id', owner, { timeout: 5_000 });
+    await delay(120); // past its keepAlive, perhaps before the retention timer removed it
+    await expect(front.get('brief-id', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
+    // Within the server's dedup window of the first task's messages: the new one must still run.
+    await create(front, 'brief-id', 'sleep', { ms: 3 });
+    expect((await front.waitForOutcome('brief-id', owner, { timeout: 5_000 })).result).toMatchObject({ slept: 3 });
+  });
 });

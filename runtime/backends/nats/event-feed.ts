@@ -89,7 +89,10 @@ export class EventFeed {
     watched.listeners.add(listener);
     return {
       from: (seq) => {
-        if (watched.lastSeq === null || seq > watched.lastSeq) watched.lastSeq = seq;
+        // Only the first call places the cursor: it is shared by every watcher of the task on this
+        // node, and moving it ahead on a later, fresher read would skip events others still need.
+        if (watched.lastSeq !== null) return;
+        watched.lastSeq = seq;
         this.#drain(key, watched, []);
       },
       stop: () => {
@@ -154,7 +157,14 @@ export class EventFeed {
    */
   async #fill(key: string, w: Watched): Promise<void> {
     if (w.lastSeq === null || w.buffered.length === 0 || this.#watched.get(key) !== w) return;
-    const stored = await this.#store.events.read(key, w.lastSeq + 1).catch(() => []);
+    let stored;
+    try {
+      stored = await this.#store.events.read(key, w.lastSeq + 1);
+    } catch {
+      // Could not read the stream (NATS busy): try again later rather than skip what is missing.
+      if (!w.gapTimer && this.#watched.get(key) === w) w.gapTimer = setTimeout(() => ((w.gapTimer = null), void this.#fill(key, w)), GAP_WAIT_MS * 4);
+      return;
+    }
     this.#drain(key, w, stored.map((r) => ({ seq: r.seq, event: r.event })));
     const first = w.buffered[0];
     if (first === undefined || w.lastSeq === null || first.seq <= w.lastSeq + 1) return;

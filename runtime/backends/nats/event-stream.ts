@@ -136,18 +136,35 @@ export class EventStream<E = unknown> {
    * @param taskKey - the task's key
    * @param seq - the event's per-task sequence number (from 1)
    * @param event - JSON-serializable event
+   * @param generation - which incarnation of the task id (its message ids then include it)
    * @throws {@link InvalidArgumentError} for a malformed key or sequence
    * @example
    * ```ts
    * const { duplicate } = await events.append(key, 3, { type: 'task.complete' });
    * ```
    */
-  async append(taskKey: string, seq: number, event: E): Promise<AppendResult> {
+  async append(taskKey: string, seq: number, event: E, generation?: number): Promise<AppendResult> {
     checkKey(taskKey);
     checkSeq(seq, 'seq', 1);
     const envelope: Envelope<E> = { seq, event };
-    const ack = await this.#js.publish(this.subject(taskKey), JSON.stringify(envelope), { msgID: `${taskKey}:${seq}` });
+    // A task id may be used again after its task is gone: the generation keeps the ids apart.
+    const msgID = generation === undefined ? `${taskKey}:${seq}` : `${taskKey}:${generation}:${seq}`;
+    const ack = await this.#js.publish(this.subject(taskKey), JSON.stringify(envelope), { msgID });
     return { streamSeq: ack.seq, duplicate: ack.duplicate };
+  }
+
+  /**
+   * Removes every stored event of a task (when the task itself is removed).
+   *
+   * @param taskKey - the task's key
+   * @example
+   * ```ts
+   * await events.purge(key);
+   * ```
+   */
+  async purge(taskKey: string): Promise<void> {
+    checkKey(taskKey);
+    await this.#jsm.streams.purge(this.stream, { filter: this.subject(taskKey) });
   }
 
   /**

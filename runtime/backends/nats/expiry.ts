@@ -27,7 +27,7 @@ export async function runExpiry(space: TaskSpace, signal: AbortSignal): Promise<
       if (read === null || !('found' in read)) return undefined;
       const { record, revision } = read.found;
       // Only a task that ended and whose time has come; guarded by the revision just read.
-      if (record.expiresAt === null || record.expiresAt > space.now()) return undefined;
+      if (record.order !== item.order || record.expiresAt === null || record.expiresAt > space.now()) return undefined;
       await space.store.remove(item.key, record, { expired: true, revision }).catch(() => undefined);
       space.log('info', 'task expired', { taskId: record.context.taskId, key: item.key, node: space.nodeId });
       return undefined;

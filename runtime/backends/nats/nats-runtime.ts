@@ -13,6 +13,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus, taskEvents, type TaskOwner } from '../../../machines/index.js';
 import { decodeCursor, encodeCursor } from '../../cursor.js';
 import {
+  DuplicateTaskIdError,
   InvalidArgumentError,
   RuntimeDisposedError,
   TaskExpiredError,
@@ -219,19 +220,23 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       const work = registered
         ? { handler: o.handler!, params: o.params ?? null, retry: registered.options.retry ?? 'never', maxAttempts: registered.options.maxAttempts ?? maxAttempts }
         : null;
-      const created = await store.create(key, ownerKey, newRecord(input, work));
-      await store.publish(key, created.record.seq, { kind: 'task.created', view: viewOf(created.record), previous: null, node: nodeId });
-      if (!work) {
-        // Driven from outside (as through the SDK's TaskStore): it is working from the start.
-        return viewOf((await applyToTask(space, key, taskEvents.start(now())))?.record ?? created.record);
-      }
+      // The run is queued before the record exists (a worker waits a moment for a record it cannot
+      // find yet), so a front node that dies in between leaves no task that nothing will run.
+      const queueRun = work ? (order: number) => persistently(() => space.runs.enqueue({ id: `run:${key}:${order}:1`, key, attempt: 1, order }).then(() => undefined), { giveUpMs: 15_000 }) : undefined;
+      let created;
       try {
-        // The task exists now: queue its run through a passing outage rather than strand it.
-        await persistently(() => space.runs.enqueue({ id: `run:${key}:1`, key, attempt: 1 }), { giveUpMs: 15_000 });
+        created = await store.create(key, ownerKey, newRecord(input, work), queueRun);
       } catch (error) {
-        await applyToTask(space, key, taskEvents.fail(`The task could not be queued: ${String(error)}`, now())).catch(() => undefined);
-        throw error;
+        // The id's previous task is past its retention but its timer has not run yet: it is gone
+        // for every reader already, so remove it now and take the id.
+        const read = error instanceof DuplicateTaskIdError ? await store.read(key) : null;
+        if (!read || !('found' in read) || read.found.record.expiresAt === null || read.found.record.expiresAt > now()) throw error;
+        await store.remove(key, read.found.record, { expired: true, revision: read.found.revision }).catch(() => undefined);
+        created = await store.create(key, ownerKey, newRecord(input, work), queueRun);
       }
+      await store.publish(key, created.record, { kind: 'task.created', view: viewOf(created.record), previous: null, node: nodeId });
+      // Driven from outside (as through the SDK's TaskStore): it is working from the start.
+      if (!work) return viewOf((await applyToTask(space, key, taskEvents.start(now())))?.record ?? created.record);
       return viewOf(created.record);
     },
 
@@ -315,7 +320,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       if (withResult) await store.putResult(key, change.result);
       let current = record;
       for (const event of eventsForUpdate(record.status, change, key, now())) {
-        const out = await applyToTask(space, key, event, withResult ? () => ({ hasResult: true }) : undefined);
+        const out = await applyToTask(space, key, event, withResult ? { extra: () => ({ hasResult: true }) } : {});
         if (out === null) throw new TaskNotFoundError(taskId);
         current = out.record;
       }
@@ -336,8 +341,9 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       let last = record;
       // A running task is cancelled first: its worker sees the cancel and aborts the handler.
       if (!isTerminalStatus(record.status)) last = (await applyToTask(space, key, taskEvents.cancel('Deleted by the requester', now())))?.record ?? record;
+      await store.publish(key, { order: last.order, seq: last.seq + 1 }, { kind: 'task.deleted', view: viewOf(last), previous: last.status, node: nodeId });
+      // Removing also purges the task's events, so an id used again starts a clean history.
       await store.remove(key, last, { expired: false });
-      await store.publish(key, last.seq + 1, { kind: 'task.deleted', view: viewOf(last), previous: last.status, node: nodeId });
     },
 
     async pendingInputRequests(taskId, owner) {
@@ -363,9 +369,11 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
         space,
         key,
         taskEvents.inputResponse(inputId, now()),
-        (r) => {
-          pending = r.context.pendingInputs.includes(inputId) && r.inputs.some((i) => i.inputId === inputId && i.answer === undefined);
-          return { inputs: r.inputs.map((i) => (i.inputId === inputId ? { ...i, answer: stored } : i)) };
+        {
+          extra: (r) => {
+            pending = r.context.pendingInputs.includes(inputId) && r.inputs.some((i) => i.inputId === inputId && i.answer === undefined);
+            return { inputs: r.inputs.map((i) => (i.inputId === inputId ? { ...i, answer: stored } : i)) };
+          },
         },
       );
       if (out === null || !out.changed || !pending) {

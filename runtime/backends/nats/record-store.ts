@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import { Kvm, type KV } from '@nats-io/kv';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
@@ -143,18 +144,22 @@ export class RecordStore {
    * @param key - the task key
    * @param ownerKey - the owner's key (index subject)
    * @param record - the first record
+   * @param beforeRecord - runs once the task's `order` (unique per creation) is known, before the
+   *   record is stored
    * @throws DuplicateTaskIdError when the owner already has a task with this id
    * @example
    * ```ts
    * const created = await store.create(key, ownerKey, newRecord(context, work));
    * ```
    */
-  async create(key: string, ownerKey: string, record: TaskRecord): Promise<Revisioned> {
+  async create(key: string, ownerKey: string, record: TaskRecord, beforeRecord?: (order: number) => Promise<void>): Promise<Revisioned> {
     // Index first: an index entry whose record never came (or is another task's) is skipped by
     // list because the record's `order` does not name it.
     const ack = await this.#js.publish(`${this.#indexSubject}.${hashToken(ownerKey)}`, JSON.stringify({ key }));
     const stored: TaskRecord = { ...record, order: ack.seq };
     try {
+      // What must exist before the task does (its queued run): a task is never stranded.
+      await beforeRecord?.(ack.seq);
       const revision = await this.#records.create(key, JSON.stringify(stored));
       const created = { record: stored, revision };
       this.#known.set(key, created);
@@ -173,6 +178,8 @@ export class RecordStore {
    * @param key - the task key
    * @param change - pure function from the current record to the next (or `null`)
    * @param describe - what to publish for the change (omit to publish nothing)
+   * @param writeId - names this write; pass the same one when retrying after an unclear failure,
+   *   so a write that did go through is recognised (and published) instead of made twice
    * @returns the record as it is now and whether this call changed it; `null` when the task is gone
    * @example
    * ```ts
@@ -183,6 +190,7 @@ export class RecordStore {
     key: string,
     change: (record: TaskRecord) => TaskRecord | null,
     describe?: (before: TaskRecord, after: TaskRecord) => Omit<FeedEvent, 'view' | 'previous' | 'node'>,
+    writeId: string = randomUUID(),
   ): Promise<{ readonly record: TaskRecord; readonly changed: boolean } | null> {
     let current: Revisioned | null = this.#known.get(key) ?? null;
     for (let attempt = 0; attempt < 50; attempt++) {
@@ -193,28 +201,42 @@ export class RecordStore {
         current = read.found;
         fresh = true;
       }
-      const next = change(current.record);
-      if (next === null) {
+      // This very write went through on an earlier try whose reply was lost: finish its work.
+      if (fresh && current.record.writeId === writeId) return this.#written(key, current.record, current.record, describe);
+      const changed = change(current.record);
+      if (changed === null) {
         // A "no change" decided on this node's own last write may be stale: decide again on a fresh read.
         if (fresh) return { record: current.record, changed: false };
         current = null;
         continue;
       }
+      const next: TaskRecord = { ...changed, writeId };
       let revision: number;
       try {
         revision = await this.#records.update(key, JSON.stringify(next), current.revision);
       } catch (e) {
-        if (!isWrongLastSequence(e)) throw e;
-        // Someone else wrote it (or it is gone): read it from the leader and decide again.
         this.#known.delete(key);
+        // Someone else wrote it (or it is gone): read it from the leader and decide again. Any
+        // other failure (a timeout while a leader is elected) may still have written it: the
+        // caller retries with the same write id, and the check above tells.
+        if (!isWrongLastSequence(e)) throw e;
         current = null;
         continue;
       }
       this.#remember(key, { record: next, revision });
-      if (describe) await this.publish(key, next.seq, { ...describe(current.record, next), view: viewOf(next), previous: current.record.status, node: this.#nodeId });
-      return { record: next, changed: true };
+      return this.#written(key, current.record, next, describe);
     }
     throw new InvalidArgumentError(`Task record ${key} kept changing under 50 attempts to update it`);
+  }
+
+  async #written(
+    key: string,
+    before: TaskRecord,
+    after: TaskRecord,
+    describe: ((before: TaskRecord, after: TaskRecord) => Omit<FeedEvent, 'view' | 'previous' | 'node'>) | undefined,
+  ): Promise<{ readonly record: TaskRecord; readonly changed: true }> {
+    if (describe) await this.publish(key, after, { ...describe(before, after), view: viewOf(after), previous: before === after ? null : before.status, node: this.#nodeId });
+    return { record: after, changed: true };
   }
 
   /** Keeps the last written revision only for tasks still running (they are written again). */
@@ -230,11 +252,11 @@ export class RecordStore {
    *
    * @example
    * ```ts
-   * await store.publish(key, record.seq, { kind: 'task.cancel', view, previous, node });
+   * await store.publish(key, record, { kind: 'task.cancel', view, previous, node });
    * ```
    */
-  async publish(key: string, seq: number, event: FeedEvent): Promise<void> {
-    await this.events.append(key, seq, event).catch(() => undefined);
+  async publish(key: string, at: { readonly order: number; readonly seq: number }, event: FeedEvent): Promise<void> {
+    await this.events.append(key, at.seq, event, at.order).catch(() => undefined);
   }
 
   /**
@@ -282,6 +304,7 @@ export class RecordStore {
     if (how.expired) await this.#records.delete(key, guard);
     else await this.#records.purge(key, guard);
     await this.#results.purge(key).catch(() => undefined);
+    await this.events.purge(key).catch(() => undefined);
     if (record.order > 0) await this.#jsm.streams.deleteMessage(this.#indexStream, record.order, false).catch(() => undefined);
   }
 

@@ -48,6 +48,8 @@ export interface TaskRecord {
   readonly hasResult: boolean;
   /** The `detail` of a handler's `TaskFailure`, JSON-safe. */
   readonly failure: unknown;
+  /** Id of the write that made this version (to recognise a write whose reply was lost). */
+  readonly writeId?: string;
 }
 
 /**

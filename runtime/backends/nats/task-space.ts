@@ -11,7 +11,7 @@ import { TaskRuntimeError } from '../../errors.js';
 import type { HandlerOptions, TaskHandler } from '../../task-runtime.types.js';
 import type { EventFeed } from './event-feed.js';
 import type { Lease, LeaseManager } from './leases.js';
-import type { FeedEvent, RecordStore } from './record-store.js';
+import type { RecordStore } from './record-store.js';
 import { applyEvent, type TaskRecord } from './task-record.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -20,6 +20,8 @@ export interface RunItem {
   readonly id: string;
   readonly key: string;
   readonly attempt: number;
+  /** The task's `order`: which incarnation of the task id this run is for. */
+  readonly order: number;
 }
 
 /** A durable retention timer: remove the task under `key` at `due` (epoch ms). */
@@ -27,6 +29,7 @@ export interface ExpiryItem {
   readonly id: string;
   readonly key: string;
   readonly due: number;
+  readonly order: number;
 }
 
 /** Structured log sink: the CLI writes JSON lines; embedders pass their logger. */
@@ -55,6 +58,16 @@ export interface TaskSpace {
   readonly log: NodeLog;
 }
 
+/** Options of {@link applyToTask}. */
+export interface ApplyOptions {
+  /** Other fields to set with the same write (result flag, attempt…), from the record before. */
+  readonly extra?: (record: TaskRecord) => Partial<TaskRecord>;
+  /** Applies only when this holds (e.g. the record still names this worker's run). */
+  readonly only?: (record: TaskRecord) => boolean;
+  /** Same id on every retry of one write (see `RecordStore.mutate`). */
+  readonly writeId?: string;
+}
+
 /**
  * Applies one lifecycle event to a stored task (compare-and-swap, published on the task's
  * subject) and, when the task ends, queues its retention timer.
@@ -62,7 +75,7 @@ export interface TaskSpace {
  * @param space - the node's parts
  * @param key - the task key
  * @param event - the lifecycle event
- * @param extra - other fields to set on the record with the same write (result flag, inputs…)
+ * @param options - fields set with the same write, a condition, a write id for retries
  * @returns the record after the call and whether this call moved it; `null` when the task is gone
  * @example
  * ```ts
@@ -73,16 +86,18 @@ export async function applyToTask(
   space: TaskSpace,
   key: string,
   event: TaskEvent,
-  extra?: (record: TaskRecord) => Partial<TaskRecord>,
-  describe?: (record: TaskRecord) => Partial<FeedEvent>,
+  options: ApplyOptions = {},
 ): Promise<{ readonly record: TaskRecord; readonly changed: boolean } | null> {
+  const { extra, only, writeId } = options;
   const out = await space.store.mutate(
     key,
     (record) => {
+      if (only && !only(record)) return null;
       const moved = applyEvent(record, event);
       return moved && extra ? { ...moved, ...extra(record) } : moved;
     },
-    (_before, after) => ({ kind: event.type, ...describe?.(after) }),
+    () => ({ kind: event.type }),
+    writeId,
   );
   if (out?.changed && out.record.expiresAt !== null) await scheduleExpiry(space, key, out.record);
   return out;
@@ -98,7 +113,7 @@ export async function applyToTask(
  */
 export async function scheduleExpiry(space: TaskSpace, key: string, record: TaskRecord): Promise<void> {
   if (record.expiresAt === null) return;
-  await space.timers.enqueue({ id: `expire:${key}:${record.seq}`, key, due: record.expiresAt }).catch((error: unknown) => {
+  await space.timers.enqueue({ id: `expire:${key}:${record.order}:${record.seq}`, key, due: record.expiresAt, order: record.order }).catch((error: unknown) => {
     space.log('warn', 'could not queue a retention timer', { key, error: String(error) });
   });
 }
@@ -131,7 +146,9 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
         await applyToTask(space, key, taskEvents.message(`Worker ${lostNode} was lost; running the task again (attempt ${attempts + 1} of ${work.maxAttempts})`, space.now()));
       }
       // A fresh message id: the first run's id may still be in the dedup window.
-      await persistently(() => space.runs.enqueue({ id: `run:${key}:${attempts + 1}:${record.seq}:${space.nodeId}`, key, attempt: attempts + 1 }), { giveUpMs: 30_000 });
+      await persistently(() => space.runs.enqueue({ id: `run:${key}:${record.order}:${attempts + 1}:${record.seq}`, key, attempt: attempts + 1, order: record.order }), {
+        giveUpMs: 30_000,
+      });
     } else {
       const tries = work.retry === 'restart' ? ` (after ${attempts} attempts)` : '';
       await applyToTask(space, key, taskEvents.lose(`Worker ${lostNode} was lost while running the task${tries}`, space.now()));

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import { isTerminalStatus, taskEvents, taskMachine, type TaskHandlerInput, type TaskHandlerOutput } from '../../../machines/index.js';
 import { InvalidArgumentError, TaskFailure, TaskTerminalError } from '../../errors.js';
@@ -18,6 +19,8 @@ import { applyEvent, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { applyToTask, persistently, recoverTask, type RunItem, type TaskSpace } from './task-space.js';
 
 interface Running {
+  /** True while the stored record still names this run (node, attempt, incarnation). */
+  ours: (record: TaskRecord) => boolean;
   readonly key: string;
   readonly taskId: string;
   readonly attempt: number;
@@ -29,10 +32,14 @@ interface Running {
   readonly waiting: Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void }>;
   inputCount: number;
   holdsSlot: boolean;
+  slotWait: Promise<void> | null;
 }
 
 /** Deliveries of a run to workers without its handler before the task fails for want of one. */
 const MISSING_HANDLER_TRIES = 10;
+
+/** Deliveries of a run whose task record is not there (yet) before it is dropped. */
+const MISSING_RECORD_TRIES = 25;
 
 /** How long a worker keeps trying to store an outcome through a NATS outage. */
 const OUTCOME_WRITE_MS = 120_000;
@@ -58,9 +65,20 @@ class Slots {
   async whenFree(signal: AbortSignal): Promise<void> {
     while (this.#free === 0 && !signal.aborted) {
       await new Promise<void>((resolve) => {
-        this.#queue.push(resolve);
-        signal.addEventListener('abort', () => resolve(), { once: true });
+        const done = (): void => {
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        this.#queue.push(done);
+        signal.addEventListener('abort', done, { once: true });
       });
+    }
+  }
+  /** Takes a slot, waiting for one to be free. */
+  async acquire(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      if (this.tryAcquire() || signal.aborted) return;
+      await this.whenFree(signal);
     }
   }
   release(): void {
@@ -83,6 +101,7 @@ export class TaskWorker {
   readonly #space: TaskSpace;
   readonly #slots: Slots;
   readonly #running = new Map<string, Running>();
+  #stop: AbortSignal = new AbortController().signal;
   /** Handlers started on this node since it started. */
   tasksRun = 0;
 
@@ -105,6 +124,7 @@ export class TaskWorker {
    * ```
    */
   async run(signal: AbortSignal): Promise<void> {
+    this.#stop = signal;
     await this.#space.runs.consume((item, context) => this.#take(item, context.deliveryCount), {
       signal,
       concurrency: 2,
@@ -138,13 +158,25 @@ export class TaskWorker {
     let started = false;
     try {
       const lease = await space.leases.acquire(item.key, space.nodeId, space.leaseTtlMs);
-      // Another node holds it: it runs the task, or the failover monitor will see it lost.
-      if (lease === null) return;
+      if (lease === null) {
+        // Another node holds it. If this run is still to come (the holder is the node that just
+        // queued it, about to let go), try again shortly; else the holder runs the task, or the
+        // failover monitor will see it lost.
+        const read = await space.store.read(item.key);
+        const held = read && 'found' in read ? read.found.record : null;
+        const pending = held !== null && held.order === item.order && !isTerminalStatus(held.status) && held.attempts < item.attempt;
+        return pending ? { retryInMs: 250 } : undefined;
+      }
       const read = await space.store.read(item.key);
       const record = read && 'found' in read ? read.found.record : null;
-      if (record === null || isTerminalStatus(record.status) || record.work === null) {
+      if (record === null && deliveryCount < MISSING_RECORD_TRIES) {
+        // Queued just before its record is written (see create): look again in a moment.
         await space.leases.release(lease).catch(() => false);
-        return;
+        return { retryInMs: 200 };
+      }
+      if (record === null || record.order !== item.order || isTerminalStatus(record.status) || record.work === null) {
+        await space.leases.release(lease).catch(() => false);
+        return undefined;
       }
       if (record.attempts >= item.attempt) {
         // Its run was started by a node that is gone (we could take its lease): decide its fate.
@@ -179,10 +211,14 @@ export class TaskWorker {
         : taskEvents.message(`Worker ${record.node ?? 'unknown'} was lost; running again on ${space.nodeId} (attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`, at);
     // The worker that runs the handler says how it may be retried: its declaration is the one in force.
     const declared = { ...work, retry: registered.options.retry ?? 'never', maxAttempts: registered.options.maxAttempts ?? space.maxAttempts };
-    const run: Running = { key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, actor: null, watch: null, renew: null, waiting: new Map(), inputCount: 0, holdsSlot: true };
+    const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, actor: null, watch: null, renew: null, waiting: new Map(), inputCount: 0, holdsSlot: true, slotWait: null };
     // Watch before the start is written: a cancel right after it must not slip through unseen.
     run.watch = space.feed.watch(item.key, () => void this.#reconcile(run));
-    const moved = await applyToTask(space, item.key, begin, () => ({ attempts: item.attempt, node: space.nodeId, work: declared })).catch((e: unknown) => {
+    const moved = await applyToTask(space, item.key, begin, {
+      extra: () => ({ attempts: item.attempt, node: space.nodeId, work: declared }),
+      // Still this run's to start: nobody started this attempt (or a later one) meanwhile.
+      only: (r) => r.order === item.order && r.attempts < item.attempt,
+    }).catch((e: unknown) => {
       run.watch?.stop();
       throw e;
     });
@@ -200,6 +236,9 @@ export class TaskWorker {
     const handler = registered.handler;
     const params = work.params;
     const context = moved.record.context;
+    // A run writes only while the record still names it: after a takeover, a stalled worker's late writes are dropped.
+    const ours = (r: TaskRecord): boolean => r.node === space.nodeId && r.attempts === item.attempt && r.order === item.order;
+    run.ours = ours;
     const machine = taskMachine.provide({
       actors: {
         handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(async ({ signal }) => {
@@ -208,7 +247,7 @@ export class TaskWorker {
             owner: context.owner,
             dialect: context.dialect,
             signal,
-            setStatusMessage: (message) => void applyToTask(space, item.key, taskEvents.message(message, space.now())).catch(() => undefined),
+            setStatusMessage: (message) => void applyToTask(space, item.key, taskEvents.message(message, space.now()), { only: ours }).catch(() => undefined),
             requestInput: (method, p) => this.#requestInput(run, method, p),
           };
           return this.#outcome(run, signal, () => handler(params, ctx));
@@ -248,7 +287,8 @@ export class TaskWorker {
     try {
       if (settled.ok) {
         await keep(() => space.store.putResult(run.key, settled.result));
-        const out = await keep(() => applyToTask(space, run.key, taskEvents.complete(run.key, at), () => ({ hasResult: true })));
+        const writeId = randomUUID();
+        const out = await keep(() => applyToTask(space, run.key, taskEvents.complete(run.key, at), { extra: () => ({ hasResult: true }), only: run.ours, writeId }));
         this.#logEnd(run, out?.record.status ?? 'deleted');
         return { outcome: 'completed', resultRef: run.key, at };
       }
@@ -262,13 +302,16 @@ export class TaskWorker {
           hasResult = true;
         }
       }
-      const out = await keep(() => applyToTask(space, run.key, taskEvents.fail(messageOf(error), at), () => ({ hasResult, failure })));
+      const writeId = randomUUID();
+      const out = await keep(() => applyToTask(space, run.key, taskEvents.fail(messageOf(error), at), { extra: () => ({ hasResult, failure }), only: run.ours, writeId }));
       this.#logEnd(run, out?.record.status ?? 'deleted');
       return { outcome: 'failed', error: messageOf(error), at };
     } catch (writeError) {
-      // Not stored (too large, or NATS gone for too long): the task ends failed saying why, if it can.
+      // Not stored (too large, or NATS gone for too long): the task ends failed saying why, if it
+      // can, unless the run is no longer this node's to end.
+      if (!stillWanted()) return { outcome: 'failed', error: messageOf(writeError), at: space.now() };
       const why = `The task's outcome could not be stored: ${messageOf(writeError)}`;
-      await applyToTask(space, run.key, taskEvents.fail(why, space.now())).catch((e: unknown) => space.log('error', 'could not store an outcome', { key: run.key, error: messageOf(e) }));
+      await applyToTask(space, run.key, taskEvents.fail(why, space.now()), { only: run.ours }).catch((e: unknown) => space.log('error', 'could not store an outcome', { key: run.key, error: messageOf(e) }));
       return { outcome: 'failed', error: why, at: space.now() };
     }
   }
@@ -282,17 +325,19 @@ export class TaskWorker {
     const space = this.#space;
     const inputId = `input-${++run.inputCount}`;
     const answered = new Promise<unknown>((resolve, reject) => run.waiting.set(inputId, { resolve, reject }));
+    const writeId = randomUUID();
     const out = await persistently(() => space.store.mutate(run.key, (r) => {
+      if (!run.ours(r)) return null;
       if (r.inputs.some((i) => i.inputId === inputId)) return null; // a re-run: the request exists
       if (isTerminalStatus(r.status)) return null;
       const stored = { inputId, method, params };
       const moved = applyEvent(r, taskEvents.inputRequest(inputId, space.now()));
       return moved && { ...moved, inputs: [...r.inputs, stored] };
-    }, (_b, after) => ({ kind: 'task.input.request', input: pendingInputsOf(after).find((i) => i.inputId === inputId)! })), {
+    }, (_b, after) => ({ kind: 'task.input.request', input: pendingInputsOf(after).find((i) => i.inputId === inputId)! }), writeId), {
       giveUpMs: OUTCOME_WRITE_MS,
       stillWanted: () => this.#running.get(run.key) === run,
     });
-    if (out === null || isTerminalStatus(out.record.status)) {
+    if (out === null || isTerminalStatus(out.record.status) || !run.ours(out.record)) {
       run.waiting.delete(inputId);
       throw new TaskTerminalError(out?.record.context.taskId ?? run.key, out?.record.status ?? 'unknown');
     }
@@ -325,12 +370,27 @@ export class TaskWorker {
   #deliverAnswers(run: Running, record: TaskRecord): void {
     for (const input of record.inputs) {
       const waiter = run.waiting.get(input.inputId);
-      if (!waiter || input.answer === undefined) continue;
+      const answer = input.answer;
+      if (!waiter || answer === undefined) continue;
       run.waiting.delete(input.inputId);
       run.actor?.send(taskEvents.inputResponse(input.inputId, this.#space.now()));
-      if ('result' in input.answer) waiter.resolve(input.answer.result);
-      else waiter.reject(new Error(input.answer.error));
+      // Back to work: it takes a worker slot again (waiting for one if the worker is full).
+      void this.#holdSlot(run).then(() => {
+        if ('result' in answer) waiter.resolve(answer.result);
+        else waiter.reject(new Error(answer.error));
+      });
     }
+  }
+
+  #holdSlot(run: Running): Promise<void> {
+    if (run.holdsSlot) return Promise.resolve();
+    run.slotWait ??= this.#slots.acquire(this.#stop).then(() => {
+      run.slotWait = null;
+      // Ended while waiting: give the slot straight back.
+      if (this.#running.get(run.key) !== run) this.#slots.release();
+      else run.holdsSlot = true;
+    });
+    return run.slotWait;
   }
 
   async #renew(run: Running): Promise<void> {
