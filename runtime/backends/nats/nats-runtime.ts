@@ -222,7 +222,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
         : null;
       // The run is queued before the record exists (a worker waits a moment for a record it cannot
       // find yet), so a front node that dies in between leaves no task that nothing will run.
-      const queueRun = work ? (order: number) => persistently(() => space.runs.enqueue({ id: `run:${key}:${order}:1`, key, attempt: 1, order }).then(() => undefined), { giveUpMs: 15_000 }) : undefined;
+      const queueRun = work ? (order: number) => persistently(() => space.runs.enqueue({ id: `run:${key}:${order}:1`, key, attempt: 1, order, handler: work.handler }).then(() => undefined), { giveUpMs: 15_000 }) : undefined;
       let created;
       try {
         created = await store.create(key, ownerKey, newRecord(input, work), queueRun);
@@ -234,7 +234,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
         await store.remove(key, read.found.record, { expired: true, revision: read.found.revision }).catch(() => undefined);
         created = await store.create(key, ownerKey, newRecord(input, work), queueRun);
       }
-      await store.publish(key, created.record, { kind: 'task.created', view: viewOf(created.record), previous: null, node: nodeId });
+      void store.publish(key, created.record, { kind: 'task.created', view: viewOf(created.record), previous: null, node: nodeId });
       // Driven from outside (as through the SDK's TaskStore): it is working from the start.
       if (!work) return viewOf((await applyToTask(space, key, taskEvents.start(now())))?.record ?? created.record);
       return viewOf(created.record);

@@ -235,7 +235,9 @@ export class RecordStore {
     after: TaskRecord,
     describe: ((before: TaskRecord, after: TaskRecord) => Omit<FeedEvent, 'view' | 'previous' | 'node'>) | undefined,
   ): Promise<{ readonly record: TaskRecord; readonly changed: true }> {
-    if (describe) await this.publish(key, after, { ...describe(before, after), view: viewOf(after), previous: before === after ? null : before.status, node: this.#nodeId });
+    // Not awaited: the record is the truth and a lost event is a gap readers fill; one connection
+    // sends in order, so a task's events still reach the server in sequence.
+    if (describe) void this.publish(key, after, { ...describe(before, after), view: viewOf(after), previous: before === after ? null : before.status, node: this.#nodeId });
     return { record: after, changed: true };
   }
 

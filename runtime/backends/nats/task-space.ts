@@ -22,6 +22,8 @@ export interface RunItem {
   readonly attempt: number;
   /** The task's `order`: which incarnation of the task id this run is for. */
   readonly order: number;
+  /** Name of the handler, so a worker without it passes the run on without reading the task. */
+  readonly handler: string;
 }
 
 /** A durable retention timer: remove the task under `key` at `due` (epoch ms). */
@@ -99,7 +101,8 @@ export async function applyToTask(
     () => ({ kind: event.type }),
     writeId,
   );
-  if (out?.changed && out.record.expiresAt !== null) await scheduleExpiry(space, key, out.record);
+  // Not awaited: the timer is queued in the background (a failure is logged, the task stays readable).
+  if (out?.changed && out.record.expiresAt !== null) void scheduleExpiry(space, key, out.record);
   return out;
 }
 
@@ -146,7 +149,7 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
         await applyToTask(space, key, taskEvents.message(`Worker ${lostNode} was lost; running the task again (attempt ${attempts + 1} of ${work.maxAttempts})`, space.now()));
       }
       // A fresh message id: the first run's id may still be in the dedup window.
-      await persistently(() => space.runs.enqueue({ id: `run:${key}:${record.order}:${attempts + 1}:${record.seq}`, key, attempt: attempts + 1, order: record.order }), {
+      await persistently(() => space.runs.enqueue({ id: `run:${key}:${record.order}:${attempts + 1}:${record.seq}`, key, attempt: attempts + 1, order: record.order, handler: work.handler }), {
         giveUpMs: 30_000,
       });
     } else {

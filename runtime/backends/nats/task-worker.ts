@@ -35,8 +35,11 @@ interface Running {
   slotWait: Promise<void> | null;
 }
 
-/** Deliveries of a run to workers without its handler before the task fails for want of one. */
-const MISSING_HANDLER_TRIES = 10;
+/** How long a worker pulls nothing after it was handed a run whose handler it does not have. */
+const MISSING_HANDLER_PAUSE_MS = 300;
+
+/** Event kinds a run writes itself. */
+const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 'task.input.request']);
 
 /** Deliveries of a run whose task record is not there (yet) before it is dropped. */
 const MISSING_RECORD_TRIES = 25;
@@ -102,6 +105,7 @@ export class TaskWorker {
   readonly #slots: Slots;
   readonly #running = new Map<string, Running>();
   #stop: AbortSignal = new AbortController().signal;
+  #pauseUntil = 0;
   /** Handlers started on this node since it started. */
   tasksRun = 0;
 
@@ -127,11 +131,16 @@ export class TaskWorker {
     this.#stop = signal;
     await this.#space.runs.consume((item, context) => this.#take(item, context.deliveryCount), {
       signal,
-      concurrency: 2,
+      // Several pulls in flight: one pull per item is a round trip, and starting a task takes a few more.
+      concurrency: 8,
       pollMs: 2_000,
       retryDelayMs: 500,
       // Pull only with a free slot: an item waiting in a busy worker would starve an idle one.
-      beforePull: () => this.#slots.whenFree(signal),
+      beforePull: async () => {
+        const pause = this.#pauseUntil - Date.now();
+        if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+        await this.#slots.whenFree(signal);
+      },
     });
   }
 
@@ -153,7 +162,14 @@ export class TaskWorker {
   /** Takes one queued run: lease, checks, start. Resolving acks the queue item. */
   async #take(item: RunItem, deliveryCount: number): Promise<void | { retryInMs: number }> {
     const space = this.#space;
-    // The other pull loop took the last slot meanwhile: give the item back at once.
+    // Not registered here (a node starting up, or workers of mixed versions): give it back at
+    // once for a worker that has it, and pull nothing for a moment so that one gets it.
+    if (!space.handlers.has(item.handler)) {
+      if (deliveryCount === 1) space.log('warn', 'no handler here for a queued task; leaving it to other workers', { handler: item.handler, key: item.key, node: space.nodeId });
+      this.#pauseUntil = Date.now() + MISSING_HANDLER_PAUSE_MS;
+      return { retryInMs: 0 };
+    }
+    // Another pull loop took the last slot meanwhile: give the item back at once.
     if (!this.#slots.tryAcquire()) return { retryInMs: 0 };
     let started = false;
     try {
@@ -183,12 +199,6 @@ export class TaskWorker {
         await recoverTask(space, item.key, lease, record.node ?? 'unknown');
         return;
       }
-      if (!space.handlers.has(record.work.handler) && deliveryCount < MISSING_HANDLER_TRIES) {
-        // Not registered here (yet: a node starting up, or workers of mixed versions): let
-        // another worker, or this one a moment later, take it.
-        await space.leases.release(lease).catch(() => false);
-        return { retryInMs: 500 };
-      }
       started = await this.#start(item, lease, record);
     } finally {
       if (!started) this.#slots.release();
@@ -213,7 +223,11 @@ export class TaskWorker {
     const declared = { ...work, retry: registered.options.retry ?? 'never', maxAttempts: registered.options.maxAttempts ?? space.maxAttempts };
     const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, actor: null, watch: null, renew: null, waiting: new Map(), inputCount: 0, holdsSlot: true, slotWait: null };
     // Watch before the start is written: a cancel right after it must not slip through unseen.
-    run.watch = space.feed.watch(item.key, () => void this.#reconcile(run));
+    run.watch = space.feed.watch(item.key, (event) => {
+      // This run's own moves need no second look; anything another node did (or any ending) does.
+      if (event.node === space.nodeId && OWN_MOVES.has(event.kind)) return;
+      void this.#reconcile(run);
+    });
     const moved = await applyToTask(space, item.key, begin, {
       extra: () => ({ attempts: item.attempt, node: space.nodeId, work: declared }),
       // Still this run's to start: nobody started this attempt (or a later one) meanwhile.
