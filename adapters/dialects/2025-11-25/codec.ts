@@ -6,6 +6,7 @@
  * @module
  */
 import type { TaskView } from '../../../runtime/index.js';
+import { isoTime } from './iso-time.js';
 
 /** Name of this dialect, stored with each task created in it. */
 export const SPEC_2025_11_25 = '2025-11-25';
@@ -71,8 +72,8 @@ export function renderTask2025(task: TaskView): Record<string, unknown> {
   const out: Record<string, unknown> = {
     taskId: task.taskId,
     status,
-    createdAt: new Date(task.createdAt).toISOString(),
-    lastUpdatedAt: new Date(task.updatedAt).toISOString(),
+    createdAt: isoTime(task.createdAt),
+    lastUpdatedAt: isoTime(task.updatedAt),
     ttl: task.keepAlive,
     pollInterval: task.pollFrequency,
   };
