@@ -94,8 +94,17 @@ export const taskMachine = setup({
   },
 }).createMachine({
   id: 'task',
+  // Field by field rather than `{ ...input, … }`: on Node 20 a spread with extra keys costs
+  // microseconds, and every task builds this once.
   context: ({ input }) => ({
-    ...input,
+    taskId: input.taskId,
+    owner: input.owner,
+    dialect: input.dialect,
+    method: input.method,
+    label: input.label,
+    keepAlive: input.keepAlive,
+    pollFrequency: input.pollFrequency,
+    createdAt: input.createdAt,
     updatedAt: input.createdAt,
     statusMessage: null,
     error: null,

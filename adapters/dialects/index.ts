@@ -25,7 +25,7 @@ import { relatedMeta, renderTask, withRelatedMeta } from './sep-1686/index.js';
 export function renderInOwnDialect(task: TaskView, options: { withMeta: boolean }): Record<string, unknown> {
   if (task.dialect === SPEC_2025_11_25) return renderTask2025(task);
   const rendered = renderTask(task);
-  return options.withMeta ? { ...rendered, _meta: relatedMeta(task.taskId) } : rendered;
+  return options.withMeta ? Object.assign({}, rendered, { _meta: relatedMeta(task.taskId) }) : rendered;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { TaskView, TaskRuntime } from '../../runtime/index.js';
-import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from './definitions.js';
+import type { RequestWorkContext, TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from './definitions.js';
 import type { InputChannel } from './input-delivery.js';
 import { paramsObject, type TaskHost } from './request-context.js';
 import { executeRequest, type OpenTaskRequests } from './task-execution.js';
@@ -56,13 +56,14 @@ export function installTools(server: TaskHost, c: ConnectionContext, tools: Read
     if (!parsed.success) {
       throw new JsonRpcError(JsonRpcCode.invalidParams, `Invalid arguments for tool ${name}: ${z.prettifyError(parsed.error)}`);
     }
-    return executeRequest({
-      ...c, extra, requestParams, method: 'tools/call', label: name,
+    // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
+    return executeRequest(Object.assign({}, c, {
+      extra, requestParams, method: 'tools/call', label: name,
       handler: handlerName('tools/call', name),
       taskSupport: tool.taskSupport ?? 'optional',
       params: parsed.data,
-      direct: (ctx) => tool.run(parsed.data, ctx),
-    });
+      direct: (ctx: RequestWorkContext) => tool.run(parsed.data, ctx),
+    }));
   });
 }
 
@@ -88,13 +89,14 @@ export function installPrompts(server: TaskHost, c: ConnectionContext, prompts: 
     if (!prompt) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown prompt: ${String(name)}`);
     const args = z.record(z.string(), z.string()).safeParse(rawArgs);
     if (!args.success) throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params for prompts/get: arguments must map names to strings');
-    return executeRequest({
-      ...c, extra, requestParams, method: 'prompts/get', label: prompt.name,
+    // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
+    return executeRequest(Object.assign({}, c, {
+      extra, requestParams, method: 'prompts/get', label: prompt.name,
       handler: handlerName('prompts/get', prompt.name),
       taskSupport: prompt.taskSupport ?? 'optional',
       params: args.data,
-      direct: (ctx) => prompt.run(args.data, ctx),
-    });
+      direct: (ctx: RequestWorkContext) => prompt.run(args.data, ctx),
+    }));
   });
 }
 
@@ -119,12 +121,13 @@ export function installResources(server: TaskHost, c: ConnectionContext, resourc
     const { uri } = requestParams;
     const resource = typeof uri === 'string' ? resources.get(uri) : undefined;
     if (!resource) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown resource: ${String(uri)}`);
-    return executeRequest({
-      ...c, extra, requestParams, method: 'resources/read', label: resource.uri,
+    // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
+    return executeRequest(Object.assign({}, c, {
+      extra, requestParams, method: 'resources/read', label: resource.uri,
       handler: handlerName('resources/read', resource.uri),
       taskSupport: resource.taskSupport ?? 'optional',
       params: {},
-      direct: (ctx) => resource.run(resource.uri, ctx),
-    });
+      direct: (ctx: RequestWorkContext) => resource.run(resource.uri, ctx),
+    }));
   });
 }

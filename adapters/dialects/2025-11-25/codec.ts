@@ -92,5 +92,5 @@ export function renderTask2025(task: TaskView): Record<string, unknown> {
 export function withRelatedMeta2025(result: unknown, taskId: string): Record<string, unknown> {
   const base = typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : {};
   const meta = typeof base['_meta'] === 'object' && base['_meta'] !== null ? (base['_meta'] as Record<string, unknown>) : {};
-  return { ...base, _meta: { ...meta, [RELATED_TASK_META_KEY_2025]: { taskId } } };
+  return Object.assign({}, base, { _meta: Object.assign({}, meta, { [RELATED_TASK_META_KEY_2025]: { taskId } }) });
 }

@@ -86,7 +86,7 @@ export function relatedMeta(taskId: string): Record<string, { taskId: string }> 
 export function withRelatedMeta(result: unknown, taskId: string): Record<string, unknown> {
   const base = isRecord(result) ? result : {};
   const meta = isRecord(base['_meta']) ? base['_meta'] : {};
-  return { ...base, _meta: { ...meta, ...relatedMeta(taskId) } };
+  return Object.assign({}, base, { _meta: Object.assign({}, meta, relatedMeta(taskId)) });
 }
 
 /**

@@ -1,0 +1,226 @@
+/**
+ * The NATS JetStream backend against the server it runs on: task lifecycles per second (one
+ * node; a front and two workers), `tasks/get` latency from a node that does not own the task, and
+ * the time for a SIGKILLed worker's task to be resolved elsewhere. Each figure stands beside what
+ * the same nats-server does raw (or the bound promised), measured in the same run.
+ *
+ * One own nats-server (file storage, temporary store dir, free port) serves everything and is
+ * stopped by pid at the end, also on failure. Every measurement uses its own prefix, so its
+ * streams and buckets start empty. The multi-node figures run several runtimes in this one
+ * process, each with its own connection: they share one event loop (and this machine's cores
+ * with the server), so they show the protocol's cost, not a multi-host deployment's throughput.
+ *
+ * @module
+ */
+import { performance } from 'node:perf_hooks';
+import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { connectNats } from '../runtime/backends/nats/connection.js';
+import { nameFromPrefix } from '../runtime/backends/nats/keys.js';
+import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../runtime/backends/nats/nats-runtime.js';
+import { measureWorkerKills } from './lib/nats-failover.js';
+import { startBenchNatsServer, type BenchNatsServer } from './lib/nats-server.js';
+import { alternate, median, percentile, type Benchmark, type BenchTable } from './lib/report.js';
+
+/** Requests in flight in the throughput runs (a busy front node's load, and the raw baseline's). */
+const IN_FLIGHT = 50;
+const NOOP = 'bench:noop';
+const OWNER = { session: 'bench', principal: null };
+/** Raw publishes carry about what a task record weighs, so the baseline moves the same bytes. */
+const RAW_PAYLOAD = new Uint8Array(600);
+
+/**
+ * JetStream requests one lifecycle costs on the critical path, read from runtime/backends/nats
+ * (create → worker → waitForOutcome, handler returning at once):
+ * - create (front): index publish, run enqueue, record KV create, `task.created` publish = 4
+ * - worker: pull (fetch 1), lease KV create, record KV get, start CAS update, `task.start`
+ *   publish, result KV put, complete CAS update, `task.complete` publish, retention timer enqueue,
+ *   work item ackAck, lease KV delete, record KV get on the `task.complete` event = 12; a worker
+ *   that did not create the task has no cached revision, so its start CAS reads first: +1
+ * - waitForOutcome: record KV get, record KV get after the terminal event, result KV get = 3
+ * - expiry loop, off the critical path: timer pull + nak = 2 (the nak waits for no reply)
+ */
+const OPS_PER_LIFECYCLE = { oneNode: 4 + 12 + 3 + 2, split: 4 + 13 + 3 + 2 } as const;
+
+/** Runs `fn(0..n-1)` with at most `lanes` calls in flight. */
+async function inLanes(n: number, lanes: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(lanes, n) }, async () => {
+    while (next < n) await fn(next++);
+  }));
+}
+
+let taskSeq = 0;
+
+/** Lifecycles per second: create → completed → outcome in hand, `IN_FLIGHT` at a time, through `front`. */
+async function lifecycles(front: NatsTaskRuntime, n: number): Promise<number> {
+  const started = performance.now();
+  await inLanes(n, IN_FLIGHT, async () => {
+    const taskId = `t${++taskSeq}`;
+    await front.create({ taskId, owner: OWNER, dialect: 'sep-1686', method: 'tools/call', handler: NOOP, params: null });
+    const { task } = await front.waitForOutcome(taskId, OWNER, { timeout: 60_000 });
+    if (task.status !== 'completed') throw new Error(`task ${taskId} ended ${task.status}`);
+  });
+  return (n * 1_000) / (performance.now() - started);
+}
+
+/** Runs `measure` and adds the messages the server received per item to `perItem`. */
+async function counting(server: BenchNatsServer, items: number, perItem: number[], measure: () => Promise<number>): Promise<number> {
+  const before = await server.counters();
+  const rate = await measure();
+  perItem.push(((await server.counters()).inMsgs - before.inMsgs) / items);
+  return rate;
+}
+
+/** Starts runtimes on one server and disposes of all of them at the end. */
+function nodePool(url: string): { node(o: NatsTaskRuntimeOptions): Promise<NatsTaskRuntime>; dispose(): Promise<void> } {
+  const open: NatsTaskRuntime[] = [];
+  return {
+    async node(o) {
+      const runtime = await createNatsTaskRuntime({ nats: { servers: url }, ...o });
+      open.push(runtime);
+      runtime.registerHandler(NOOP, () => Promise.resolve({ ok: true }));
+      return runtime;
+    },
+    async dispose() {
+      await Promise.allSettled(open.splice(0).map((r) => r.dispose()));
+    },
+  };
+}
+
+async function throughputTable(server: BenchNatsServer, quick: boolean): Promise<BenchTable> {
+  const n = quick ? 300 : 2_000;
+  const rawN = 4 * n;
+  const rounds = quick ? 1 : 3;
+  const pool = nodePool(server.url);
+  const nc = await connectNats({ servers: server.url });
+  try {
+    const one = await pool.node({ prefix: 'b1node', role: 'both', nodeId: 'one' });
+    const front = await pool.node({ prefix: 'b3node', role: 'front', nodeId: 'front' });
+    await pool.node({ prefix: 'b3node', role: 'worker', nodeId: 'w1' });
+    await pool.node({ prefix: 'b3node', role: 'worker', nodeId: 'w2' });
+    await (await jetstreamManager(nc)).streams.add({ name: 'benchraw', subjects: ['benchraw.>'], storage: StorageType.File });
+    const js = jetstream(nc);
+    const raw = async (): Promise<number> => {
+      const started = performance.now();
+      await inLanes(rawN, IN_FLIGHT, async () => void (await js.publish('benchraw.x', RAW_PAYLOAD)));
+      return (rawN * 1_000) / (performance.now() - started);
+    };
+    // Warm-up: JIT, consumers' first pulls, the streams' first blocks.
+    await Promise.all([lifecycles(one, 100), lifecycles(front, 100), raw()]);
+    const msgs = { one: [] as number[], split: [] as number[], raw: [] as number[] };
+    const rawRun = (): Promise<number> => counting(server, rawN, msgs.raw, raw);
+    const a = await alternate(rounds, () => counting(server, n, msgs.one, () => lifecycles(one, n)), rawRun);
+    const b = await alternate(rounds, () => counting(server, n, msgs.split, () => lifecycles(front, n)), rawRun);
+    return {
+      title: 'NATS: task lifecycles (create → completed → outcome in hand)',
+      baselineName: 'raw JetStream publish+ack',
+      method:
+        `${n} lifecycles per round, ${IN_FLIGHT} in flight, handler returns at once; ${rounds} round(s) alternating with ${rawN} raw js.publish (${RAW_PAYLOAD.length} B, ${IN_FLIGHT} in flight) to a file stream; medians. ` +
+        'One nats-server 2.9 (file storage) on this machine. "front + 2 workers": three runtimes with their own connections in this one process (one event loop). ' +
+        'Ops per lifecycle are counted from the code (see OPS_PER_LIFECYCLE in bench/nats.ts); "server in-msgs" is the server\'s own /varz in_msgs count per item.',
+      rows: [
+        { name: 'lifecycles/s, one node (role both)', ours: a.ours, baseline: a.baseline, unit: '/s', higherIsBetter: true, target: '≥ 2000 lifecycles/s (one server, one node)', met: a.ours >= 2_000 },
+        { name: 'lifecycles/s, front + 2 workers (in-process)', ours: b.ours, baseline: b.baseline, unit: '/s', higherIsBetter: true },
+        { name: 'JetStream requests per lifecycle, one node (from the code)', ours: OPS_PER_LIFECYCLE.oneNode, baseline: 1, unit: 'ops', higherIsBetter: false },
+        { name: 'JetStream requests per lifecycle, front + 2 workers (from the code)', ours: OPS_PER_LIFECYCLE.split, baseline: 1, unit: 'ops', higherIsBetter: false },
+        { name: 'server in-msgs per lifecycle, one node (measured)', ours: median(msgs.one), baseline: median(msgs.raw), unit: 'msgs', higherIsBetter: false },
+        { name: 'server in-msgs per lifecycle, front + 2 workers (measured)', ours: median(msgs.split), baseline: median(msgs.raw), unit: 'msgs', higherIsBetter: false },
+        { name: 'JetStream requests/s at the one-node rate (rate × ops)', ours: a.ours * OPS_PER_LIFECYCLE.oneNode, baseline: a.baseline, unit: 'ops/s', higherIsBetter: true },
+      ],
+    };
+  } finally {
+    await pool.dispose();
+    await nc.drain().catch(() => undefined);
+  }
+}
+
+async function getLatencyTable(server: BenchNatsServer, quick: boolean): Promise<BenchTable> {
+  const gets = quick ? 500 : 2_000;
+  const tasks = 100;
+  const prefix = 'bget';
+  const pool = nodePool(server.url);
+  const nc = await connectNats({ servers: server.url });
+  try {
+    const owner = await pool.node({ prefix, role: 'both', nodeId: 'owner' });
+    const reader = await pool.node({ prefix, role: 'front', nodeId: 'reader' });
+    const ids = Array.from({ length: tasks }, (_, i) => `g${i}`);
+    await inLanes(tasks, IN_FLIGHT, async (i) => {
+      await owner.create({ taskId: ids[i]!, owner: OWNER, dialect: 'sep-1686', method: 'tools/call', handler: NOOP, params: null });
+      await owner.waitForTerminal(ids[i]!, OWNER, { timeout: 30_000 });
+    });
+    // The baseline reads the very bucket `get` reads (history 1, file, reads via the stream leader).
+    const kv = await new Kvm(nc).open(`${nameFromPrefix(prefix)}_snapshots`);
+    const keys: string[] = [];
+    for await (const k of await kv.keys()) keys.push(k);
+    const ours: number[] = [];
+    const raw: number[] = [];
+    const warmUp = 200;
+    // One get at a time, ours and raw interleaved, so that drift hits both alike.
+    for (let i = 0; i < warmUp + gets; i++) {
+      let t = performance.now();
+      await reader.get(ids[i % tasks]!, OWNER);
+      const a = performance.now() - t;
+      t = performance.now();
+      await kv.get(keys[i % keys.length]!);
+      const b = performance.now() - t;
+      if (i >= warmUp) {
+        ours.push(a);
+        raw.push(b);
+      }
+    }
+    return {
+      title: 'NATS: tasks/get from a node that does not own the task',
+      baselineName: 'raw kv.get, same bucket',
+      method: `${gets} runtime.get() on a front node (own connection, same process) for ${tasks} tasks created and run on another node, one at a time, each followed by one kv.get of a key of the same bucket; after ${warmUp} warm-up pairs.`,
+      rows: [
+        { name: 'get p50', ours: percentile(ours, 50), baseline: percentile(raw, 50), unit: 'ms', higherIsBetter: false },
+        { name: 'get p99', ours: percentile(ours, 99), baseline: percentile(raw, 99), unit: 'ms', higherIsBetter: false, target: 'p99 ≤ 3 ms', met: percentile(ours, 99) <= 3 },
+      ],
+    };
+  } finally {
+    await pool.dispose();
+    await nc.drain().catch(() => undefined);
+  }
+}
+
+async function workerKillTable(server: BenchNatsServer, quick: boolean): Promise<BenchTable> {
+  const leaseTtlMs = 2_000;
+  const bound = leaseTtlMs + 1_000;
+  const repetitions = quick ? 1 : 3;
+  const { elapsedMs, statuses } = await measureWorkerKills({ url: server.url, repetitions, leaseTtlMs });
+  const mid = median(elapsedMs);
+  const worst = Math.max(...elapsedMs);
+  return {
+    title: 'NATS: worker SIGKILL → task resolved elsewhere',
+    baselineName: 'bound: lease TTL + 1 s',
+    method:
+      `CLI nodes from dist-bench (front + 2 workers, --lease-ttl ${leaseTtlMs}) plus an in-process front on the same prefix that starts long_job {seconds: 60} and waits for it; ` +
+      `the worker that logged "task run" is SIGKILLed (a replacement is started before the next repetition); time from the signal to terminal as the in-process front sees it; ` +
+      `${repetitions} repetition(s): ${elapsedMs.map((ms) => Math.round(ms)).join(', ')} ms; ended ${[...new Set(statuses)].join(', ')}. ` +
+      'The kill lands just after the worker took the lease, so the lease runs its whole TTL: close to the worst case.',
+    rows: [
+      { name: 'SIGKILL → terminal, median', ours: mid, baseline: bound, unit: 'ms', higherIsBetter: false, target: '≤ lease TTL + 1 s', met: mid <= bound },
+      { name: 'SIGKILL → terminal, slowest', ours: worst, baseline: bound, unit: 'ms', higherIsBetter: false, target: '≤ lease TTL + 1 s', met: worst <= bound },
+    ],
+  };
+}
+
+/**
+ * The NATS benchmarks: lifecycles/s, remote `tasks/get` latency and worker-loss resolution time,
+ * on one own nats-server that is stopped at the end whatever happens.
+ *
+ * @example
+ * ```ts
+ * // npm run bench -- --only nats --quick
+ * for (const table of await run({ quick: true })) console.log(renderTable(table));
+ * ```
+ */
+export const run: Benchmark = async ({ quick }) => {
+  const server = await startBenchNatsServer();
+  try {
+    return [await throughputTable(server, quick), await getLatencyTable(server, quick), await workerKillTable(server, quick)];
+  } finally {
+    await server.stop();
+  }
+};
