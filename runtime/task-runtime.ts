@@ -33,6 +33,7 @@ import { Listeners } from './listeners.js';
 import { DeadlineScheduler } from './scheduler.js';
 import { waitFor } from './wait.js';
 import type { InputRequest, TaskChange, TaskHandler, TaskOutcome, TaskRuntime, TaskView } from './task-runtime.types.js';
+import { checkTaskId, effectiveKeepAlive, ownerKeyOf } from './task-identity.js';
 
 type TaskActor = Actor<typeof taskMachine>;
 
@@ -59,23 +60,15 @@ interface PendingInput {
   readonly reject: (error: Error) => void;
 }
 
-/** Owners are compared by session and principal together. */
 /** A task's key: tasks are scoped to their owner, so two owners may use the same id. */
 function keyOf(owner: TaskOwner, taskId: string): string {
   return `${ownerKeyOf(owner)}\u0000${taskId}`;
-}
-
-function ownerKeyOf(owner: TaskOwner): string {
-  return `${owner.principal ?? ''}\u0001${owner.session ?? ''}`;
 }
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function checkTaskId(taskId: unknown): asserts taskId is string {
-  if (typeof taskId !== 'string' || taskId.length === 0) throw new InvalidArgumentError('taskId must be a non-empty string');
-}
 
 /**
  * Creates a task runtime on the in-memory backend (one process, no services).
@@ -253,14 +246,6 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
     throw new TaskNotFoundError(taskId);
   }
 
-  function effectiveKeepAlive(requested: number | null | undefined): number | null {
-    if (requested === null) return opts.maxKeepAlive;
-    if (requested !== undefined && (typeof requested !== 'number' || !Number.isFinite(requested) || requested < 0)) {
-      throw new InvalidArgumentError('keepAlive must be a non-negative number of milliseconds');
-    }
-    const wanted = requested ?? opts.defaultKeepAlive;
-    return opts.maxKeepAlive === null ? wanted : Math.min(wanted, opts.maxKeepAlive);
-  }
 
   const runtime: TaskRuntime = {
     options: opts,
@@ -277,7 +262,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       const ownerKey = ownerKeyOf(o.owner);
       const key = keyOf(o.owner, o.taskId);
       if (entries.has(key)) throw new DuplicateTaskIdError(o.taskId);
-      const keepAlive = effectiveKeepAlive(o.keepAlive);
+      const keepAlive = effectiveKeepAlive(opts, o.keepAlive);
       expired.delete(key);
       const createdAt = now();
       const actor = createActor(machine, {

@@ -37,6 +37,7 @@ import { newRecord, pendingInputsOf, viewOf, type TaskRecord } from './task-reco
 import { applyToTask, persistently, type ExpiryItem, type NodeLog, type RegisteredHandler, type RunItem, type TaskSpace } from './task-space.js';
 import { TaskWorker } from './task-worker.js';
 import { WorkQueue } from './work-queue.js';
+import { checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../../task-identity.js';
 
 /** Options of {@link createNatsTaskRuntime}: the runtime's own, plus where and how to join the cluster. */
 export interface NatsTaskRuntimeOptions extends TaskRuntimeOptions {
@@ -72,13 +73,7 @@ export interface NatsTaskRuntime extends TaskRuntime {
   readonly connection: NatsConnection;
 }
 
-function ownerKeyOf(owner: TaskOwner): string {
-  return `${owner.principal ?? ''}\u0001${owner.session ?? ''}`;
-}
 
-function checkTaskId(taskId: unknown): asserts taskId is string {
-  if (typeof taskId !== 'string' || taskId.length === 0) throw new InvalidArgumentError('taskId must be a non-empty string');
-}
 
 function positive(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got ${value}`);
@@ -165,14 +160,6 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     return { task: viewOf(record), result: stored?.result, hasResult: stored !== null, failure: record.failure ?? undefined };
   }
 
-  function effectiveKeepAlive(requested: number | null | undefined): number | null {
-    if (requested === null) return opts.maxKeepAlive;
-    if (requested !== undefined && (typeof requested !== 'number' || !Number.isFinite(requested) || requested < 0)) {
-      throw new InvalidArgumentError('keepAlive must be a non-negative number of milliseconds');
-    }
-    const wanted = requested ?? opts.defaultKeepAlive;
-    return opts.maxKeepAlive === null ? wanted : Math.min(wanted, opts.maxKeepAlive);
-  }
 
   /** Watches one task; `from` is set once the caller read the record. */
   function watchTask(key: string, onEvent: (event: FeedEvent) => void): FeedWatch {
@@ -206,7 +193,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       if (o.handler !== undefined && !registered) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
       const ownerKey = ownerKeyOf(o.owner);
       const key = taskKey({ ownerKey, taskId: o.taskId });
-      const keepAlive = effectiveKeepAlive(o.keepAlive);
+      const keepAlive = effectiveKeepAlive(opts, o.keepAlive);
       const input = {
         taskId: o.taskId,
         owner: { session: o.owner.session, principal: o.owner.principal },
