@@ -24,6 +24,7 @@ export const TaskErrorCode = {
   timeout: 'TIMEOUT',
   disposed: 'RUNTIME_DISPOSED',
   failed: 'TASK_FAILED',
+  limited: 'LIMIT_EXCEEDED',
 } as const;
 /** One runtime error code. */
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
@@ -165,6 +166,28 @@ export class TaskTerminalError extends TaskRuntimeError {
 }
 
 /**
+ * A requester went over one of its limits (see `RequesterLimits`); nothing was done.
+ *
+ * @example
+ * ```ts
+ * try { await runtime.get(id, owner); } catch (e) { if (e instanceof TaskLimitError) await sleep(e.retryAfterMs ?? 1000); }
+ * ```
+ */
+export class TaskLimitError extends TaskRuntimeError {
+  /** The limit's name, e.g. `pollsPerSecond`. */
+  readonly limit: string;
+  /** When a retry may succeed, in ms; `null` when that depends on tasks ending. */
+  readonly retryAfterMs: number | null;
+  constructor(limit: string, value: string, retryAfterMs: number | null, options?: ErrorOptions) {
+    const when = retryAfterMs === null ? 'retry once one of your tasks has ended' : `retry after ${retryAfterMs} ms`;
+    super(TaskErrorCode.limited, `Limit exceeded: ${limit} (${value}); ${when}`, options);
+    this.name = 'TaskLimitError';
+    this.limit = limit;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/**
  * A wait ran past its timeout.
  *
  * @example
@@ -235,6 +258,7 @@ export const errors = {
   InvalidArgumentError,
   TaskTerminalError,
   TaskTimeoutError,
+  TaskLimitError,
   RuntimeDisposedError,
   TaskFailure,
 } as const;

@@ -44,7 +44,10 @@ export {
   InvalidArgumentError,
   TaskTerminalError,
   TaskTimeoutError,
+  TaskLimitError,
   RuntimeDisposedError,
   TaskFailure,
 } from './errors.js';
 export { DeadlineScheduler } from './scheduler.js';
+export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+export type { RequesterLimits } from './limits.js';

@@ -4,6 +4,7 @@
  * @module
  */
 import { InvalidArgumentError } from './errors.js';
+import { resolveLimits, type RequesterLimits } from './limits.js';
 
 /**
  * Options of {@link createTaskRuntime}. Every field is optional.
@@ -41,6 +42,12 @@ export interface TaskRuntimeOptions {
    */
   expiredMemory?: number;
   /**
+   * Per-requester limits (running tasks, creation/poll/list rates). Absent: no limits (an
+   * embedding program trusts itself); given: these over `DEFAULT_LIMITS`, `null` turning one off.
+   * `mcp-tasks serve` always sets them.
+   */
+  limits?: Partial<RequesterLimits>;
+  /**
    * Clock, epoch ms. Tests may pass a fake one.
    * @default Date.now
    */
@@ -54,6 +61,7 @@ export interface ResolvedTaskRuntimeOptions {
   readonly pollFrequency: number;
   readonly pageSize: number;
   readonly expiredMemory: number;
+  readonly limits: RequesterLimits;
   readonly now: () => number;
 }
 
@@ -82,5 +90,5 @@ export function resolveTaskRuntimeOptions(options: TaskRuntimeOptions = {}): Res
     if (!Number.isFinite(value) || value < 0) throw new InvalidArgumentError(`${name} must be a non-negative number, got ${String(value)}`);
   }
   if (resolved.pageSize < 1) throw new InvalidArgumentError('pageSize must be at least 1');
-  return resolved;
+  return { ...resolved, limits: resolveLimits(options.limits) };
 }

@@ -34,6 +34,7 @@ import { DeadlineScheduler } from './scheduler.js';
 import { waitFor } from './wait.js';
 import type { InputRequest, TaskChange, TaskHandler, TaskOutcome, TaskRuntime, TaskView } from './task-runtime.types.js';
 import { checkTaskId, effectiveKeepAlive, ownerKeyOf } from './task-identity.js';
+import { RequesterLimiter } from './limits.js';
 
 type TaskActor = Actor<typeof taskMachine>;
 
@@ -93,6 +94,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   const index = new OwnerIndex();
   const listeners = new Listeners<TaskChange>();
   const inputListeners = new Listeners<InputRequest>();
+  const limiter = new RequesterLimiter(opts.limits, now);
   let seq = 0;
   let disposed = false;
 
@@ -189,6 +191,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
 
   /** A terminal task drops its actor and work and keeps only its record (and result if completed). */
   function settle(entry: Entry): void {
+    limiter.endTask(entry.ownerKey);
     entry.actor = null;
     entry.work = null;
     // Only completed tasks, and failed ones whose handler kept a result, have a result to return.
@@ -263,6 +266,9 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       const key = keyOf(o.owner, o.taskId);
       if (entries.has(key)) throw new DuplicateTaskIdError(o.taskId);
       const keepAlive = effectiveKeepAlive(opts, o.keepAlive);
+      limiter.admit(ownerKey, 'createsPerSecond');
+      // Counted from here until the task settles (see settle).
+      limiter.startTask(ownerKey);
       expired.delete(key);
       const createdAt = now();
       const actor = createActor(machine, {
@@ -314,11 +320,13 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
     },
 
     async get(taskId, owner) {
+      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       return view(find(taskId, owner));
     },
 
     async list(owner, o = {}) {
       if (disposed) throw new RuntimeDisposedError();
+      limiter.admit(ownerKeyOf(owner), 'listsPerSecond');
       const afterSeq = o.cursor === undefined ? 0 : decodeCursor(o.cursor, seq);
       const limit = Math.max(1, Math.min(o.limit ?? opts.pageSize, opts.pageSize));
       const page = index.page(ownerKeyOf(owner), afterSeq, limit);
@@ -327,12 +335,14 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
     },
 
     async result(taskId, owner) {
+      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       const entry = find(taskId, owner);
       if (entry.status !== 'completed') throw new TaskNotCompletedError(taskId, entry.status);
       return { task: view(entry), result: entry.result };
     },
 
     async outcome(taskId, owner) {
+      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       const entry = find(taskId, owner);
       if (!isTerminalStatus(entry.status)) throw new TaskNotCompletedError(taskId, entry.status);
       return outcomeOf(entry);
@@ -341,6 +351,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
     waitForOutcome(taskId, owner, o = {}) {
       let entry: Entry;
       try {
+        limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
         entry = find(taskId, owner);
       } catch (error) {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { createNatsTaskRuntime } from '../../runtime/backends/nats/nats-runtime.js';
 import { openSessionStore } from '../../runtime/backends/nats/session-store.js';
-import { createTaskRuntime, type TaskRuntime, type TaskRuntimeOptions } from '../../runtime/index.js';
+import { createTaskRuntime, type RequesterLimits, type TaskRuntime, type TaskRuntimeOptions } from '../../runtime/index.js';
 import { createTaskServer } from '../mcp-server/index.js';
 import { demoDefinitions } from './demo-tools.js';
 import { startHttpEndpoint } from './http-endpoint.js';
@@ -34,6 +34,13 @@ Tasks:
   --max-keep-alive MS        the receiver's maximum keepAlive; 'unlimited' allows any (default 3600000)
   --poll-frequency MS        suggested polling interval reported to requesters (default 1000)
   --page-size N              tasks per tasks/list page (default 20)
+
+Limits per requester (session + auth principal); over one, a request gets JSON-RPC error -32029
+naming the limit and when to retry; 'off' lifts a limit:
+  --max-running-tasks N      tasks not yet ended (default 100)
+  --max-creates-per-second N task creations (default 20, bursts of twice that)
+  --max-polls-per-second N   tasks/get and tasks/result (default 50, bursts of twice that)
+  --max-lists-per-second N   tasks/list (default 10, bursts of twice that)
 
 Cluster (with --nats; without it, everything runs in this process):
   --role front|worker|both   front serves MCP, worker runs tasks, both does both (default both)
@@ -73,6 +80,10 @@ export async function serve(argv: readonly string[]): Promise<void> {
       host: { type: 'string' },
       'default-keep-alive': { type: 'string' },
       'max-keep-alive': { type: 'string' },
+      'max-running-tasks': { type: 'string' },
+      'max-creates-per-second': { type: 'string' },
+      'max-polls-per-second': { type: 'string' },
+      'max-lists-per-second': { type: 'string' },
       'poll-frequency': { type: 'string' },
       'page-size': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
@@ -108,6 +119,19 @@ export async function serve(argv: readonly string[]): Promise<void> {
   if (maxKeepAlive !== undefined) {
     runtimeOptions.maxKeepAlive = maxKeepAlive === 'unlimited' ? null : number('max-keep-alive', maxKeepAlive)!;
   }
+  // Limits per requester (session + principal): always on for a served endpoint; 'off' lifts one.
+  const limit = (flag: string, value: string | undefined): number | null | undefined =>
+    value === undefined ? undefined : value === 'off' ? null : number(flag, value);
+  const limits: { -readonly [K in keyof RequesterLimits]?: RequesterLimits[K] } = {};
+  const setLimit = (name: keyof RequesterLimits, flag: string): void => {
+    const v = limit(flag, values[flag as 'max-running-tasks']);
+    if (v !== undefined) limits[name] = v;
+  };
+  setLimit('maxConcurrentTasks', 'max-running-tasks');
+  setLimit('createsPerSecond', 'max-creates-per-second');
+  setLimit('pollsPerSecond', 'max-polls-per-second');
+  setLimit('listsPerSecond', 'max-lists-per-second');
+  runtimeOptions.limits = limits;
   const pollFrequency = number('poll-frequency', values['poll-frequency']);
   if (pollFrequency !== undefined) runtimeOptions.pollFrequency = pollFrequency;
   const pageSize = number('page-size', values['page-size']);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isTaskRuntimeError, TaskErrorCode, TaskFailure, type TaskHandler, type TaskOutcome } from '../../runtime/index.js';
+import { isTaskRuntimeError, TaskErrorCode, TaskFailure, type TaskHandler, type TaskLimitError, type TaskOutcome } from '../../runtime/index.js';
 
 /**
  * JSON-RPC error codes used by the task methods.
@@ -18,6 +18,8 @@ export const JsonRpcCode = {
   methodNotFound: -32601,
   invalidParams: -32602,
   internalError: -32603,
+  /** A per-requester limit was exceeded (implementation-defined server error; think HTTP 429). */
+  limitExceeded: -32029,
 } as const;
 
 /**
@@ -113,6 +115,10 @@ export function toJsonRpcError(error: unknown, action = 'Failed to retrieve task
     case TaskErrorCode.invalidArgument:
     case TaskErrorCode.terminal:
       return new JsonRpcError(JsonRpcCode.invalidParams, error.message);
+    case TaskErrorCode.limited: {
+      const limited = error as TaskLimitError;
+      return new JsonRpcError(JsonRpcCode.limitExceeded, error.message, { limit: limited.limit, retryAfterMs: limited.retryAfterMs });
+    }
     case TaskErrorCode.timeout:
     case TaskErrorCode.disposed:
     case TaskErrorCode.failed:

@@ -37,7 +37,8 @@ describe('NATS cluster: a front node hands work to two workers', () => {
   beforeAll(async () => {
     nats = await startNatsServer({ jetstream: true });
     nodes = await startNodes([
-      { label: 'front', role: 'front', nats: nats.url, prefix },
+      // One requester submits 200 tasks at once: far over the default per-requester rates.
+      { label: 'front', role: 'front', nats: nats.url, prefix, flags: ['--max-creates-per-second', 'off', '--max-polls-per-second', 'off', '--max-running-tasks', 'off'] },
       { label: 'w1', role: 'worker', nats: nats.url, prefix },
       { label: 'w2', role: 'worker', nats: nats.url, prefix },
     ]);

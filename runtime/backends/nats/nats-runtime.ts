@@ -38,6 +38,7 @@ import { applyToTask, persistently, type ExpiryItem, type NodeLog, type Register
 import { TaskWorker } from './task-worker.js';
 import { WorkQueue } from './work-queue.js';
 import { checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../../task-identity.js';
+import { RequesterLimiter } from '../../limits.js';
 
 /** Options of {@link createNatsTaskRuntime}: the runtime's own, plus where and how to join the cluster. */
 export interface NatsTaskRuntimeOptions extends TaskRuntimeOptions {
@@ -138,6 +139,9 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   if (worker) background.push(worker.run(stop.signal).catch((e: unknown) => log('error', 'worker loop stopped', { error: String(e) })));
   const stopHeartbeat = startHeartbeat(nodes, { nodeId, role }, () => ({ tasksRun: worker?.tasksRun ?? 0, running: worker?.running ?? 0 }));
   let disposed = false;
+  // Rates are counted per node for now (not yet cluster-wide), and running tasks are not capped
+  // here: they end on other nodes. See the README's Security notes.
+  const limiter = new RequesterLimiter(opts.limits, now);
 
   const keyOf = (taskId: string, owner: TaskOwner): string => taskKey({ ownerKey: ownerKeyOf(owner), taskId });
 
@@ -189,6 +193,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     async create(o) {
       if (disposed) throw new RuntimeDisposedError();
       checkTaskId(o.taskId);
+      limiter.admit(ownerKeyOf(o.owner), 'createsPerSecond');
       const registered = o.handler === undefined ? undefined : space.handlers.get(o.handler);
       if (o.handler !== undefined && !registered) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
       const ownerKey = ownerKeyOf(o.owner);
@@ -228,11 +233,13 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     },
 
     async get(taskId, owner) {
+      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       return viewOf((await find(taskId, owner)).record);
     },
 
     async list(owner, o = {}) {
       if (disposed) throw new RuntimeDisposedError();
+      limiter.admit(ownerKeyOf(owner), 'listsPerSecond');
       const after = o.cursor === undefined ? 0 : decodeCursor(o.cursor, Number.MAX_SAFE_INTEGER);
       const limit = Math.max(1, Math.min(o.limit ?? opts.pageSize, opts.pageSize));
       const page = await store.page(ownerKeyOf(owner), after, limit);
@@ -241,12 +248,14 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     },
 
     async result(taskId, owner) {
+      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       const { key, record } = await find(taskId, owner);
       if (record.status !== 'completed') throw new TaskNotCompletedError(taskId, record.status);
       return { task: viewOf(record), result: (await store.getResult(key))?.result };
     },
 
     async outcome(taskId, owner) {
+      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       const { key, record } = await find(taskId, owner);
       if (!isTerminalStatus(record.status)) throw new TaskNotCompletedError(taskId, record.status);
       return outcomeOf(key, record);
@@ -255,6 +264,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     async waitForOutcome(taskId, owner, o = {}) {
       if (disposed) throw new RuntimeDisposedError();
       checkTaskId(taskId);
+      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       const key = keyOf(taskId, owner);
       const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
       let wake: () => void = () => undefined;

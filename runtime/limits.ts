@@ -1,0 +1,126 @@
+/**
+ * Per-requester limits (SEP-1686 §8): how many tasks one requester may have running, how fast it
+ * may create tasks, poll them and list them. Rates are token buckets (a burst of twice the rate
+ * per second, refilled continuously), kept per owner key; a refusal names the limit and when to
+ * retry, and never touches the requester's other tasks.
+ *
+ * @module
+ */
+import { InvalidArgumentError, TaskLimitError } from './errors.js';
+
+/** The limits; `null` turns one off. */
+export interface RequesterLimits {
+  /** Tasks one requester may have running (not yet terminal). @default 100 */
+  readonly maxConcurrentTasks: number | null;
+  /** Task creations per requester per second. @default 20 */
+  readonly createsPerSecond: number | null;
+  /** `get`/`result`/`outcome` calls (tasks/get, tasks/result polls) per requester per second. @default 50 */
+  readonly pollsPerSecond: number | null;
+  /** `list` calls per requester per second. @default 10 */
+  readonly listsPerSecond: number | null;
+}
+
+/** The defaults of {@link RequesterLimits}. */
+export const DEFAULT_LIMITS: RequesterLimits = { maxConcurrentTasks: 100, createsPerSecond: 20, pollsPerSecond: 50, listsPerSecond: 10 };
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/** Which rate a call counts against. */
+export type RateKind = 'createsPerSecond' | 'pollsPerSecond' | 'listsPerSecond';
+
+/** No limits at all: what an embedding runtime gets unless it asks for limits. */
+export const NO_LIMITS: RequesterLimits = { maxConcurrentTasks: null, createsPerSecond: null, pollsPerSecond: null, listsPerSecond: null };
+
+/**
+ * Resolves limits: none when `limits` is undefined (an embedded runtime trusts its caller),
+ * else the given ones over {@link DEFAULT_LIMITS} (what a server exposed to requesters uses).
+ *
+ * @throws InvalidArgumentError for a limit that is not a positive number (or null)
+ * @example
+ * ```ts
+ * resolveLimits({ pollsPerSecond: 5 }).maxConcurrentTasks; // 100
+ * resolveLimits(undefined).pollsPerSecond; // null
+ * ```
+ */
+export function resolveLimits(limits?: Partial<RequesterLimits>): RequesterLimits {
+  if (limits === undefined) return NO_LIMITS;
+  const resolved = { ...DEFAULT_LIMITS, ...limits };
+  for (const [name, value] of Object.entries(resolved)) {
+    if (value !== null && (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)) {
+      throw new InvalidArgumentError(`limit ${name} must be a positive number or null, got ${String(value)}`);
+    }
+  }
+  return resolved;
+}
+
+/**
+ * Keeps the counters of every requester of one runtime.
+ *
+ * @example
+ * ```ts
+ * const limiter = new RequesterLimiter(resolveLimits(), Date.now);
+ * limiter.admit('owner', 'pollsPerSecond'); // throws TaskLimitError when over
+ * ```
+ */
+export class RequesterLimiter {
+  readonly limits: RequesterLimits;
+  readonly #now: () => number;
+  readonly #buckets = new Map<string, Bucket>();
+  readonly #running = new Map<string, number>();
+
+  constructor(limits: RequesterLimits, now: () => number) {
+    this.limits = limits;
+    this.#now = now;
+  }
+
+  /**
+   * Counts one call against a rate.
+   *
+   * @throws TaskLimitError naming the limit and when to retry
+   */
+  admit(ownerKey: string, kind: RateKind): void {
+    const rate = this.limits[kind];
+    if (rate === null) return;
+    const now = this.#now();
+    const burst = rate * 2;
+    const key = `${kind}\u0000${ownerKey}`;
+    const bucket = this.#buckets.get(key) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+    bucket.at = now;
+    if (bucket.tokens < 1) {
+      this.#buckets.set(key, bucket);
+      throw new TaskLimitError(kind, `${rate} per second per requester`, Math.ceil(((1 - bucket.tokens) / rate) * 1000));
+    }
+    bucket.tokens -= 1;
+    // A full bucket is the same as none: forget it, so idle requesters cost no memory.
+    if (bucket.tokens >= burst - 1e-9) this.#buckets.delete(key);
+    else this.#buckets.set(key, bucket);
+    if (this.#buckets.size > 100_000) this.#prune(now);
+  }
+
+  /**
+   * Counts a new running task of a requester.
+   *
+   * @throws TaskLimitError when it already has `maxConcurrentTasks` running
+   */
+  startTask(ownerKey: string): void {
+    const max = this.limits.maxConcurrentTasks;
+    const running = this.#running.get(ownerKey) ?? 0;
+    if (max !== null && running >= max) throw new TaskLimitError('maxConcurrentTasks', `${max} running tasks per requester`, null);
+    this.#running.set(ownerKey, running + 1);
+  }
+
+  /** A running task of the requester ended (or was removed). */
+  endTask(ownerKey: string): void {
+    const running = (this.#running.get(ownerKey) ?? 0) - 1;
+    if (running > 0) this.#running.set(ownerKey, running);
+    else this.#running.delete(ownerKey);
+  }
+
+  #prune(now: number): void {
+    for (const [key, bucket] of this.#buckets) if (now - bucket.at > 60_000) this.#buckets.delete(key);
+  }
+}
