@@ -66,6 +66,38 @@ async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
 }
 
 /**
+ * The JSON-RPC request ids each session has in flight. The SDK transport keeps one reply stream
+ * per id, so a second POST reusing an id still in flight would leave one of the two unanswered;
+ * it waits here until the first is answered instead (the requester gets both answers, in order).
+ */
+class InFlightIds {
+  readonly #busy = new Map<string, Promise<void>>();
+
+  /** Waits until none of the body's request ids is in flight in the session, then claims them. */
+  async enter(sessionId: string, body: unknown, res: ServerResponse): Promise<() => void> {
+    const keys = (Array.isArray(body) ? body : [body]).flatMap((m: unknown) => {
+      const message = m as { id?: unknown; method?: unknown };
+      return typeof message?.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number') ? [`${sessionId}\u0000${typeof message.id}:${String(message.id)}`] : [];
+    });
+    for (;;) {
+      const waits = keys.flatMap((k) => this.#busy.get(k) ?? []);
+      if (waits.length === 0) break;
+      await Promise.all(waits);
+    }
+    let release!: () => void;
+    const claimed = new Promise<void>((resolve) => (release = resolve));
+    for (const k of keys) this.#busy.set(k, claimed);
+    const done = (): void => {
+      for (const k of keys) if (this.#busy.get(k) === claimed) this.#busy.delete(k);
+      release();
+    };
+    // Answered (or the client went away): the ids are free again.
+    res.once('close', done);
+    return done;
+  }
+}
+
+/**
  * Serves MCP over Streamable HTTP at `/mcp` until closed.
  *
  * @example
@@ -81,6 +113,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const sessions = new Map<string, Held>();
   const resuming = new Map<string, Promise<Held | undefined>>();
   const lastSeen = new Map<string, number>();
+  const inFlight = new InFlightIds();
   const idleMs = options.sessionIdleMs ?? 3_600_000;
   const sweeper = setInterval(() => {
     const now = Date.now();
@@ -159,9 +192,10 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       try {
         body = await readJson(req, maxBody);
       } catch (error) {
-        return error instanceof RangeError
-          ? replyError(res, 413, -32600, error.message)
-          : replyError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
+        if (!(error instanceof RangeError)) return replyError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
+        // The rest of the body was never read: the connection cannot carry another request.
+        res.setHeader('connection', 'close');
+        return replyError(res, 413, -32600, error.message);
       }
       // Refuse a malformed single message with a reply that says what was wrong (the SDK would
       // answer any of them with a bare "Invalid JSON-RPC message").
@@ -172,6 +206,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       }
       if (existing && sessionId !== undefined) {
         relayStrays(sessionId, existing.server, body);
+        await inFlight.enter(sessionId, body, res);
         return existing.transport.handleRequest(req, res, body);
       }
       if (sessionId !== undefined) return replyError(res, 404, -32001, `Session not found: ${sessionId}`);
