@@ -9,6 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { SessionDirectory } from '../../runtime/backends/nats/session-store.js';
+import type { HttpAuthenticator } from './http-auth.js';
 import { log } from './log.js';
 import { isRelayable, placesHere, resumeSession, sessionRecordOf, spreadRequestIds, type SessionRecord } from './session-restore.js';
 import { checkMessage } from './stdio-transport.js';
@@ -33,6 +34,12 @@ export interface HttpEndpointOptions {
    * here too. Without it, sessions live in this process only.
    */
   readonly sessions?: SessionDirectory<SessionRecord>;
+  /**
+   * Authenticates every request (see `bearerTokens`); one it refuses gets 401. A session is bound
+   * to the principal that began it, and tasks to session and principal. Without it, requests are
+   * anonymous and a session id is the only thing that tells requesters apart.
+   */
+  readonly authenticate?: HttpAuthenticator;
 }
 
 /** A session this process serves: its SDK transport and server, and its shared record. */
@@ -182,9 +189,19 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== '/mcp') return replyError(res, 404, -32601, `Not found: ${path} (the MCP endpoint is /mcp)`);
+    const auth = options.authenticate ? await options.authenticate(req) : undefined;
+    if (options.authenticate && auth === undefined) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return replyError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> with a token this server knows');
+    }
+    // The SDK transport hands `req.auth` to the server as `extra.authInfo` (the task owner's principal).
+    (req as IncomingMessage & { auth?: unknown }).auth = auth;
+    const principal = auth?.clientId ?? null;
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
-    const existing = sessionId === undefined ? undefined : (sessions.get(sessionId) ?? (await resume(sessionId)));
+    const found = sessionId === undefined ? undefined : (sessions.get(sessionId) ?? (await resume(sessionId)));
+    // Another principal's session does not exist for this one: the same answer as an unknown id.
+    const existing = found && (found.record.principal ?? null) === principal ? found : undefined;
     if (existing && sessionId !== undefined) touch(sessionId, existing);
 
     if (req.method === 'POST') {
@@ -216,7 +233,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: async (id) => {
-          const record = { ...sessionRecordOf(body), lastSeen: Date.now() };
+          const record = { ...sessionRecordOf(body), principal, lastSeen: Date.now() };
           sessions.set(id, { transport, server, record, touched: Date.now() });
           lastSeen.set(id, Date.now());
           // Shared before the reply leaves, so the client's next request may go to any node.

@@ -10,6 +10,7 @@ import { openSessionStore } from '../../runtime/backends/nats/session-store.js';
 import { createTaskRuntime, type RequesterLimits, type TaskRuntime, type TaskRuntimeOptions } from '../../runtime/index.js';
 import { createTaskServer } from '../mcp-server/index.js';
 import { demoDefinitions } from './demo-tools.js';
+import { bearerTokens, parseAuthTokens } from './http-auth.js';
 import { startHttpEndpoint } from './http-endpoint.js';
 import { log } from './log.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
@@ -28,6 +29,9 @@ Transport (one of):
   --http PORT                Streamable HTTP at http://HOST:PORT/mcp (PORT 0 picks a free port)
   --host HOST                address to bind with --http (default 127.0.0.1)
   --session-idle-timeout MS  close an HTTP session after this long without a request (default 3600000)
+  --auth-token TOKEN=NAME    with --http: accept 'Authorization: Bearer TOKEN' as principal NAME (repeatable;
+                             also MCP_TASKS_AUTH_TOKENS=TOKEN=NAME,...); any other request gets 401, and
+                             sessions and tasks are bound to their principal. Without it HTTP is anonymous.
 
 Tasks:
   --default-keep-alive MS    retention after a task ends when the requester asks none (default 300000)
@@ -87,6 +91,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'poll-frequency': { type: 'string' },
       'page-size': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
+      'auth-token': { type: 'string', multiple: true },
       role: { type: 'string' },
       'node-id': { type: 'string' },
       'lease-ttl': { type: 'string' },
@@ -177,6 +182,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
 
   if (values.stdio) {
+    if (values['auth-token'] !== undefined) throw new Error('--auth-token needs --http: stdio has one requester, the process that started this one');
     const server = makeServer();
     server.onerror = (error) => log('warn', 'protocol error', { error: String(error) });
     const transport = new JsonRpcStdioTransport();
@@ -187,6 +193,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     return;
   }
 
+  const tokens = parseAuthTokens(values['auth-token'] ?? [], process.env['MCP_TASKS_AUTH_TOKENS']);
+  const authenticated = Object.keys(tokens).length > 0;
   const port = number('http', values.http)!;
   const sessionIdleMs = number('session-idle-timeout', values['session-idle-timeout']);
   const endpoint = await startHttpEndpoint({
@@ -195,8 +203,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...(sessionIdleMs !== undefined && { sessionIdleMs }),
     createServer: makeServer,
     ...(sessions !== undefined && { sessions }),
+    ...(authenticated && { authenticate: bearerTokens(tokens) }),
   });
-  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend });
+  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, authenticated });
   const stop = (): void => {
     void endpoint.close().then(() => runtime.dispose()).then(() => process.exit(0));
   };

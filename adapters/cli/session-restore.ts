@@ -18,6 +18,8 @@ export interface SessionRecord {
   readonly capabilities: Record<string, unknown>;
   readonly clientInfo: Record<string, unknown> | null;
   readonly protocolVersion: string | null;
+  /** The authenticated principal that began the session (only it may use the session), or none. */
+  readonly principal?: string | null;
   /** When some node last served the session (refreshed now and then, not on every request). */
   readonly lastSeen?: number;
 }
