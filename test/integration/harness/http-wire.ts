@@ -23,6 +23,8 @@ class HttpWire extends WireCore {
    * HTTP 404 "Session not found"), instead of waiting for a response that will never come.
    */
   failOnNullIdError = false;
+  /** Sent as `Authorization: Bearer <token>` on every request (servers started with `--auth-token`). */
+  bearerToken: string | undefined;
   private readonly controllers = new Set<AbortController>();
 
   /** `owned`: the server process this wire spawned (killed on close), if any. */
@@ -47,6 +49,7 @@ class HttpWire extends WireCore {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
+    if (this.bearerToken !== undefined) headers['authorization'] = `Bearer ${this.bearerToken}`;
     if (this.sessionId !== undefined) {
       headers['mcp-session-id'] = this.sessionId;
       headers['mcp-protocol-version'] = PROTOCOL_VERSION;
@@ -215,12 +218,24 @@ export const connectHttp: Connect = (flags = []) => openHttp(flags, PLAIN_CLIENT
 export const connectInteractiveHttp: ConnectInteractive = (options = {}) =>
   openHttp([...(options.flags ?? [])], interactiveClient(options.capabilities));
 
+/** Options of the attach functions that begin a session. */
+export interface AttachOptions {
+  /** Sent as `Authorization: Bearer <token>` on every request, initialize included. */
+  readonly bearerToken?: string;
+}
+
+function withToken(wire: HttpWire, bearerToken: string | undefined): HttpWire {
+  wire.bearerToken = bearerToken;
+  return wire;
+}
+
 /** A raw wire with its own HTTP session on a running server; performs the initialize handshake. */
 export async function attachHttpWire(
   url: string,
   serverStderr: () => string = () => '',
+  options: AttachOptions = {},
 ): Promise<Wire & { readonly sessionId: string | undefined }> {
-  return handshake(new HttpWire(url, serverStderr, PLAIN_CLIENT), `raw http handshake against ${url} failed`);
+  return handshake(withToken(new HttpWire(url, serverStderr, PLAIN_CLIENT), options.bearerToken), `raw http handshake against ${url} failed`);
 }
 
 /** A raw interactive wire with its own HTTP session on a running server: declares `capabilities` in initialize. */
@@ -228,9 +243,10 @@ export async function attachInteractiveHttpWire(
   url: string,
   serverStderr: () => string = () => '',
   capabilities?: Record<string, unknown>,
+  options: AttachOptions = {},
 ): Promise<InteractiveWire & { readonly sessionId: string | undefined }> {
   return handshake(
-    new HttpWire(url, serverStderr, interactiveClient(capabilities)),
+    withToken(new HttpWire(url, serverStderr, interactiveClient(capabilities)), options.bearerToken),
     `interactive http handshake against ${url} failed`,
   );
 }
@@ -241,6 +257,8 @@ export interface AttachSessionOptions {
   readonly interactive?: boolean;
   /** The stderr of the server behind `url`, for diagnostics. */
   readonly serverStderr?: () => string;
+  /** Sent as `Authorization: Bearer <token>` on every request. */
+  readonly bearerToken?: string;
 }
 
 /**
@@ -256,7 +274,7 @@ export function attachHttpSession(
   options: AttachSessionOptions = {},
 ): InteractiveWire & { readonly sessionId: string | undefined } {
   const profile = options.interactive === true ? interactiveClient() : PLAIN_CLIENT;
-  const wire = new HttpWire(url, options.serverStderr ?? (() => ''), profile);
+  const wire = withToken(new HttpWire(url, options.serverStderr ?? (() => ''), profile), options.bearerToken);
   wire.sessionId = sessionId;
   wire.deleteSessionOnClose = false;
   wire.failOnNullIdError = true;
