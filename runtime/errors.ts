@@ -178,8 +178,11 @@ export class TaskLimitError extends TaskRuntimeError {
   readonly limit: string;
   /** When a retry may succeed, in ms; `null` when that depends on tasks ending. */
   readonly retryAfterMs: number | null;
-  constructor(limit: string, value: string, retryAfterMs: number | null, options?: ErrorOptions) {
-    const when = retryAfterMs === null ? 'retry once one of your tasks has ended' : `retry after ${retryAfterMs} ms`;
+  /**
+   * @param when - what to do instead of retrying, for a limit a retry cannot pass (an id too long)
+   */
+  constructor(limit: string, value: string, retryAfterMs: number | null, options?: ErrorOptions & { when?: string }) {
+    const when = options?.when ?? (retryAfterMs === null ? 'retry once one of your tasks has ended' : `retry after ${retryAfterMs} ms`);
     super(TaskErrorCode.limited, `Limit exceeded: ${limit} (${value}); ${when}`, options);
     this.name = 'TaskLimitError';
     this.limit = limit;

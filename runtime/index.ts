@@ -50,4 +50,6 @@ export {
 } from './errors.js';
 export { DeadlineScheduler } from './scheduler.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+export { AuditEvent, DEFAULT_SUSPICION_THRESHOLDS } from './audit/index.js';
+export type { AuditLogger, AuditOptions, SecurityReport, SuspectRequester, SuspicionThresholds } from './audit/index.js';
 export type { RequesterLimits } from './limits.js';

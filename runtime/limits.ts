@@ -18,10 +18,24 @@ export interface RequesterLimits {
   readonly pollsPerSecond: number | null;
   /** `list` calls per requester per second. @default 10 */
   readonly listsPerSecond: number | null;
+  /** Longest task id, in characters (SEP-1686 requesters choose their ids). @default 128 */
+  readonly maxTaskIdLength: number | null;
+  /**
+   * Largest result a task may keep, in bytes of JSON; a larger one fails the task saying so.
+   * @default 921_600 (900 KiB, what the NATS backend can store)
+   */
+  readonly maxResultBytes: number | null;
 }
 
 /** The defaults of {@link RequesterLimits}. */
-export const DEFAULT_LIMITS: RequesterLimits = { maxConcurrentTasks: 100, createsPerSecond: 20, pollsPerSecond: 50, listsPerSecond: 10 };
+export const DEFAULT_LIMITS: RequesterLimits = {
+  maxConcurrentTasks: 100,
+  createsPerSecond: 20,
+  pollsPerSecond: 50,
+  listsPerSecond: 10,
+  maxTaskIdLength: 128,
+  maxResultBytes: 921_600,
+};
 
 interface Bucket {
   tokens: number;
@@ -32,7 +46,14 @@ interface Bucket {
 export type RateKind = 'createsPerSecond' | 'pollsPerSecond' | 'listsPerSecond';
 
 /** No limits at all: what an embedding runtime gets unless it asks for limits. */
-export const NO_LIMITS: RequesterLimits = { maxConcurrentTasks: null, createsPerSecond: null, pollsPerSecond: null, listsPerSecond: null };
+export const NO_LIMITS: RequesterLimits = {
+  maxConcurrentTasks: null,
+  createsPerSecond: null,
+  pollsPerSecond: null,
+  listsPerSecond: null,
+  maxTaskIdLength: null,
+  maxResultBytes: null,
+};
 
 /**
  * Resolves limits: none when `limits` is undefined (an embedded runtime trusts its caller),
@@ -70,10 +91,42 @@ export class RequesterLimiter {
   readonly #now: () => number;
   readonly #buckets = new Map<string, Bucket>();
   readonly #running = new Map<string, number>();
+  readonly #onAdmit: ((ownerKey: string, kind: RateKind) => void) | undefined;
 
-  constructor(limits: RequesterLimits, now: () => number) {
+  /**
+   * @param onAdmit - told of every call admitted against a rate (how a cluster shares its usage)
+   */
+  constructor(limits: RequesterLimits, now: () => number, onAdmit?: (ownerKey: string, kind: RateKind) => void) {
     this.limits = limits;
     this.#now = now;
+    this.#onAdmit = onAdmit;
+  }
+
+  /**
+   * Counts calls that another node admitted against a rate: they use up this node's tokens too,
+   * possibly below zero, so the requester waits here as long as it would have to there.
+   *
+   * @example
+   * ```ts
+   * limiter.charge(ownerKey, 'pollsPerSecond', 12);
+   * ```
+   */
+  charge(ownerKey: string, kind: RateKind, calls: number): void {
+    const rate = this.limits[kind];
+    if (rate === null) return;
+    const key = `${kind}\u0000${ownerKey}`;
+    const bucket = this.#refill(key, rate);
+    bucket.tokens = Math.max(-rate * 2, bucket.tokens - calls);
+    this.#buckets.set(key, bucket);
+  }
+
+  #refill(key: string, rate: number): Bucket {
+    const now = this.#now();
+    const burst = rate * 2;
+    const bucket = this.#buckets.get(key) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+    bucket.at = now;
+    return bucket;
   }
 
   /**
@@ -84,21 +137,19 @@ export class RequesterLimiter {
   admit(ownerKey: string, kind: RateKind): void {
     const rate = this.limits[kind];
     if (rate === null) return;
-    const now = this.#now();
     const burst = rate * 2;
     const key = `${kind}\u0000${ownerKey}`;
-    const bucket = this.#buckets.get(key) ?? { tokens: burst, at: now };
-    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate);
-    bucket.at = now;
+    const bucket = this.#refill(key, rate);
     if (bucket.tokens < 1) {
       this.#buckets.set(key, bucket);
       throw new TaskLimitError(kind, `${rate} per second per requester`, Math.ceil(((1 - bucket.tokens) / rate) * 1000));
     }
     bucket.tokens -= 1;
+    this.#onAdmit?.(ownerKey, kind);
     // A full bucket is the same as none: forget it, so idle requesters cost no memory.
     if (bucket.tokens >= burst - 1e-9) this.#buckets.delete(key);
     else this.#buckets.set(key, bucket);
-    if (this.#buckets.size > 100_000) this.#prune(now);
+    if (this.#buckets.size > 100_000) this.#prune(bucket.at);
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError } from './errors.js';
 import { resolveLimits, type RequesterLimits } from './limits.js';
+import type { AuditOptions } from './audit/audit.types.js';
 
 /**
  * Options of {@link createTaskRuntime}. Every field is optional.
@@ -47,6 +48,12 @@ export interface TaskRuntimeOptions {
    * `mcp-tasks serve` always sets them.
    */
   limits?: Partial<RequesterLimits>;
+  /**
+   * Audit lines (task creation, status changes, result retrievals, cancels, deletes, refused
+   * look-ups) to a pino logger, and counters of suspicious requesters read with
+   * `runtime.security()`. Absent: no audit, at no cost. `mcp-tasks serve` turns it on.
+   */
+  audit?: AuditOptions;
   /**
    * Clock, epoch ms. Tests may pass a fake one.
    * @default Date.now

@@ -5,7 +5,7 @@
  * @module
  */
 import type { TaskOwner } from '../machines/index.js';
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError, TaskLimitError } from './errors.js';
 import type { ResolvedTaskRuntimeOptions } from './options.js';
 
 /**
@@ -22,16 +22,37 @@ export function ownerKeyOf(owner: TaskOwner): string {
 }
 
 /**
- * Refuses a task id that is not a non-empty string.
+ * Refuses a task id that is not a non-empty string, or is longer than `maxLength` characters.
  *
- * @throws InvalidArgumentError
+ * @throws InvalidArgumentError for a non-string or empty id
+ * @throws TaskLimitError (limit `maxTaskIdLength`) for an id over the length limit
  * @example
  * ```ts
- * checkTaskId(params.taskId); // params.taskId is a string from here on
+ * checkTaskId(params.taskId, 128); // params.taskId is a string from here on
  * ```
  */
-export function checkTaskId(taskId: unknown): asserts taskId is string {
+export function checkTaskId(taskId: unknown, maxLength: number | null): asserts taskId is string {
   if (typeof taskId !== 'string' || taskId.length === 0) throw new InvalidArgumentError('taskId must be a non-empty string');
+  if (maxLength !== null && taskId.length > maxLength) {
+    throw new TaskLimitError('maxTaskIdLength', `task ids of at most ${maxLength} characters`, null, { when: 'a retry will not pass: use a shorter task id' });
+  }
+}
+
+/**
+ * Refuses a result whose JSON is larger than `maxBytes`: the task then fails saying so.
+ *
+ * @throws TaskLimitError (limit `maxResultBytes`)
+ * @example
+ * ```ts
+ * checkResultSize(result, 921_600);
+ * ```
+ */
+export function checkResultSize(result: unknown, maxBytes: number | null): void {
+  if (maxBytes === null) return;
+  // Counting UTF-8 bytes only when the characters alone could be over (each is 1 to 3 bytes).
+  const json = JSON.stringify(result) ?? '';
+  if (json.length * 3 <= maxBytes || Buffer.byteLength(json) <= maxBytes) return;
+  throw new TaskLimitError('maxResultBytes', `results of at most ${maxBytes} bytes of JSON`, null, { when: 'the task failed: ask for a smaller result' });
 }
 
 /**

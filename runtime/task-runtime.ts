@@ -33,8 +33,9 @@ import { Listeners } from './listeners.js';
 import { DeadlineScheduler } from './scheduler.js';
 import { waitFor } from './wait.js';
 import type { InputRequest, TaskChange, TaskHandler, TaskOutcome, TaskRuntime, TaskView } from './task-runtime.types.js';
-import { checkTaskId, effectiveKeepAlive, ownerKeyOf } from './task-identity.js';
+import { checkResultSize, checkTaskId, effectiveKeepAlive, ownerKeyOf } from './task-identity.js';
 import { RequesterLimiter } from './limits.js';
+import { auditRuntime, disabledSecurityReport, openAudit } from './audit/index.js';
 
 type TaskActor = Actor<typeof taskMachine>;
 
@@ -95,6 +96,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   const listeners = new Listeners<TaskChange>();
   const inputListeners = new Listeners<InputRequest>();
   const limiter = new RequesterLimiter(opts.limits, now);
+  const audit = openAudit(options.audit, 'local', now);
   let seq = 0;
   let disposed = false;
 
@@ -129,12 +131,22 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
           });
           // A task that ended meanwhile (cancelled, lost) stays as it ended: its late outcome is dropped.
           if (signal.aborted || !entry.actor) return { outcome: 'completed', resultRef: entry.key, at: now() };
+          // Too large to keep: the task fails saying which limit, instead of holding it.
+          checkResultSize(result, opts.limits.maxResultBytes);
           entry.result = result;
           entry.hasResult = true;
           return { outcome: 'completed', resultRef: entry.key, at: now() };
         } catch (error) {
           if (signal.aborted || !entry.actor) return { outcome: 'failed', error: messageOf(error), at: now() };
           if (error instanceof TaskFailure) {
+            // A failure's result counts against the size limit too; too large, it is not kept.
+            if (error.hasResult) {
+              try {
+                checkResultSize(error.result, opts.limits.maxResultBytes);
+              } catch (tooLarge) {
+                return { outcome: 'failed', error: messageOf(tooLarge), at: now() };
+              }
+            }
             entry.failure = error.detail;
             if (error.hasResult) {
               entry.result = error.result;
@@ -241,7 +253,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
 
   function find(taskId: string, owner: TaskOwner): Entry {
     if (disposed) throw new RuntimeDisposedError();
-    checkTaskId(taskId);
+    checkTaskId(taskId, opts.limits.maxTaskIdLength);
     const key = keyOf(owner, taskId);
     const entry = entries.get(key);
     if (entry) return entry;
@@ -259,7 +271,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
 
     async create(o) {
       if (disposed) throw new RuntimeDisposedError();
-      checkTaskId(o.taskId);
+      checkTaskId(o.taskId, opts.limits.maxTaskIdLength);
       const handler = o.handler === undefined ? undefined : handlers.get(o.handler);
       if (o.handler !== undefined && !handler) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
       const ownerKey = ownerKeyOf(o.owner);
@@ -434,6 +446,10 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       return { live, retained: entries.size - live };
     },
 
+    security() {
+      return audit?.report() ?? disabledSecurityReport('local');
+    },
+
     async dispose() {
       if (disposed) return;
       disposed = true;
@@ -449,5 +465,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       inputListeners.clear();
     },
   };
-  return runtime;
+  if (!audit) return runtime;
+  // One process: every change is seen once, here.
+  runtime.subscribe((change) => audit.changed(change.task, change.previous));
+  return auditRuntime(runtime, audit);
 }

@@ -5,6 +5,7 @@
  */
 import type { TaskContext, TaskOwner, TaskStatus } from '../machines/index.js';
 import type { ResolvedTaskRuntimeOptions } from './options.js';
+import type { SecurityReport } from './audit/audit.types.js';
 
 /** A task as the runtime reports it: the machine's context plus its status and expiry. */
 export interface TaskView extends Readonly<Omit<TaskContext, 'pendingInputs'>> {
@@ -208,6 +209,11 @@ export interface TaskRuntime {
   subscribe(listener: (change: TaskChange) => void, only?: TaskSelector): () => void;
   /** How many tasks are held: `live` run as actors, `retained` are terminal records awaiting expiry. */
   stats(): { live: number; retained: number };
+  /**
+   * This node's counters of suspicious requesters (failed look-ups, polls faster than suggested,
+   * limit refusals) and the worst offenders; all zero with `enabled: false` without `audit`.
+   */
+  security(): SecurityReport;
   /** Stops every actor and timer. */
   dispose(): Promise<void>;
 }

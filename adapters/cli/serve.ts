@@ -13,6 +13,7 @@ import { demoDefinitions } from './demo-tools.js';
 import { bearerTokens, parseAuthTokens } from './http-auth.js';
 import { startHttpEndpoint } from './http-endpoint.js';
 import { log } from './log.js';
+import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
 import type { SessionRecord } from './session-restore.js';
 import { JsonRpcStdioTransport } from './stdio-transport.js';
@@ -38,6 +39,7 @@ Tasks:
   --max-keep-alive MS        the receiver's maximum keepAlive; 'unlimited' allows any (default 3600000)
   --poll-frequency MS        suggested polling interval reported to requesters (default 1000)
   --page-size N              tasks per tasks/list page (default 20)
+${AUDIT_FLAG_HELP}
 
 Limits per requester (session + auth principal); over one, a request gets JSON-RPC error -32029
 naming the limit and when to retry; 'off' lifts a limit:
@@ -45,6 +47,9 @@ naming the limit and when to retry; 'off' lifts a limit:
   --max-creates-per-second N task creations (default 20, bursts of twice that)
   --max-polls-per-second N   tasks/get and tasks/result (default 50, bursts of twice that)
   --max-lists-per-second N   tasks/list (default 10, bursts of twice that)
+  --max-task-id-length N     characters in a task id, SEP-1686 requesters choosing theirs (default 128)
+  --max-result-bytes N       bytes of JSON a task's result may have; a larger one fails the task (default 921600)
+With --nats the limits hold across the cluster (rates shared between nodes every 250 ms).
 
 Cluster (with --nats; without it, everything runs in this process):
   --role front|worker|both   front serves MCP, worker runs tasks, both does both (default both)
@@ -88,12 +93,15 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'max-creates-per-second': { type: 'string' },
       'max-polls-per-second': { type: 'string' },
       'max-lists-per-second': { type: 'string' },
+      'max-task-id-length': { type: 'string' },
+      'max-result-bytes': { type: 'string' },
       'poll-frequency': { type: 'string' },
       'page-size': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
       'auth-token': { type: 'string', multiple: true },
       role: { type: 'string' },
       'node-id': { type: 'string' },
+      audit: { type: 'string' },
       'lease-ttl': { type: 'string' },
       'retry-restart': { type: 'string' },
       'max-attempts': { type: 'string' },
@@ -136,7 +144,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
   setLimit('createsPerSecond', 'max-creates-per-second');
   setLimit('pollsPerSecond', 'max-polls-per-second');
   setLimit('listsPerSecond', 'max-lists-per-second');
+  setLimit('maxTaskIdLength', 'max-task-id-length');
+  setLimit('maxResultBytes', 'max-result-bytes');
   runtimeOptions.limits = limits;
+  const audit = auditOption(values.audit, values['node-id']);
+  if (audit) runtimeOptions.audit = audit;
   const pollFrequency = number('poll-frequency', values['poll-frequency']);
   if (pollFrequency !== undefined) runtimeOptions.pollFrequency = pollFrequency;
   const pageSize = number('page-size', values['page-size']);

@@ -10,12 +10,15 @@ import { isExpired, LeaseManager } from '../../runtime/backends/nats/leases.js';
 import { HEARTBEAT_MS, listNodes, openNodeBucket } from '../../runtime/backends/nats/node-registry.js';
 import { RecordStore } from '../../runtime/backends/nats/record-store.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
+import type { SecurityReport } from '../../runtime/index.js';
+import { securityLines } from './security-lines.js';
 
 /** Help text of `mcp-tasks status`. */
 export const STATUS_HELP = `Usage: mcp-tasks status --nats URL [--json] [options]
 
-Prints the nodes of a NATS task space (role, last heartbeat, tasks run), the leases of running
-tasks (which node runs what, until when) and the number of tasks in each status.
+Prints the nodes of a NATS task space (role, last heartbeat, tasks run, counters of suspicious
+requesters: failed look-ups, polls faster than suggested, limit refusals, the worst sessions), the
+leases of running tasks (which node runs what, until when) and the number of tasks in each status.
 
   --json                     print one JSON object instead of tables
 
@@ -25,7 +28,7 @@ ${NATS_FLAGS_HELP}
 
 /** What `status` reports. */
 export interface ClusterStatus {
-  readonly nodes: { nodeId: string; role: string; host: string; pid: number; lastSeen: number; up: boolean; tasksRun: number; running: number }[];
+  readonly nodes: { nodeId: string; role: string; host: string; pid: number; lastSeen: number; up: boolean; tasksRun: number; running: number; security: SecurityReport | null }[];
   readonly leases: { taskKey: string; nodeId: string; expiresAt: number; expired: boolean }[];
   readonly counts: Record<string, number>;
 }
@@ -52,7 +55,7 @@ export async function status(argv: readonly string[]): Promise<number> {
     const layout = { prefix: nats.prefix, replicas: nats.replicas, storage: 'file' as const };
     const now = Date.now();
     const nodes = (await listNodes(await openNodeBucket(nc, layout))).map((n) => ({
-      nodeId: n.nodeId, role: n.role, host: n.host, pid: n.pid, lastSeen: n.lastSeen, up: now - n.lastSeen < 3 * HEARTBEAT_MS, tasksRun: n.tasksRun, running: n.running,
+      nodeId: n.nodeId, role: n.role, host: n.host, pid: n.pid, lastSeen: n.lastSeen, up: now - n.lastSeen < 3 * HEARTBEAT_MS, tasksRun: n.tasksRun, running: n.running, security: n.security ?? null,
     }));
     const leases = (await (await LeaseManager.open(nc, { bucketPrefix: nats.prefix, replicas: nats.replicas })).list()).map((l) => ({ ...l, expired: isExpired(l, now) }));
     const store = await RecordStore.open(nc, layout, 'status');
@@ -66,7 +69,7 @@ export async function status(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify(report)}\n`);
       return 0;
     }
-    const lines = ['Nodes:', ...nodes.map((n) => `  ${n.nodeId}  ${n.role.padEnd(6)}  ${n.up ? 'up' : 'down'}  last seen ${new Date(n.lastSeen).toISOString()}  tasks run ${n.tasksRun}  running ${n.running}`)];
+    const lines = ['Nodes:', ...nodes.flatMap((n) => [`  ${n.nodeId}  ${n.role.padEnd(6)}  ${n.up ? 'up' : 'down'}  last seen ${new Date(n.lastSeen).toISOString()}  tasks run ${n.tasksRun}  running ${n.running}`, ...securityLines(n.security)])];
     if (nodes.length === 0) lines.push('  (none)');
     lines.push('Leases:', ...leases.map((l) => `  ${l.taskKey}  ${l.nodeId}  ${l.expired ? 'EXPIRED' : `until ${new Date(l.expiresAt).toISOString()}`}`));
     if (leases.length === 0) lines.push('  (none)');

@@ -84,6 +84,9 @@ interface Target {
 const SERVE_FLAGS = ['--max-polls-per-second', 'off', '--max-lists-per-second', 'off', '--max-creates-per-second', 'off'];
 /** The Streamable HTTP body limit: a bigger POST is refused (413) with an id-less JSON-RPC error. */
 const HTTP_BODY_LIMIT = 4_194_304;
+/** The server's default maxTaskIdLength, and the code of a request over a limit. */
+const MAX_TASK_ID_LENGTH = 128;
+const LIMITED = -32029;
 
 async function openTarget(transport: 'stdio' | 'http'): Promise<Target> {
   if (transport === 'stdio') {
@@ -148,16 +151,17 @@ function defineHostileSuite(transport: 'stdio' | 'http'): void {
 
     const victimsUnchanged = (context: string): Promise<void> => expectVictimsUnchanged(target.a, target.victims, context);
 
-    it('tasks/get|result|cancel|delete with hostile task ids: -32602 naming the task id, never a crash', async () => {
+    it('tasks/get|result|cancel|delete with hostile task ids: -32602 naming the task id (-32029 when too long), never a crash', async () => {
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...TASK_METHODS), hostileTaskIdArb, sessionArb(), async (method, taskId, s) => {
           const [label, wire] = sessions[s]!;
           const context = `${method} from ${label} with taskId ${JSON.stringify(taskId.value).slice(0, 200)}`;
           await guarded(context, async () => {
             const { id, res } = await ask(wire, method, { taskId: taskId.value });
-            // A string id nobody created: "not found" (or, once limits exist, "too long"): the message names the task.
-            // Anything else: the message names the taskId parameter.
-            expectErrorAnswer(res, id, context, [INVALID_PARAMS], taskId.kind === 'string' ? /task/i : /task ?id/i);
+            // A string id nobody created: "not found"; one over the default maxTaskIdLength (128): -32029
+            // naming that limit. Anything else: the message names the taskId parameter.
+            if (taskId.kind === 'string' && taskId.value.length > MAX_TASK_ID_LENGTH) expectErrorAnswer(res, id, context, [LIMITED], /maxTaskIdLength/);
+            else expectErrorAnswer(res, id, context, [INVALID_PARAMS], taskId.kind === 'string' ? /task/i : /task ?id/i);
           });
         }),
         params(60),
@@ -268,7 +272,7 @@ function defineHostileSuite(transport: 'stdio' | 'http'): void {
             if (place === 'unknown method') expectErrorAnswer(res, id, context, [METHOD_NOT_FOUND]);
             else if (place === 'tasks/get extra param' && error !== undefined) expect(error.message).toMatch(/task/i);
             else if (place === 'tasks/get taskId' && typeof value !== 'string') expectErrorAnswer(res, id, context, [INVALID_PARAMS], /task ?id/i);
-            else if (place === 'tasks/get taskId') expectErrorAnswer(res, id, context, [INVALID_PARAMS], /task/i);
+            else if (place === 'tasks/get taskId') expectErrorAnswer(res, id, context, [INVALID_PARAMS, LIMITED], /task/i);
             else if (place === 'tasks/list cursor') expectErrorAnswer(res, id, context, [INVALID_PARAMS, INVALID_REQUEST], /cursor/i);
           });
         }),

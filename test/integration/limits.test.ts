@@ -6,10 +6,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectHttp } from './harness/http-wire.js';
 import { connectStdio } from './harness/stdio-wire.js';
-import { create2025, getTask, statusOf } from './harness/task-calls.js';
+import { create2025, createSep, getTask, statusOf, textOf } from './harness/task-calls.js';
 import type { Connect, Wire } from './harness/types.js';
 
 const LIMITED = -32029;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls tasks/get until the task is terminal; returns its state. */
+async function settle(wire: Wire, taskId: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 100; i++) {
+    const state = await getTask(wire, taskId);
+    if (['completed', 'failed', 'cancelled'].includes(statusOf(state))) return state;
+    await sleep(30);
+  }
+  throw new Error(`task ${taskId} did not end`);
+}
 
 describe.each([
   ['stdio', connectStdio],
@@ -44,5 +55,60 @@ describe.each([
     expect((await wire.request('tools/call', { name: 'echo', arguments: { text: 'hi' } })).result).toBeDefined();
     for (let i = 0; i < 50 && statusOf(await getTask(wire, first.taskId)) !== 'completed'; i++) await new Promise((r) => setTimeout(r, 50));
     expect((await create2025(wire, 'sleep', { ms: 1 })).taskId).toBeTruthy();
+  });
+
+  it('refuses creations over --max-creates-per-second, and the tasks created before are unharmed', async () => {
+    wire = await connect(['--max-creates-per-second', '1']);
+    const call = { name: 'sleep', arguments: { ms: 1 }, task: { ttl: 60_000 } };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => wire!.request('tools/call', call)));
+    const created = answers.filter((a) => a.result !== undefined);
+    const refused = answers.filter((a) => a.error?.code === LIMITED);
+    expect(created.length).toBe(2); // the burst: twice the rate
+    expect(refused.length).toBe(3);
+    expect(refused[0]!.error!.message).toMatch(/^Limit exceeded: createsPerSecond \(1 per second per requester\); retry after \d+ ms$/);
+    expect(refused[0]!.error!.data).toMatchObject({ limit: 'createsPerSecond', retryAfterMs: expect.any(Number) });
+    for (const a of created) expect(statusOf(await settle(wire, (a.result!['task'] as { taskId: string }).taskId))).toBe('completed');
+  });
+
+  it('refuses tasks/list over --max-lists-per-second, and tasks/get still answers', async () => {
+    wire = await connect(['--max-lists-per-second', '1']);
+    const task = await create2025(wire, 'sleep', { ms: 1 });
+    const answers = await Promise.all(Array.from({ length: 4 }, () => wire!.request('tasks/list', {})));
+    expect(answers.filter((a) => a.result !== undefined).length).toBe(2);
+    const refused = answers.find((a) => a.error?.code === LIMITED);
+    expect(refused?.error?.message).toMatch(/^Limit exceeded: listsPerSecond \(1 per second per requester\); retry after \d+ ms$/);
+    expect(statusOf(await settle(wire, task.taskId))).toBe('completed');
+  });
+
+  it('lowers a ttl over --max-keep-alive to the maximum and reports the value it keeps', async () => {
+    wire = await connect(['--max-keep-alive', '5000']);
+    const task = await create2025(wire, 'sleep', { ms: 1 }, { ttl: 600_000 });
+    expect((await getTask(wire, task.taskId))['ttl']).toBe(5000);
+  });
+
+  it('refuses a task id over --max-task-id-length, for creation and look-ups alike, and other tasks are unharmed', async () => {
+    wire = await connect(['--max-task-id-length', '40']);
+    const fine = await createSep(wire, 'sleep', { ms: 1 }, { taskId: 'x'.repeat(40) });
+    const long = 'y'.repeat(41);
+    const create = await wire.request('tools/call', { name: 'sleep', arguments: { ms: 1 }, _meta: { 'modelcontextprotocol.io/task': { taskId: long, keepAlive: 60_000 } } });
+    const message = 'Limit exceeded: maxTaskIdLength (task ids of at most 40 characters); a retry will not pass: use a shorter task id';
+    expect(create.error).toMatchObject({ code: LIMITED, message, data: { limit: 'maxTaskIdLength', retryAfterMs: null } });
+    expect((await wire.request('tasks/get', { taskId: long })).error).toMatchObject({ code: LIMITED, message });
+    expect(statusOf(await settle(wire, fine.taskId))).toBe('completed');
+  });
+
+  it('fails a task whose result is over --max-result-bytes, saying so, and keeps smaller results intact', async () => {
+    wire = await connect(['--max-result-bytes', '300']);
+    const small = await create2025(wire, 'fail', { message: 'short' });
+    const large = await create2025(wire, 'fail', { message: 'z'.repeat(400) });
+    expect(statusOf(await settle(wire, small.taskId))).toBe('failed');
+    const refused = await settle(wire, large.taskId);
+    expect(statusOf(refused)).toBe('failed');
+    expect(refused['statusMessage']).toBe('Limit exceeded: maxResultBytes (results of at most 300 bytes of JSON); the task failed: ask for a smaller result');
+    const kept = await wire.request('tasks/result', { taskId: small.taskId });
+    expect(textOf(kept.result!)).toBe('short');
+    const notKept = await wire.request('tasks/result', { taskId: large.taskId });
+    expect(JSON.stringify(notKept)).not.toContain('zzzz');
+    expect(JSON.stringify(notKept)).toContain('maxResultBytes');
   });
 });

@@ -39,6 +39,9 @@ import { TaskWorker } from './task-worker.js';
 import { WorkQueue } from './work-queue.js';
 import { checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../../task-identity.js';
 import { RequesterLimiter } from '../../limits.js';
+import { auditRuntime, disabledSecurityReport, openAudit } from '../../audit/index.js';
+import { RunningTasks } from './running-tasks.js';
+import { SharedRates } from './shared-rates.js';
 
 /** Options of {@link createNatsTaskRuntime}: the runtime's own, plus where and how to join the cluster. */
 export interface NatsTaskRuntimeOptions extends TaskRuntimeOptions {
@@ -111,6 +114,9 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   // Creating streams and buckets may time out while a cluster elects its leaders: keep trying.
   const opening = <T>(open: () => Promise<T>): Promise<T> => persistently(open, { giveUpMs: 30_000 });
   const store = await opening(() => RecordStore.open(nc, layout, nodeId));
+  const audit = openAudit(options.audit, nodeId, now);
+  // Status changes are audited where they are written, so once in the cluster (not per node watching).
+  if (audit) store.onWrite = (task, previous) => audit.changed(task, previous);
   const space: TaskSpace = {
     nc,
     nodeId,
@@ -128,6 +134,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     maxAttempts,
     now,
     log,
+    maxResultBytes: opts.limits.maxResultBytes,
   };
   const nodes = await opening(() => openNodeBucket(nc, layout));
   const stop = new AbortController();
@@ -137,18 +144,24 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     runExpiry(space, stop.signal).catch((e: unknown) => log('error', 'expiry loop stopped', { error: String(e) })),
   ];
   if (worker) background.push(worker.run(stop.signal).catch((e: unknown) => log('error', 'worker loop stopped', { error: String(e) })));
-  const stopHeartbeat = startHeartbeat(nodes, { nodeId, role }, () => ({ tasksRun: worker?.tasksRun ?? 0, running: worker?.running ?? 0 }));
+  const stopHeartbeat = startHeartbeat(nodes, { nodeId, role }, () => ({ tasksRun: worker?.tasksRun ?? 0, running: worker?.running ?? 0, security: audit?.report() }));
   let disposed = false;
-  // Rates are counted per node for now (not yet cluster-wide), and running tasks are not capped
-  // here: they end on other nodes. See the README's Security notes.
-  const limiter = new RequesterLimiter(opts.limits, now);
+  // Limits hold cluster-wide: rates through usage the nodes share, running tasks through a KV claim.
+  const rates = new SharedRates(nc, layout.prefix, nodeId);
+  const limiter = new RequesterLimiter(opts.limits, now, rates.admitted);
+  const stopSharing = rates.start(limiter);
+  const running = opts.limits.maxConcurrentTasks === null ? null : await opening(() => RunningTasks.open(nc, layout, store, now));
+  if (running) {
+    space.onTaskEnded = (key, record) =>
+      void running.release(ownerKeyOf(record.context.owner), key).catch((e: unknown) => log('warn', 'could not release a running-task slot', { key, error: String(e) }));
+  }
 
   const keyOf = (taskId: string, owner: TaskOwner): string => taskKey({ ownerKey: ownerKeyOf(owner), taskId });
 
   /** The live record of a task, or the runtime's not-found/expired error. */
   async function find(taskId: string, owner: TaskOwner): Promise<{ key: string; record: TaskRecord }> {
     if (disposed) throw new RuntimeDisposedError();
-    checkTaskId(taskId);
+    checkTaskId(taskId, opts.limits.maxTaskIdLength);
     const key = keyOf(taskId, owner);
     const read = await store.read(key);
     if (read === null) throw new TaskNotFoundError(taskId);
@@ -192,13 +205,14 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
 
     async create(o) {
       if (disposed) throw new RuntimeDisposedError();
-      checkTaskId(o.taskId);
+      checkTaskId(o.taskId, opts.limits.maxTaskIdLength);
       limiter.admit(ownerKeyOf(o.owner), 'createsPerSecond');
       const registered = o.handler === undefined ? undefined : space.handlers.get(o.handler);
       if (o.handler !== undefined && !registered) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
       const ownerKey = ownerKeyOf(o.owner);
       const key = taskKey({ ownerKey, taskId: o.taskId });
       const keepAlive = effectiveKeepAlive(opts, o.keepAlive);
+      if (running) await running.claim(ownerKey, key, opts.limits.maxConcurrentTasks!);
       const input = {
         taskId: o.taskId,
         owner: { session: o.owner.session, principal: o.owner.principal },
@@ -219,6 +233,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       try {
         created = await store.create(key, ownerKey, newRecord(input, work), queueRun);
       } catch (error) {
+        // Not created: its running-task slot is free again (a duplicate id's slot is its live task's).
+        if (running && !(error instanceof DuplicateTaskIdError)) void running.release(ownerKey, key).catch(() => undefined);
         // The id's previous task is past its retention but its timer has not run yet: it is gone
         // for every reader already, so remove it now and take the id.
         const read = error instanceof DuplicateTaskIdError ? await store.read(key) : null;
@@ -263,7 +279,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
 
     async waitForOutcome(taskId, owner, o = {}) {
       if (disposed) throw new RuntimeDisposedError();
-      checkTaskId(taskId);
+      checkTaskId(taskId, opts.limits.maxTaskIdLength);
       limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       const key = keyOf(taskId, owner);
       const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
@@ -394,10 +410,15 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       return { live: worker?.running ?? 0, retained: 0 };
     },
 
+    security() {
+      return audit?.report() ?? disabledSecurityReport(nodeId);
+    },
+
     async dispose() {
       if (disposed) return;
       disposed = true;
       stop.abort();
+      stopSharing();
       // A clean stop hands running tasks over at once instead of letting their leases expire.
       await worker?.handOver();
       await stopHeartbeat();
@@ -406,5 +427,5 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       if (!options.connection) await nc.drain().catch(() => nc.close());
     },
   };
-  return runtime;
+  return audit ? auditRuntime(runtime, audit) : runtime;
 }

@@ -9,6 +9,7 @@
 import { hostname } from 'node:os';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { SecurityReport } from '../../audit/audit.types.js';
 import { hashToken, nameFromPrefix } from './keys.js';
 
 /** A node's heartbeat record. */
@@ -23,6 +24,8 @@ export interface NodeRecord {
   readonly tasksRun: number;
   /** Tasks it runs now. */
   readonly running: number;
+  /** Its counters of suspicious requesters (`runtime.security()`); absent from older nodes. */
+  readonly security?: SecurityReport | undefined;
 }
 
 /** Heartbeat period, in ms. */
@@ -57,7 +60,7 @@ export async function openNodeBucket(nc: NatsConnection, layout: { prefix: strin
 export function startHeartbeat(
   kv: KV,
   base: { readonly nodeId: string; readonly role: NodeRecord['role'] },
-  counters: () => { tasksRun: number; running: number },
+  counters: () => { tasksRun: number; running: number; security?: SecurityReport | undefined },
 ): () => Promise<void> {
   const startedAt = Date.now();
   const key = hashToken(base.nodeId);

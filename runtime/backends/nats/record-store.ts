@@ -82,6 +82,13 @@ export class RecordStore {
   readonly #nodeId: string;
   /** The revision this node got back from its last write of each key it writes often. */
   readonly #known = new Map<string, Revisioned>();
+  /**
+   * Called after every write this node made: a creation (`previous` null) or a change
+   * (`previous` undefined when a retried write is recognised and the status before is unknown).
+   * Each change is written by exactly one node, so what is reported here (the audit's status
+   * lines) is reported once in the cluster, unlike what every node sees on the event feed.
+   */
+  onWrite: ((task: TaskView, previous: TaskStatus | null | undefined) => void) | null = null;
 
   private constructor(o: { records: KV; results: KV; events: EventStream<FeedEvent>; js: JetStreamClient; jsm: JetStreamManager; prefix: string; nodeId: string }) {
     this.#records = o.records;
@@ -163,6 +170,7 @@ export class RecordStore {
       const revision = await this.#records.create(key, JSON.stringify(stored));
       const created = { record: stored, revision };
       this.#known.set(key, created);
+      this.onWrite?.(viewOf(stored), null);
       return created;
     } catch (e) {
       await this.#jsm.streams.deleteMessage(this.#indexStream, ack.seq, false).catch(() => undefined);
@@ -235,6 +243,7 @@ export class RecordStore {
     after: TaskRecord,
     describe: ((before: TaskRecord, after: TaskRecord) => Omit<FeedEvent, 'view' | 'previous' | 'node'>) | undefined,
   ): Promise<{ readonly record: TaskRecord; readonly changed: true }> {
+    this.onWrite?.(viewOf(after), before === after ? undefined : before.status);
     // Not awaited: the record is the truth and a lost event is a gap readers fill; one connection
     // sends in order, so a task's events still reach the server in sequence.
     if (describe) void this.publish(key, after, { ...describe(before, after), view: viewOf(after), previous: before === after ? null : before.status, node: this.#nodeId });

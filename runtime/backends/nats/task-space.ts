@@ -58,6 +58,10 @@ export interface TaskSpace {
   readonly maxAttempts: number;
   readonly now: () => number;
   readonly log: NodeLog;
+  /** Largest result this node's handlers may keep (`RequesterLimits.maxResultBytes`). */
+  readonly maxResultBytes: number | null;
+  /** Told once, by the node whose write ended it, that a task reached a terminal status. */
+  onTaskEnded?: (key: string, record: TaskRecord) => void;
 }
 
 /** Options of {@link applyToTask}. */
@@ -103,6 +107,7 @@ export async function applyToTask(
   );
   // Not awaited: the timer is queued in the background (a failure is logged, the task stays readable).
   if (out?.changed && out.record.expiresAt !== null) void scheduleExpiry(space, key, out.record);
+  if (out?.changed && isTerminalStatus(out.record.status)) space.onTaskEnded?.(key, out.record);
   return out;
 }
 

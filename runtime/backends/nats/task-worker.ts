@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import { isTerminalStatus, taskEvents, taskMachine, type TaskHandlerInput, type TaskHandlerOutput } from '../../../machines/index.js';
-import { InvalidArgumentError, TaskFailure, TaskTerminalError } from '../../errors.js';
+import { InvalidArgumentError, TaskFailure, TaskLimitError, TaskTerminalError } from '../../errors.js';
+import { checkResultSize } from '../../task-identity.js';
 import type { TaskHandlerContext } from '../../task-runtime.types.js';
 import { LeaseLostError } from './errors.js';
 import type { FeedWatch } from './event-feed.js';
@@ -290,7 +291,10 @@ export class TaskWorker {
     const space = this.#space;
     let settled: { ok: true; result: unknown } | { ok: false; error: unknown };
     try {
-      settled = { ok: true, result: await work() };
+      const result = await work();
+      // Too large to keep: the task fails saying which limit, instead of storing it.
+      checkResultSize(result, space.maxResultBytes);
+      settled = { ok: true, result };
     } catch (error) {
       settled = { ok: false, error };
     }
@@ -306,14 +310,22 @@ export class TaskWorker {
         this.#logEnd(run, out?.record.status ?? 'deleted');
         return { outcome: 'completed', resultRef: run.key, at };
       }
-      const error = settled.error;
+      let error = settled.error;
       let hasResult = false;
       let failure: unknown = null;
       if (error instanceof TaskFailure) {
-        failure = error.detail ?? null;
-        if (error.hasResult) {
-          await keep(() => space.store.putResult(run.key, error.result));
-          hasResult = true;
+        const failed = error;
+        try {
+          // A failure's result counts against the size limit too; too large, it is not kept.
+          if (failed.hasResult) checkResultSize(failed.result, space.maxResultBytes);
+          failure = failed.detail ?? null;
+          if (failed.hasResult) {
+            await keep(() => space.store.putResult(run.key, failed.result));
+            hasResult = true;
+          }
+        } catch (tooLarge) {
+          if (!(tooLarge instanceof TaskLimitError)) throw tooLarge;
+          error = tooLarge;
         }
       }
       const writeId = randomUUID();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toJsonRpcError } from '../../../adapters/mcp-server/wire-errors.js';
+import { RequesterLimiter, resolveLimits } from '../../../runtime/limits.js';
 import { createTaskRuntime, TaskLimitError, type TaskRuntime } from '../../../runtime/index.js';
 
 const a = { session: 'a', principal: null };
@@ -77,5 +78,20 @@ describe('per-requester limits', () => {
 
   it('refuse a limit that is not a positive number', () => {
     expect(() => createTaskRuntime({ limits: { pollsPerSecond: 0 } })).toThrow('limit pollsPerSecond must be a positive number or null, got 0');
+  });
+
+  it('charge calls admitted elsewhere (another node) to the same bucket, and report what they admit', () => {
+    let clock = 0;
+    const admitted: string[] = [];
+    const limiter = new RequesterLimiter(resolveLimits({ pollsPerSecond: 5 }), () => clock, (owner, kind) => admitted.push(`${kind}:${owner}`));
+    limiter.admit('o', 'pollsPerSecond');
+    expect(admitted).toEqual(['pollsPerSecond:o']);
+    limiter.charge('o', 'pollsPerSecond', 20); // far over: the bucket goes below zero
+    expect(() => limiter.admit('o', 'pollsPerSecond')).toThrow(/retry after \d+ ms/);
+    limiter.admit('p', 'pollsPerSecond'); // another requester is untouched
+    clock += 2_000; // 10 tokens back: still below one
+    expect(() => limiter.admit('o', 'pollsPerSecond')).toThrow(TaskLimitError);
+    clock += 2_000;
+    limiter.admit('o', 'pollsPerSecond');
   });
 });

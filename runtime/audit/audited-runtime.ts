@@ -1,0 +1,85 @@
+/**
+ * The audit as a decorator of the requester-facing calls of a runtime: whatever the backend, a
+ * call that names a task is where a refused look-up, a result retrieval, a cancel or a delete
+ * happens, and where polls are counted. Status changes are not seen here: each backend reports
+ * them from the one place that writes them (see `AuditLog.changed`).
+ *
+ * @module
+ */
+import type { TaskOwner } from '../../machines/index.js';
+import type { TaskRuntime } from '../task-runtime.types.js';
+import type { AuditLog, AuditOp } from './audit-log.js';
+
+/**
+ * Wraps a runtime so that its calls are audited. The other members (options, stats, the NATS
+ * node id…) are the runtime's own.
+ *
+ * @param runtime - the runtime to audit
+ * @param audit - where lines go and what is counted
+ * @example
+ * ```ts
+ * const audit = openAudit({ logger }, 'local', Date.now);
+ * return audit ? auditRuntime(runtime, audit) : runtime;
+ * ```
+ */
+export function auditRuntime<R extends TaskRuntime>(runtime: R, audit: AuditLog): R {
+  /** Runs a call that names a task; a failure is reported to the audit, then rethrown as is. */
+  async function lookup<T>(op: AuditOp, taskId: string | null, owner: TaskOwner, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      audit.failed(op, taskId, owner, error);
+      throw error;
+    }
+  }
+
+  const audited: Omit<TaskRuntime, 'options' | 'registerHandler' | 'onInputRequest' | 'subscribe' | 'stats' | 'security' | 'dispose'> = {
+    create: (o) => lookup('create', o.taskId, o.owner, () => runtime.create(o)),
+
+    async get(taskId, owner) {
+      const task = await lookup('get', taskId, owner, () => runtime.get(taskId, owner));
+      audit.polled(task, owner);
+      return task;
+    },
+
+    list: (owner, o) => lookup('list', null, owner, () => runtime.list(owner, o)),
+
+    async result(taskId, owner) {
+      const out = await lookup('result', taskId, owner, () => runtime.result(taskId, owner));
+      audit.retrieved('result', out.task, owner, true);
+      return out;
+    },
+
+    async outcome(taskId, owner) {
+      const out = await lookup('outcome', taskId, owner, () => runtime.outcome(taskId, owner));
+      audit.retrieved('outcome', out.task, owner, out.hasResult);
+      return out;
+    },
+
+    async waitForOutcome(taskId, owner, o) {
+      const out = await lookup('waitForOutcome', taskId, owner, () => runtime.waitForOutcome(taskId, owner, o));
+      audit.retrieved('waitForOutcome', out.task, owner, out.hasResult);
+      return out;
+    },
+
+    waitForTerminal: (taskId, owner, o) => lookup('waitForTerminal', taskId, owner, () => runtime.waitForTerminal(taskId, owner, o)),
+
+    update: (taskId, owner, change) => lookup('update', taskId, owner, () => runtime.update(taskId, owner, change)),
+
+    async cancel(taskId, owner, reason) {
+      const task = await lookup('cancel', taskId, owner, () => runtime.cancel(taskId, owner, reason));
+      audit.cancelled(task, owner);
+      return task;
+    },
+
+    async delete(taskId, owner) {
+      await lookup('delete', taskId, owner, () => runtime.delete(taskId, owner));
+      audit.deleted(taskId, owner);
+    },
+
+    pendingInputRequests: (taskId, owner) => lookup('pendingInputRequests', taskId, owner, () => runtime.pendingInputRequests(taskId, owner)),
+
+    answerInput: (taskId, owner, inputId, answer) => lookup('answerInput', taskId, owner, () => runtime.answerInput(taskId, owner, inputId, answer)),
+  };
+  return { ...runtime, ...audited };
+}
