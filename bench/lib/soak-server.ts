@@ -1,0 +1,141 @@
+/**
+ * The server side of the soak, in this process so that its heap can be measured: the same
+ * assembly as `mcp-tasks serve --http 0` (a runtime with the default per-requester limits on,
+ * `createTaskServer` with the demo definitions, `startHttpEndpoint` on a free loopback port).
+ * On NATS: an own nats-server and two nodes (runtime + shared session store + endpoint each) on
+ * one task space, as two `serve --nats` processes behind a balancer would be.
+ *
+ * @module
+ */
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { demoDefinitions } from '../../adapters/cli/demo-tools.js';
+import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/cli/http-endpoint.js';
+import type { SessionRecord } from '../../adapters/cli/session-restore.js';
+import { createTaskServer } from '../../adapters/mcp-server/index.js';
+import { nameFromPrefix } from '../../runtime/backends/nats/keys.js';
+import { createNatsTaskRuntime, type NatsTaskRuntime } from '../../runtime/backends/nats/nats-runtime.js';
+import { openSessionStore } from '../../runtime/backends/nats/session-store.js';
+import { createTaskRuntime, type TaskRuntime } from '../../runtime/index.js';
+import { startBenchNatsServer, type BenchNatsServer } from './nats-server.js';
+
+/** The backends the soak runs on. */
+export type SoakBackendName = 'memory' | 'nats';
+
+/** What is left of the tasks on the server side. */
+export interface SoakResidue {
+  /** Tasks with a live actor / a running handler, over all nodes. */
+  readonly live: number;
+  /** Tasks still retained: memory, the runtime's count; NATS, records in the snapshot bucket. */
+  readonly retained: number;
+  /** NATS only: results still stored, and what each stream of the task space still holds. */
+  readonly stored?: { readonly results: number; readonly streams: Readonly<Record<string, number>> };
+}
+
+/** A running soak server. */
+export interface SoakBackend {
+  readonly name: SoakBackendName;
+  /** The endpoints' `/mcp` URLs (one per node); requesters are spread over them. */
+  readonly urls: readonly string[];
+  /** What is left of the tasks (cheap enough to poll every second). */
+  residue(): Promise<SoakResidue>;
+  /** Warnings and errors the NATS nodes logged (lost workers, failed writes), first few. */
+  readonly nodeLog: string[];
+  /** Closes endpoints and runtimes and stops the nats-server. Never throws. */
+  dispose(): Promise<void>;
+}
+
+const INFO = { name: 'mcp-tasks', version: '0.1.0' };
+/** The NATS task space's prefix: the server is the soak's own, so any name does. */
+const PREFIX = 'soak';
+const NODES = 2;
+
+/** One served endpoint on `runtime`, as `serve --http 0` assembles it. */
+function endpointFor(runtime: TaskRuntime, sessions?: Parameters<typeof startHttpEndpoint>[0]['sessions']): Promise<HttpEndpoint> {
+  return startHttpEndpoint({ port: 0, createServer: () => createTaskServer(INFO, { runtime, ...demoDefinitions }), ...(sessions !== undefined && { sessions }) });
+}
+
+async function startMemory(): Promise<SoakBackend> {
+  // `limits: {}` is what serve does: the default per-requester limits, on.
+  const runtime = createTaskRuntime({ limits: {} });
+  const endpoint = await endpointFor(runtime);
+  return {
+    name: 'memory',
+    urls: [endpoint.url],
+    nodeLog: [],
+    residue: async () => runtime.stats(),
+    async dispose() {
+      await endpoint.close().catch(() => undefined);
+      await runtime.dispose().catch(() => undefined);
+    },
+  };
+}
+
+async function startNats(): Promise<SoakBackend> {
+  const server: BenchNatsServer = await startBenchNatsServer();
+  const nodes: NatsTaskRuntime[] = [];
+  const endpoints: HttpEndpoint[] = [];
+  const nodeLog: string[] = [];
+  const dispose = async (): Promise<void> => {
+    await Promise.allSettled(endpoints.map((e) => e.close()));
+    await Promise.allSettled(nodes.map((n) => n.dispose()));
+    await server.stop();
+  };
+  try {
+    for (let i = 0; i < NODES; i++) {
+      const runtime = await createNatsTaskRuntime({
+        limits: {},
+        nats: { servers: server.url },
+        prefix: PREFIX,
+        role: 'both',
+        nodeId: `soak-${i}`,
+        log: (level, message, fields) => {
+          if (level !== 'info' && nodeLog.length < 20) nodeLog.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
+        },
+      });
+      nodes.push(runtime);
+      const sessions = await openSessionStore<SessionRecord>(runtime.connection, { prefix: PREFIX, replicas: 1, storage: 'file' });
+      endpoints.push(await endpointFor(runtime, sessions));
+    }
+    const nc = nodes[0]!.connection;
+    const base = nameFromPrefix(PREFIX);
+    const kvm = new Kvm(nc);
+    const [records, results] = [await kvm.open(`${base}_snapshots`), await kvm.open(`${base}_results`)];
+    const jsm = await jetstreamManager(nc);
+    const count = async (kv: typeof records): Promise<number> => {
+      // keys() skips delete and purge markers: it counts what is really stored.
+      const keys: string[] = [];
+      for await (const key of await kv.keys()) keys.push(key);
+      return keys.length;
+    };
+    return {
+      name: 'nats',
+      urls: endpoints.map((e) => e.url),
+      nodeLog,
+      async residue() {
+        const streams: Record<string, number> = {};
+        for await (const info of jsm.streams.list()) streams[info.config.name] = info.state.messages;
+        const live = nodes.reduce((sum, n) => sum + n.stats().live, 0);
+        return { live, retained: await count(records), stored: { results: await count(results), streams } };
+      },
+      dispose,
+    };
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}
+
+/**
+ * Starts the soak's server side on a backend.
+ *
+ * @throws Error when nats-server cannot be started or a node cannot join
+ * @example
+ * ```ts
+ * const backend = await startSoakBackend('nats');
+ * try { await soak(backend.urls); } finally { await backend.dispose(); }
+ * ```
+ */
+export function startSoakBackend(name: SoakBackendName): Promise<SoakBackend> {
+  return name === 'memory' ? startMemory() : startNats();
+}
