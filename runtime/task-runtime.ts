@@ -363,7 +363,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
     waitForOutcome(taskId, owner, o = {}) {
       let entry: Entry;
       try {
-        limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
+        if (o.countsAsPoll !== false) limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
         entry = find(taskId, owner);
       } catch (error) {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));

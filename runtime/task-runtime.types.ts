@@ -139,6 +139,12 @@ export interface WaitOptions {
   readonly timeout?: number;
   /** Give up when this signal aborts (rejects with its reason). */
   readonly signal?: AbortSignal;
+  /**
+   * Whether the wait counts against the requester's `pollsPerSecond` (a `tasks/result` does). The
+   * server's own wait for the reply to the request that created the task does not.
+   * @default true
+   */
+  readonly countsAsPoll?: boolean;
 }
 
 /** Names one task of one requester, to listen to it alone. */

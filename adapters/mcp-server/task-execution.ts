@@ -150,7 +150,8 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
     await r.host.notification({ method: 'notifications/tasks/created', params: { _meta: relatedMeta(taskId) } }, { relatedRequestId });
     // Deliberately not tied to extra.signal: a dropped connection must not cancel a task; only
     // notifications/cancelled (handled by the caller) or tasks/delete end it early.
-    const outcome = await r.runtime.waitForOutcome(taskId, owner);
+    // The server's own wait: not a poll of the requester, so never refused by its poll rate.
+    const outcome = await r.runtime.waitForOutcome(taskId, owner, { countsAsPoll: false });
     if (outcome.task.status === 'completed') return withRelatedMeta(outcome.result, taskId);
     throw wireErrorOf(outcome, { _meta: relatedMeta(taskId) });
   } catch (error) {

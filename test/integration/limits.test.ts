@@ -111,4 +111,11 @@ describe.each([
     expect(JSON.stringify(notKept)).not.toContain('zzzz');
     expect(JSON.stringify(notKept)).toContain('maxResultBytes');
   });
+
+  it('never counts the server\'s own wait for a SEP-1686 reply as a poll: tasks complete under a tight poll rate', async () => {
+    wire = await connect(['--max-polls-per-second', '1']);
+    const tasks = await Promise.all(Array.from({ length: 5 }, () => createSep(wire!, 'sleep', { ms: 20 })));
+    const replies = await Promise.all(tasks.map((t) => wire!.responseFor(t.requestId, 10_000)));
+    for (const reply of replies) expect(textOf(reply.result!)).toBe('slept 20 ms');
+  });
 });

@@ -280,7 +280,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     async waitForOutcome(taskId, owner, o = {}) {
       if (disposed) throw new RuntimeDisposedError();
       checkTaskId(taskId, opts.limits.maxTaskIdLength);
-      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
+      if (o.countsAsPoll !== false) limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       const key = keyOf(taskId, owner);
       const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
       let wake: () => void = () => undefined;
