@@ -21,12 +21,7 @@ import type { RecordStore } from './record-store.js';
 interface Claims {
   /** Task keys it started that were running when last checked, with when each was claimed. */
   readonly keys: Readonly<Record<string, number>>;
-  /** When a check last found the list still full (a refusal), in ms since the epoch. */
-  readonly fullAt: number;
 }
-
-/** Within this long of a check that found a requester at its cap, it is refused without a new check. */
-const RECHECK_MS = 500;
 /** A claimed task without a record yet is being created (for at most this long): it counts. */
 const CREATING_MS = 30_000;
 
@@ -66,17 +61,15 @@ export class RunningTasks {
     const entryKey = hashToken(ownerKey);
     for (;;) {
       const entry = await this.#kv.get(entryKey);
-      const current: Claims = entry?.operation === 'PUT' ? entry.json<Claims>() : { keys: {}, fullAt: 0 };
+      const current: Claims = entry?.operation === 'PUT' ? entry.json<Claims>() : { keys: {} };
       if (Object.hasOwn(current.keys, taskKey)) return;
-      let keys = current.keys;
-      let fullAt = current.fullAt;
-      if (Object.keys(keys).length >= max) {
-        if (this.#now() - fullAt < RECHECK_MS) throw refusal(max);
-        keys = await this.#stillRunning(keys);
-        if (Object.keys(keys).length >= max) fullAt = this.#now();
-      }
+      // At the cap: a task may have ended without its release written yet (in flight, or its node
+      // died). Reading them costs up to `max` reads per refused creation, which the creation rate
+      // limit bounds.
+      const keys = Object.keys(current.keys).length >= max ? await this.#stillRunning(current.keys) : current.keys;
       const full = Object.keys(keys).length >= max;
-      const next: Claims = { keys: full ? keys : { ...keys, [taskKey]: this.#now() }, fullAt };
+      if (full && Object.keys(keys).length === Object.keys(current.keys).length) throw refusal(max);
+      const next: Claims = { keys: full ? keys : { ...keys, [taskKey]: this.#now() } };
       try {
         if (entry === null || entry.operation !== 'PUT') await this.#kv.create(entryKey, JSON.stringify(next));
         else await this.#kv.update(entryKey, JSON.stringify(next), entry.revision);
@@ -102,7 +95,7 @@ export class RunningTasks {
       const current = entry.json<Claims>();
       if (!Object.hasOwn(current.keys, taskKey)) return;
       const keys = Object.fromEntries(Object.entries(current.keys).filter(([key]) => key !== taskKey));
-      const next: Claims = { keys, fullAt: 0 };
+      const next: Claims = { keys };
       try {
         await this.#kv.update(entryKey, JSON.stringify(next), entry.revision);
         return;
