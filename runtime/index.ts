@@ -48,6 +48,10 @@ export {
   RuntimeDisposedError,
   TaskFailure,
 } from './errors.js';
+export { TimelineEvent, MAX_TIMELINE_ENTRIES } from './observer.types.js';
+export type { TaskObserver, ObservedTask, ObservedResult, TimelineEntry, ObserverUpdate } from './observer.types.js';
+// The status in every observed task and timeline entry, so an operator's tool needs only this entry point.
+export type { TaskStatus } from '../machines/index.js';
 export { DeadlineScheduler } from './scheduler.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 export { AuditEvent, DEFAULT_SUSPICION_THRESHOLDS } from './audit/index.js';

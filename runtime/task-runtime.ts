@@ -36,6 +36,7 @@ import type { InputRequest, TaskChange, TaskHandler, TaskOutcome, TaskRuntime, T
 import { checkResultSize, checkTaskId, effectiveKeepAlive, ownerKeyOf } from './task-identity.js';
 import { RequesterLimiter } from './limits.js';
 import { auditRuntime, disabledSecurityReport, openAudit } from './audit/index.js';
+import { MemoryObservation } from './backends/memory/memory-observer.js';
 
 type TaskActor = Actor<typeof taskMachine>;
 
@@ -97,6 +98,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   const inputListeners = new Listeners<InputRequest>();
   const limiter = new RequesterLimiter(opts.limits, now);
   const audit = openAudit(options.audit, 'local', now);
+  const observation = new MemoryObservation(options.audit?.node ?? 'local', entries);
   let seq = 0;
   let disposed = false;
 
@@ -193,12 +195,14 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
 
   function onSnapshot(entry: Entry, snapshot: SnapshotFrom<typeof taskMachine>): void {
     const previous = entry.status;
+    const before = entry.context;
     const status = snapshot.value;
-    const messageChanged = snapshot.context.statusMessage !== entry.context.statusMessage;
+    const messageChanged = snapshot.context.statusMessage !== before.statusMessage;
     entry.context = snapshot.context;
     entry.status = status;
     if (isTerminalStatus(status) && entry.actor) settle(entry);
     if (previous !== status || messageChanged) emit(entry, previous);
+    if (previous !== status || before !== snapshot.context) observation.changed(entry, previous, before);
   }
 
   /** A terminal task drops its actor and work and keeps only its record (and result if completed). */
@@ -247,6 +251,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
 
   function remove(entry: Entry): void {
     entries.delete(entry.key);
+    observation.removed(entry);
     index.remove(entry.ownerKey, entry.seq);
     scheduler.cancel(entry.key);
   }
@@ -315,15 +320,18 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       entries.set(key, entry);
       index.add(ownerKey, entry.seq, key);
       emit(entry, null);
+      observation.created(entry);
       actor.subscribe({
         next: (snapshot) => onSnapshot(entry, snapshot),
         // A crash inside the machine itself is the one case where the outcome is not known.
         error: (error) => {
           const previous = entry.status;
+          const before = entry.context;
           entry.status = 'unknown';
-          entry.context = { ...entry.context, error: messageOf(error), statusMessage: messageOf(error), updatedAt: now() };
+          entry.context = { ...before, error: messageOf(error), statusMessage: messageOf(error), updatedAt: now() };
           if (entry.actor) settle(entry);
           emit(entry, previous);
+          observation.changed(entry, previous, before);
         },
       });
       actor.start();
@@ -450,6 +458,11 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       return audit?.report() ?? disabledSecurityReport('local');
     },
 
+    observe() {
+      if (disposed) throw new RuntimeDisposedError();
+      return observation.open();
+    },
+
     async dispose() {
       if (disposed) return;
       disposed = true;
@@ -463,6 +476,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       entries.clear();
       listeners.clear();
       inputListeners.clear();
+      observation.clear();
     },
   };
   if (!audit) return runtime;

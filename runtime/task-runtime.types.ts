@@ -6,6 +6,7 @@
 import type { TaskContext, TaskOwner, TaskStatus } from '../machines/index.js';
 import type { ResolvedTaskRuntimeOptions } from './options.js';
 import type { SecurityReport } from './audit/audit.types.js';
+import type { TaskObserver } from './observer.types.js';
 
 /** A task as the runtime reports it: the machine's context plus its status and expiry. */
 export interface TaskView extends Readonly<Omit<TaskContext, 'pendingInputs'>> {
@@ -220,6 +221,13 @@ export interface TaskRuntime {
    * limit refusals) and the worst offenders; all zero with `enabled: false` without `audit`.
    */
   security(): SecurityReport;
+  /**
+   * The operator's view: every task of every owner (on NATS, of the whole cluster), each task's
+   * timeline, and live updates. Not scoped, limited nor audited: for an operator's tool (the
+   * inspector), never for a requester. Close it when done.
+   * @throws RuntimeDisposedError after `dispose`
+   */
+  observe(): TaskObserver;
   /** Stops every actor and timer. */
   dispose(): Promise<void>;
 }

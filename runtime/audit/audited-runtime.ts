@@ -12,7 +12,8 @@ import type { AuditLog, AuditOp } from './audit-log.js';
 
 /**
  * Wraps a runtime so that its calls are audited. The other members (options, stats, the NATS
- * node id…) are the runtime's own.
+ * node id…) are the runtime's own, and so is `observe`: the operator's view names no requester,
+ * so there is nothing in it to audit.
  *
  * @param runtime - the runtime to audit
  * @param audit - where lines go and what is counted
@@ -33,7 +34,7 @@ export function auditRuntime<R extends TaskRuntime>(runtime: R, audit: AuditLog)
     }
   }
 
-  const audited: Omit<TaskRuntime, 'options' | 'registerHandler' | 'onInputRequest' | 'subscribe' | 'stats' | 'security' | 'dispose'> = {
+  const audited: Omit<TaskRuntime, 'options' | 'registerHandler' | 'onInputRequest' | 'subscribe' | 'stats' | 'security' | 'observe' | 'dispose'> = {
     create: (o) => lookup('create', o.taskId, o.owner, () => runtime.create(o)),
 
     async get(taskId, owner) {

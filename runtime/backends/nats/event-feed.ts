@@ -47,7 +47,7 @@ const GAP_WAIT_MS = 150;
 export class EventFeed {
   readonly #store: RecordStore;
   readonly #watched = new Map<string, Watched>();
-  readonly #all = new Set<(key: string, event: FeedEvent) => void>();
+  readonly #all = new Set<(key: string, event: FeedEvent, seq: number) => void>();
   readonly #sub: Subscription;
   readonly #prefixTokens: number;
 
@@ -106,15 +106,15 @@ export class EventFeed {
   }
 
   /**
-   * Calls `listener` with every event of every task as it arrives (repeats and order not
-   * managed: for monitors). Returns the unsubscribe.
+   * Calls `listener` with every event of every task as it arrives, with its per-task sequence
+   * (repeats and order not managed: for monitors). Returns the unsubscribe.
    *
    * @example
    * ```ts
    * const stop = feed.watchAll((key, e) => console.log(key, e.kind));
    * ```
    */
-  watchAll(listener: (key: string, event: FeedEvent) => void): () => void {
+  watchAll(listener: (key: string, event: FeedEvent, seq: number) => void): () => void {
     this.#all.add(listener);
     return () => this.#all.delete(listener);
   }
@@ -128,7 +128,7 @@ export class EventFeed {
   }
 
   #receive(key: string, envelope: Envelope): void {
-    for (const listener of this.#all) listener(key, envelope.event);
+    for (const listener of this.#all) listener(key, envelope.event, envelope.seq);
     const w = this.#watched.get(key);
     if (w) this.#drain(key, w, [envelope]);
   }

@@ -31,6 +31,7 @@ import { runExpiry } from './expiry.js';
 import { FailoverMonitor } from './failover.js';
 import { taskKey } from './keys.js';
 import { LeaseManager } from './leases.js';
+import { NatsObserver } from './nats-observer.js';
 import { openNodeBucket, startHeartbeat } from './node-registry.js';
 import { RecordStore, type FeedEvent } from './record-store.js';
 import { newRecord, pendingInputsOf, viewOf, type TaskRecord } from './task-record.js';
@@ -146,6 +147,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   if (worker) background.push(worker.run(stop.signal).catch((e: unknown) => log('error', 'worker loop stopped', { error: String(e) })));
   const stopHeartbeat = startHeartbeat(nodes, { nodeId, role }, () => ({ tasksRun: worker?.tasksRun ?? 0, running: worker?.running ?? 0, security: audit?.report() }));
   let disposed = false;
+  const observers = new Set<NatsObserver>();
   // Limits hold cluster-wide: rates through usage the nodes share, running tasks through a KV claim.
   const rates = new SharedRates(nc, layout.prefix, nodeId);
   const limiter = new RequesterLimiter(opts.limits, now, rates.admitted);
@@ -414,6 +416,14 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       return audit?.report() ?? disabledSecurityReport(nodeId);
     },
 
+    observe() {
+      if (disposed) throw new RuntimeDisposedError();
+      const observer = new NatsObserver(store, space.feed);
+      observers.add(observer);
+      observer.onClose = () => observers.delete(observer);
+      return observer;
+    },
+
     async dispose() {
       if (disposed) return;
       disposed = true;
@@ -422,6 +432,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       // A clean stop hands running tasks over at once instead of letting their leases expire.
       await worker?.handOver();
       await stopHeartbeat();
+      // Observers hold a watch on the records: stopped here, or it would outlive a shared connection.
+      await Promise.all([...observers].map((o) => o.close()));
       space.feed.close();
       await Promise.race([Promise.allSettled(background), new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
       if (!options.connection) await nc.drain().catch(() => nc.close());

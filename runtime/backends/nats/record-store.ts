@@ -10,7 +10,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { Kvm, type KV } from '@nats-io/kv';
+import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import type { TaskEvent, TaskStatus } from '../../../machines/index.js';
@@ -163,7 +163,7 @@ export class RecordStore {
     // Index first: an index entry whose record never came (or is another task's) is skipped by
     // list because the record's `order` does not name it.
     const ack = await this.#js.publish(`${this.#indexSubject}.${hashToken(ownerKey)}`, JSON.stringify({ key }));
-    const stored: TaskRecord = { ...record, order: ack.seq };
+    const stored: TaskRecord = { ...record, order: ack.seq, writer: this.#nodeId };
     try {
       // What must exist before the task does (its queued run): a task is never stranded.
       await beforeRecord?.(ack.seq);
@@ -218,7 +218,7 @@ export class RecordStore {
         current = null;
         continue;
       }
-      const next: TaskRecord = { ...changed, writeId };
+      const next: TaskRecord = { ...changed, writeId, writer: this.#nodeId };
       let revision: number;
       try {
         revision = await this.#records.update(key, JSON.stringify(next), current.revision);
@@ -371,6 +371,22 @@ export class RecordStore {
     // Entries after the page may all be deleted ones: then the next page is empty.
     const more = remaining > 0;
     return { records, lastOrder, more };
+  }
+
+  /**
+   * Watches every task record (for the operator's view): first the latest version of each key,
+   * removed ones as `DEL` (expired) or `PURGE` (deleted) markers, then every write as it lands.
+   *
+   * @returns the watch and how many entries the bucket held when it began (0: nothing to load)
+   * @example
+   * ```ts
+   * const { updates } = await store.watchRecords();
+   * for await (const e of updates) if (e.operation === 'PUT') console.log(e.key, e.json<TaskRecord>().status);
+   * ```
+   */
+  async watchRecords(): Promise<{ readonly updates: AsyncIterable<KvWatchEntry> & { stop(): void }; readonly initial: number }> {
+    const initial = (await this.#records.status()).values;
+    return { updates: await this.#records.watch(), initial };
   }
 
   /**

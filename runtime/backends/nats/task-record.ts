@@ -50,6 +50,8 @@ export interface TaskRecord {
   readonly failure: unknown;
   /** Id of the write that made this version (to recognise a write whose reply was lost). */
   readonly writeId?: string;
+  /** The node that wrote this version (for operators: who last touched a task no worker runs). */
+  readonly writer?: string;
 }
 
 /**

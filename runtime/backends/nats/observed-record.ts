@@ -1,0 +1,162 @@
+/**
+ * How the NATS backend's stored shapes read in the operator's view: a record or a published
+ * event's view as an {@link ObservedTask}, a task's stored events as its timeline, its stored
+ * result on demand.
+ *
+ * @module
+ */
+import { boundTimeline, inferTimelineEvent } from '../../observer-timeline.js';
+import type { ObservedResult, ObservedTask, TimelineEntry } from '../../observer.types.js';
+import type { TaskView } from '../../task-runtime.types.js';
+import type { TaskEventRecord } from './event-stream.js';
+import { isTaskKey } from './keys.js';
+import type { FeedEvent, RecordStore } from './record-store.js';
+import type { TaskRecord } from './task-record.js';
+
+/**
+ * A task as the operator sees it, from what a view says and the few things only a record says.
+ *
+ * @param key - the task key (already unique across owners and URL-safe)
+ * @param view - the task's view (from a record or a published event)
+ * @param node - the worker running it, else the node that last wrote it
+ * @param hasResult - whether a result is stored
+ * @example
+ * ```ts
+ * const task = observedOfView(key, event.view, event.node, event.view.status === 'completed');
+ * ```
+ */
+export function observedOfView(key: string, view: TaskView, node: string | null, hasResult: boolean): ObservedTask {
+  return {
+    key,
+    taskId: view.taskId,
+    status: view.status,
+    method: view.method,
+    label: view.label,
+    dialect: view.dialect,
+    owner: { session: view.owner.session, principal: view.owner.principal },
+    node,
+    createdAt: view.createdAt,
+    updatedAt: view.updatedAt,
+    statusMessage: view.statusMessage,
+    error: view.error,
+    pendingInputs: view.pendingInputs,
+    expiresAt: view.expiresAt,
+    hasResult,
+  };
+}
+
+/**
+ * A stored record as the operator sees it: the node is its worker's, else its last writer's.
+ *
+ * @param key - the task key
+ * @param record - the record from the bucket
+ * @example
+ * ```ts
+ * const task = observedOfRecord(entry.key, entry.json<TaskRecord>());
+ * ```
+ */
+export function observedOfRecord(key: string, record: TaskRecord): ObservedTask {
+  return observedOfView(key, { ...record.context, status: record.status, expiresAt: record.expiresAt }, record.node ?? record.writer ?? null, record.hasResult);
+}
+
+/**
+ * True when two observed versions of a task show the same thing.
+ *
+ * @example
+ * ```ts
+ * if (!sameObserved(shown, observedOfRecord(key, record))) emit(record);
+ * ```
+ */
+export function sameObserved(a: ObservedTask, b: ObservedTask): boolean {
+  return (
+    a.status === b.status &&
+    a.updatedAt === b.updatedAt &&
+    a.statusMessage === b.statusMessage &&
+    a.error === b.error &&
+    a.node === b.node &&
+    a.expiresAt === b.expiresAt &&
+    a.hasResult === b.hasResult &&
+    a.pendingInputs.join('\u0000') === b.pendingInputs.join('\u0000')
+  );
+}
+
+/**
+ * The timeline entry of a published event; `null` for `task.deleted` (a removal, not a change).
+ *
+ * @param event - the event as published on the task's subject
+ * @example
+ * ```ts
+ * const entry = entryOfEvent(event);
+ * ```
+ */
+export function entryOfEvent(event: FeedEvent): TimelineEntry | null {
+  if (event.kind === 'task.deleted') return null;
+  const { view } = event;
+  return { at: view.updatedAt, status: view.status, previous: event.kind === 'task.created' ? null : event.previous, event: event.kind, node: event.node, message: view.statusMessage };
+}
+
+/**
+ * A task's timeline from its stored events: each sequence number once (a publish repeated after
+ * the dedup window is stored twice), in sequence order; and the last sequence seen.
+ *
+ * @param events - the task's events as read from the stream
+ * @example
+ * ```ts
+ * const timeline = timelineOfEvents(await store.events.read(key, 1));
+ * ```
+ */
+export function timelineOfEvents(events: readonly TaskEventRecord<FeedEvent>[]): { entries: TimelineEntry[]; lastSeq: number } {
+  const bySeq = new Map<number, FeedEvent>();
+  for (const e of events) if (!bySeq.has(e.seq)) bySeq.set(e.seq, e.event);
+  const seqs = [...bySeq.keys()].sort((a, b) => a - b);
+  const entries: TimelineEntry[] = [];
+  for (const seq of seqs) {
+    const entry = entryOfEvent(bySeq.get(seq)!);
+    if (entry) entries.push(entry);
+  }
+  return { entries, lastSeq: seqs.at(-1) ?? 0 };
+}
+
+/**
+ * A task's timeline, read from its stored events (so it is whole whenever the observer began),
+ * cut to the creation and the latest entries. Changes whose events were never published (their
+ * writer died first) show as one step told from the record.
+ *
+ * @param store - the task space's store
+ * @param key - the task key; anything else has no timeline
+ * @example
+ * ```ts
+ * const timeline = await readTimeline(space.store, key);
+ * ```
+ */
+export async function readTimeline(store: RecordStore, key: string): Promise<TimelineEntry[]> {
+  if (!isTaskKey(key)) return [];
+  const { entries, lastSeq } = timelineOfEvents(await store.events.read(key, 1));
+  const read = await store.read(key);
+  const record = read !== null && 'found' in read ? read.found.record : null;
+  if (record !== null && record.seq > lastSeq) {
+    const last = entries.at(-1);
+    const event = last ? inferTimelineEvent(last.status, { pendingInputs: [], statusMessage: last.message }, record.status, record.context) : 'task.created';
+    if (event !== null) entries.push({ at: record.context.updatedAt, status: record.status, previous: last?.status ?? null, event, node: record.writer ?? null, message: record.context.statusMessage });
+  }
+  return boundTimeline(entries);
+}
+
+/**
+ * What a task produced, read on demand.
+ *
+ * @param store - the task space's store
+ * @param key - the task key
+ * @example
+ * ```ts
+ * const { hasResult, result } = await readResult(space.store, key);
+ * ```
+ */
+export async function readResult(store: RecordStore, key: string): Promise<ObservedResult> {
+  if (!isTaskKey(key)) return { hasResult: false };
+  const read = await store.read(key);
+  if (read === null || !('found' in read)) return { hasResult: false };
+  const { record } = read.found;
+  const stored = record.hasResult ? await store.getResult(key) : null;
+  return stored ? { hasResult: true, result: stored.result, error: record.context.error } : { hasResult: false, error: record.context.error };
+}

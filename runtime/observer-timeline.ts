@@ -1,0 +1,79 @@
+/**
+ * What every backend's observer decides the same way: which lifecycle event a change was, when
+ * only the task before and after is known, and how a long timeline is cut.
+ *
+ * @module
+ */
+import type { TaskStatus } from '../machines/index.js';
+import { MAX_TIMELINE_ENTRIES, TimelineEvent } from './observer.types.js';
+
+/**
+ * The parts of a task, besides its status, a change is told from (a task's context has them).
+ *
+ * @example
+ * ```ts
+ * const fields: ChangeFields = record.context;
+ * ```
+ */
+export interface ChangeFields {
+  readonly pendingInputs: readonly string[];
+  readonly statusMessage: string | null;
+}
+
+/**
+ * The lifecycle event that moved a task from `previous` to `status`, told from the machine's
+ * edges: each target status has one event leading to it (leaving `input_required` for `working`
+ * is the last answer), and within a status the pending inputs or the message say what happened.
+ * The memory backend's actor reports snapshots, not events, and a NATS record read without its
+ * event is the same situation: both name the change this way, so both backends use one vocabulary.
+ *
+ * @param previous - the status before the change
+ * @param before - the task's context before it
+ * @param status - the status after it
+ * @param after - the task's context after it
+ * @returns the event, or `null` when nothing an operator would see changed
+ * @example
+ * ```ts
+ * inferTimelineEvent('submitted', record.context, 'working', next.context); // 'task.start'
+ * ```
+ */
+export function inferTimelineEvent(previous: TaskStatus, before: ChangeFields, status: TaskStatus, after: ChangeFields): TimelineEvent | null {
+  if (previous !== status) {
+    switch (status) {
+      case 'working':
+        return previous === 'input_required' ? TimelineEvent.inputResponse : TimelineEvent.start;
+      case 'input_required':
+        return TimelineEvent.inputRequest;
+      case 'completed':
+        return TimelineEvent.complete;
+      case 'failed':
+        return TimelineEvent.fail;
+      case 'cancelled':
+        return TimelineEvent.cancel;
+      case 'unknown':
+        return TimelineEvent.lose;
+      case 'submitted':
+        return TimelineEvent.created;
+    }
+  }
+  if (after.pendingInputs.length > before.pendingInputs.length) return TimelineEvent.inputRequest;
+  if (after.pendingInputs.length < before.pendingInputs.length) return TimelineEvent.inputResponse;
+  if (after.statusMessage !== before.statusMessage) return TimelineEvent.message;
+  return null;
+}
+
+/**
+ * Cuts a timeline to {@link MAX_TIMELINE_ENTRIES}: the first entry (the creation) and the latest
+ * others, so an operator sees both where a task began and where it is now.
+ *
+ * @param entries - a timeline, oldest first (not changed)
+ * @param max - most entries kept (at least 2)
+ * @example
+ * ```ts
+ * boundTimeline(entries).length <= MAX_TIMELINE_ENTRIES; // true
+ * ```
+ */
+export function boundTimeline<T>(entries: readonly T[], max = MAX_TIMELINE_ENTRIES): T[] {
+  if (entries.length <= max) return [...entries];
+  return [entries[0]!, ...entries.slice(entries.length - (max - 1))];
+}
