@@ -8,6 +8,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from '../mcp-server/index.js';
+import { machineHandler } from '../inspector/machine-handler.js';
+import { longJobMachine } from './long-job.machine.js';
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
 
@@ -25,19 +27,16 @@ export const sleepTool: TaskToolDefinition<{ ms: z.ZodNumber }> = {
   },
 };
 
-/** `long_job {seconds}`: ten steps, a status message per step, honours cancel. Task required. */
+/**
+ * `long_job {seconds}`: ten steps, a status message per step, honours cancel. Task required. Its
+ * work is {@link longJobMachine}, so the inspector draws the job's own machine as it runs.
+ */
 export const longJobTool: TaskToolDefinition<{ seconds: z.ZodNumber }> = {
   name: 'long_job',
   description: 'Works for `seconds` in 10 steps, reporting "step i/10" as status message. Must run as a task.',
   inputSchema: z.object({ seconds: z.number().min(0).max(86_400) }),
   taskSupport: 'required',
-  run: async ({ seconds }, ctx) => {
-    for (let step = 1; step <= 10; step++) {
-      ctx.setStatusMessage(`step ${step}/10`);
-      await delay(seconds * 100, undefined, { signal: ctx.signal });
-    }
-    return text(`long_job done in ${seconds} s`);
-  },
+  run: machineHandler(longJobMachine, { input: ({ seconds }: { seconds: number }) => ({ seconds }) }),
 };
 
 /** `fail {message}`: a tool-level error (`isError: true`), which in SEP-1686 still completes the task. */

@@ -14,12 +14,13 @@ import { bearerTokens, parseAuthTokens } from './http-auth.js';
 import { startHttpEndpoint } from './http-endpoint.js';
 import { log } from './log.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
+import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
 import type { SessionRecord } from './session-restore.js';
 import { JsonRpcStdioTransport } from './stdio-transport.js';
 
 /** Help text of `mcp-tasks serve`. */
-export const SERVE_HELP = `Usage: mcp-tasks serve (--stdio | --http PORT) [options]
+export const SERVE_HELP = `Usage: mcp-tasks serve (--stdio | --http PORT) [--inspect PORT] [options]
        mcp-tasks serve --nats URL --role worker [options]
 
 Serves the demo tools (sleep, long_job, fail, echo, ask_name, summarize), the prompt "greeting" and the resource
@@ -58,6 +59,8 @@ Cluster (with --nats; without it, everything runs in this process):
   --retry-restart TOOL,...   tools safe to re-run when their worker is lost (sleep always is)
   --max-attempts N           runs of a re-runnable task, at most (default 3)
   --worker-concurrency N     tasks a worker runs at once (default 64)
+
+${INSPECT_FLAGS_HELP}
 
 ${NATS_FLAGS_HELP}
   -h, --help                 show this help
@@ -107,6 +110,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'max-attempts': { type: 'string' },
       'worker-concurrency': { type: 'string' },
       ...NATS_FLAG_SPECS,
+      ...INSPECT_FLAG_SPECS,
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -179,6 +183,12 @@ export async function serve(argv: readonly string[]): Promise<void> {
   } else {
     runtime = createTaskRuntime(runtimeOptions);
   }
+  // Before any handler runs: on the memory backend, timelines are kept from the first observer on.
+  const inspector = await startInspector(runtime, values, process.env);
+  const dispose = async (): Promise<void> => {
+    await inspector?.close();
+    await runtime.dispose();
+  };
   const backend = nats ? 'nats' : 'memory';
   const info = { name: 'mcp-tasks', version: '0.1.0' };
   const makeServer = () => createTaskServer(info, { runtime, ...definitions });
@@ -187,7 +197,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     // The demo definitions register their handlers with the runtime; this node runs them.
     makeServer();
     log('info', 'mcp-tasks worker ready', { node: (runtime as { nodeId?: string }).nodeId, backend });
-    const stopWorker = (): void => void runtime.dispose().then(() => process.exit(0));
+    const stopWorker = (): void => void dispose().then(() => process.exit(0));
     process.once('SIGINT', stopWorker);
     process.once('SIGTERM', stopWorker);
     return;
@@ -198,8 +208,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     const server = makeServer();
     server.onerror = (error) => log('warn', 'protocol error', { error: String(error) });
     const transport = new JsonRpcStdioTransport();
-    transport.onclose = () => void runtime.dispose().then(() => process.exit(0));
-    process.stdin.on('end', () => void runtime.dispose().then(() => process.exit(0)));
+    transport.onclose = () => void dispose().then(() => process.exit(0));
+    process.stdin.on('end', () => void dispose().then(() => process.exit(0)));
     await server.connect(transport);
     log('info', 'mcp-tasks serving MCP on stdio', { backend });
     return;
@@ -219,7 +229,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   });
   log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, authenticated });
   const stop = (): void => {
-    void endpoint.close().then(() => runtime.dispose()).then(() => process.exit(0));
+    void endpoint.close().then(dispose).then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -13,6 +13,7 @@ import type {
   ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
+import type { TaskOwner } from '../../machines/index.js';
 
 /**
  * Whether a request may (optional), must (required) or must not (forbidden) run as a task.
@@ -30,6 +31,11 @@ export type TaskSupport = (typeof TaskSupport)[keyof typeof TaskSupport];
 export interface RequestWorkContext {
   /** The task id, or `null` when the request was not task-augmented and runs as a plain call. */
   readonly taskId: string | null;
+  /**
+   * The requester the task belongs to (task ids are unique per owner only); absent for plain calls.
+   * Lets work that reports about itself (a machine handler, to the inspector) name its task.
+   */
+  readonly owner?: TaskOwner;
   /** Aborted when the task (or the plain request) is cancelled. */
   readonly signal: AbortSignal;
   /** Sets the task's status message; a no-op for plain calls. */

@@ -37,6 +37,7 @@ function checked<T>(schema: { safeParse(v: unknown): { success: true; data: T } 
 export function taskWorkContext(ctx: TaskHandlerContext): RequestWorkContext {
   return {
     taskId: ctx.taskId,
+    owner: ctx.owner,
     signal: ctx.signal,
     setStatusMessage: (m) => ctx.setStatusMessage(m),
     elicit: async (params: ElicitRequestParams): Promise<ElicitResult> =>

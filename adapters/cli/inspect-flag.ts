@@ -1,0 +1,76 @@
+/**
+ * `--inspect PORT [--inspect-host HOST] [--inspect-token T] [--inspect-results]` of
+ * `mcp-tasks serve`: the inspector web page beside the server, whatever its transport or backend.
+ *
+ * @module
+ */
+import type { TaskRuntime } from '../../runtime/index.js';
+import { attachInspector } from '../inspector/attach-inspector.js';
+import type { Inspector } from '../inspector/inspector.types.js';
+import { log } from './log.js';
+
+/** The `parseArgs` option specs of the inspector flags. */
+export const INSPECT_FLAG_SPECS = {
+  inspect: { type: 'string' },
+  'inspect-host': { type: 'string' },
+  'inspect-token': { type: 'string' },
+  'inspect-results': { type: 'boolean' },
+} as const;
+
+/**
+ * Help lines of the inspector flags, for `SERVE_HELP`.
+ *
+ * @example
+ * ```ts
+ * const help = `Inspector:\n${INSPECT_FLAGS_HELP}`;
+ * ```
+ */
+export const INSPECT_FLAGS_HELP = `Inspector (a web page of every task, live; with --nats, the whole cluster's):
+  --inspect PORT             serve it at http://HOST:PORT/ (PORT 0 picks a free port)
+  --inspect-host HOST        address to bind (default 127.0.0.1); any other than loopback needs the token
+  --inspect-token T          the token requests must carry (?token= or Authorization: Bearer); generated
+                             and printed when bound off loopback without one [MCP_TASKS_INSPECT_TOKEN]
+  --inspect-results          also show what tasks produced (results); by default only metadata`;
+
+type InspectFlagValues = {
+  readonly inspect?: string | undefined;
+  readonly 'inspect-host'?: string | undefined;
+  readonly 'inspect-token'?: string | undefined;
+  readonly 'inspect-results'?: boolean | undefined;
+};
+
+/**
+ * Starts the inspector when `--inspect` is given, and logs where it is (with the token in the
+ * URL when one is needed: the operator must be able to open it).
+ *
+ * @param runtime - the served runtime; call this before any task is created, so that every
+ *   task's timeline is complete
+ * @param values - the parsed flags
+ * @param env - the environment (`MCP_TASKS_INSPECT_TOKEN`)
+ * @returns the inspector, or `undefined` without `--inspect`
+ * @throws Error for a bad port, inspector flags without `--inspect`, or a port in use
+ * @example
+ * ```ts
+ * const inspector = await startInspector(runtime, values, process.env);
+ * // on shutdown
+ * await inspector?.close();
+ * ```
+ */
+export async function startInspector(runtime: TaskRuntime, values: InspectFlagValues, env: NodeJS.ProcessEnv): Promise<Inspector | undefined> {
+  if (values.inspect === undefined) {
+    const stray = (['inspect-host', 'inspect-token', 'inspect-results'] as const).find((f) => values[f] !== undefined);
+    if (stray) throw new Error(`--${stray} needs --inspect PORT`);
+    return undefined;
+  }
+  const port = Number(values.inspect);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--inspect expects a port number, got '${values.inspect}'`);
+  const token = values['inspect-token'] ?? env['MCP_TASKS_INSPECT_TOKEN'];
+  const inspector = await attachInspector(runtime, {
+    port,
+    ...(values['inspect-host'] !== undefined && { host: values['inspect-host'] }),
+    ...(token !== undefined && { token }),
+    showResults: values['inspect-results'] === true,
+  });
+  log('info', `inspector at ${inspector.url}`, { url: inspector.url, tokenRequired: inspector.token !== null, results: values['inspect-results'] === true });
+  return inspector;
+}

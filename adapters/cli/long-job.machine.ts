@@ -1,0 +1,56 @@
+/**
+ * The demo tool `long_job` as a machine: ten steps of `seconds / 10` each, announcing `step i/10`
+ * as it enters each one. Written as a machine (rather than a loop) so that the inspector can draw
+ * the handler itself and show which state each running job is in.
+ *
+ * @module
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { assign, emit, setup } from 'xstate';
+import { handlerStatus, type HandlerStatusEvent } from '../inspector/machine-handler.js';
+
+/** Steps of a long job. */
+export const LONG_JOB_STEPS = 10;
+
+/**
+ * `long_job {seconds}`: `working` re-entered once per step (each entry sets the status message),
+ * then `done`, whose output is the tool result. Pure: time passes through XState's own delayed
+ * transitions, which stop with the actor when the task is cancelled.
+ *
+ * @example
+ * ```ts
+ * const run = machineHandler(longJobMachine, { input: ({ seconds }: { seconds: number }) => ({ seconds }) });
+ * ```
+ */
+export const longJobMachine = setup({
+  types: {
+    input: {} as { readonly seconds: number },
+    context: {} as { readonly seconds: number; readonly step: number },
+    output: {} as CallToolResult,
+    emitted: {} as HandlerStatusEvent,
+  },
+  delays: {
+    step: ({ context }) => (context.seconds * 1000) / LONG_JOB_STEPS,
+  },
+  guards: {
+    moreSteps: ({ context }) => context.step < LONG_JOB_STEPS,
+  },
+}).createMachine({
+  id: 'long_job',
+  context: ({ input }) => ({ seconds: input.seconds, step: 1 }),
+  initial: 'working',
+  states: {
+    working: {
+      // Entry runs after the transition's `assign`, so it announces the step just begun.
+      entry: emit(({ context }) => handlerStatus(`step ${context.step}/${LONG_JOB_STEPS}`)),
+      after: {
+        step: [
+          { guard: 'moreSteps', target: 'working', reenter: true, actions: assign({ step: ({ context }) => context.step + 1 }) },
+          { target: 'done' },
+        ],
+      },
+    },
+    done: { type: 'final' },
+  },
+  output: ({ context }) => ({ content: [{ type: 'text', text: `long_job done in ${context.seconds} s` }] }),
+});

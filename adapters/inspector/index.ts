@@ -1,0 +1,25 @@
+/**
+ * The inspector: a web page showing every task of a runtime live (table, lifecycle diagram with
+ * the task's state highlighted, timeline, outcome), and handlers written as XState machines whose
+ * own diagram it draws too.
+ *
+ * @example
+ * ```ts
+ * import { createTaskRuntime } from 'mcp-task-actors';
+ * import { attachInspector, machineHandler } from './adapters/inspector/index.js';
+ *
+ * const runtime = createTaskRuntime();
+ * runtime.registerHandler('tools/call:job', machineHandler(jobMachine));
+ * const inspector = await attachInspector(runtime, { port: 8080 });
+ * console.error(`inspector at ${inspector.url}`);
+ * ```
+ *
+ * @module
+ */
+export { attachInspector } from './attach-inspector.js';
+export type { Inspector, InspectorOptions, InspectorEvents, TaskDetail, TaskOutcomeView, HandlerView } from './inspector.types.js';
+export { isLoopback } from './access.js';
+export { machineHandler, handlerStatus, MachineHandlerEvent } from './machine-handler.js';
+export type { MachineHandlerOptions, MachineWorkContext, HandlerStatusEvent } from './machine-handler.js';
+export { handlerRuns, HandlerRuns, handlerRunKey, MAX_FINISHED_HANDLER_RUNS } from './handler-runs.js';
+export type { HandlerRun, HandlerRunStatus } from './handler-runs.js';

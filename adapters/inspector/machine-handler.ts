@@ -1,0 +1,142 @@
+/**
+ * Task work written as an XState machine: run as an actor, its output is the task's result, a
+ * cancel stops it, and XState's inspection API reports each state it enters to the process-wide
+ * {@link handlerRuns} table, from which the inspector draws the handler's own diagram live.
+ *
+ * @module
+ */
+import { createActor, type AnyStateMachine, type InputFrom, type InspectionEvent, type OutputFrom } from 'xstate';
+import type { TaskOwner } from '../../machines/index.js';
+import { activeStateIds } from './diagram/index.js';
+import { handlerRuns, type HandlerRunStatus, type HandlerRuns } from './handler-runs.js';
+
+/**
+ * The events a handler machine may `emit()` for its runner to act on.
+ *
+ * @example
+ * ```ts
+ * entry: emit(() => ({ type: MachineHandlerEvent.status, message: 'step 1/10' })),
+ * ```
+ */
+export const MachineHandlerEvent = {
+  /** Sets the task's status message. */
+  status: 'handler.status',
+} as const;
+
+/**
+ * Emitted by a handler machine to set its task's status message.
+ *
+ * @example
+ * ```ts
+ * const event: HandlerStatusEvent = { type: 'handler.status', message: 'step 3/10' };
+ * ```
+ */
+export interface HandlerStatusEvent {
+  readonly type: typeof MachineHandlerEvent.status;
+  readonly message: string;
+}
+
+/**
+ * Makes a {@link HandlerStatusEvent}, for `emit()` in a handler machine.
+ *
+ * @example
+ * ```ts
+ * entry: emit(({ context }) => handlerStatus(`step ${context.step}/10`)),
+ * ```
+ */
+export function handlerStatus(message: string): HandlerStatusEvent {
+  return { type: MachineHandlerEvent.status, message };
+}
+
+/**
+ * What a machine handler needs of its caller. Both the runtime's `TaskHandlerContext` and the MCP
+ * server's `RequestWorkContext` have this shape, so one handler serves as either.
+ */
+export interface MachineWorkContext {
+  /** `null` for a plain (not task-augmented) call: nothing is reported then. */
+  readonly taskId: string | null;
+  /** Needed to report the run: task ids are unique per owner only. */
+  readonly owner?: TaskOwner;
+  readonly signal: AbortSignal;
+  setStatusMessage(message: string): void;
+}
+
+/** Options of {@link machineHandler}. */
+export interface MachineHandlerOptions<TMachine extends AnyStateMachine, TParams> {
+  /**
+   * The machine's input, from the request's params. @default the params themselves
+   */
+  readonly input?: (params: TParams, ctx: MachineWorkContext) => InputFrom<TMachine>;
+  /** Where runs are reported. @default the process-wide {@link handlerRuns} */
+  readonly runs?: HandlerRuns;
+}
+
+/**
+ * A task handler that runs `machine` as an actor per task. It resolves with the actor's output
+ * when the machine reaches a top-level final state, rejects when the actor errors, and stops the
+ * actor when `ctx.signal` aborts (a cancel). A machine sets the status message by emitting
+ * {@link handlerStatus}. Each snapshot of the actor is reported to {@link handlerRuns}, which the
+ * inspector of the same process shows.
+ *
+ * @param machine - the work; its output becomes the result (a `CallToolResult` for a tool)
+ * @param options - `input` maps the params to the machine's input
+ * @returns a function usable as a `TaskHandler` or as a tool's `run`
+ * @example
+ * ```ts
+ * const tool: TaskToolDefinition<{ seconds: z.ZodNumber }> = {
+ *   name: 'long_job', inputSchema: z.object({ seconds: z.number() }), taskSupport: 'required',
+ *   run: machineHandler(longJobMachine, { input: ({ seconds }) => ({ seconds }) }),
+ * };
+ * ```
+ */
+export function machineHandler<TMachine extends AnyStateMachine, TParams = unknown>(
+  machine: TMachine,
+  options: MachineHandlerOptions<TMachine, TParams> = {},
+): (params: TParams, ctx: MachineWorkContext) => Promise<OutputFrom<TMachine>> {
+  const runs = options.runs ?? handlerRuns;
+  return (params, ctx) =>
+    new Promise<OutputFrom<TMachine>>((resolve, reject) => {
+      const { signal } = ctx;
+      if (signal.aborted) return reject(abortError(signal));
+      const { taskId, owner } = ctx;
+      const report = (snapshot: unknown, status?: HandlerRunStatus): void => {
+        if (taskId === null || owner === undefined) return;
+        const s = snapshot as { value: Parameters<typeof activeStateIds>[1]; status: HandlerRunStatus };
+        runs.report({ taskId, owner, machine, states: activeStateIds(machine.id, s.value), status: status ?? s.status, updatedAt: Date.now() });
+      };
+      const inspect = (event: InspectionEvent): void => {
+        // The root actor only: children (invoked or spawned) have machines of their own.
+        if (event.type === '@xstate.snapshot' && event.actorRef.sessionId === event.rootId) report(event.snapshot);
+      };
+      const input = options.input ? options.input(params, ctx) : (params as InputFrom<TMachine>);
+      const actor = createActor(machine, { input, inspect });
+      const onAbort = (): void => {
+        // Rejected first: stopping the actor completes its observers, which must not resolve.
+        reject(abortError(signal));
+        actor.stop();
+        // A stopped actor sends no more snapshots: record that it stopped where it was.
+        report(actor.getSnapshot(), 'stopped');
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      actor.on(MachineHandlerEvent.status, (event: HandlerStatusEvent) => ctx.setStatusMessage(event.message));
+      actor.subscribe({
+        complete: () => {
+          signal.removeEventListener('abort', onAbort);
+          const snapshot = actor.getSnapshot() as { status: HandlerRunStatus; output: OutputFrom<TMachine> };
+          // Complete without reaching a final state means stopped (by the abort above, or by XState).
+          if (snapshot.status === 'done') resolve(snapshot.output);
+          else reject(abortError(signal));
+        },
+        error: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      });
+      actor.start();
+    });
+}
+
+/** What an aborted wait in Node throws, so a machine handler fails like any other handler would. */
+function abortError(signal: AbortSignal): Error {
+  return new DOMException('The operation was aborted', { name: 'AbortError', cause: signal.reason });
+}

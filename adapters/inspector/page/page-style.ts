@@ -1,0 +1,86 @@
+/**
+ * The inspector page's style sheet (served as `/inspector.css`). A TypeScript string so that `tsc`
+ * emits it into `dist`; plain CSS, no preprocessor.
+ *
+ * @module
+ */
+
+/**
+ * The style sheet.
+ *
+ * @example
+ * ```ts
+ * res.writeHead(200, { 'content-type': 'text/css' }).end(PAGE_STYLE);
+ * ```
+ */
+export const PAGE_STYLE = `
+:root {
+  --fg: #0f172a; --muted: #64748b; --line: #e2e8f0; --bg: #f8fafc; --panel: #fff; --accent: #b45309;
+  --submitted: #64748b; --working: #2563eb; --input_required: #7c3aed; --completed: #15803d;
+  --failed: #b91c1c; --cancelled: #a16207; --unknown: #525252;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
+  color: var(--fg); background: var(--bg);
+}
+* { box-sizing: border-box; }
+body { margin: 0; }
+code, td[data-col="taskId"], td[data-col="session"], td[data-col="node"], td[data-col="age"], #timeline time { font-family: ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 12.5px; }
+.muted { color: var(--muted); font-weight: normal; }
+[hidden] { display: none !important; }
+
+.top { display: flex; align-items: baseline; gap: 1rem; padding: .6rem 1rem; background: #0f172a; color: #f1f5f9; }
+.top h1 { font-size: 1.05rem; margin: 0; }
+#live::before { content: ""; display: inline-block; width: .6rem; height: .6rem; border-radius: 50%; margin-right: .35rem; background: #ef4444; }
+#live[data-connected="true"]::before { background: #22c55e; }
+#counts { margin-left: auto; color: #cbd5e1; }
+
+main { padding: 1rem; display: grid; gap: 1rem; }
+section { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .8rem 1rem; min-width: 0; }
+.toolbar { display: flex; flex-wrap: wrap; gap: 1rem; margin-bottom: .6rem; }
+.toolbar input, .toolbar select { font: inherit; padding: .25rem .4rem; border: 1px solid #cbd5e1; border-radius: 4px; }
+.toolbar input { width: 22rem; max-width: 100%; }
+
+.table-wrap { max-height: 45vh; overflow: auto; }
+table { border-collapse: collapse; width: 100%; }
+th { position: sticky; top: 0; background: #f1f5f9; text-align: left; font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: #475569; }
+th, td { padding: .35rem .55rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
+td[data-col="message"] { white-space: normal; max-width: 28rem; overflow-wrap: anywhere; }
+tbody tr { cursor: pointer; }
+tbody tr:hover { background: #f1f5f9; }
+tbody tr.selected { background: #fef3c7; box-shadow: inset 3px 0 0 var(--accent); }
+#empty { color: var(--muted); margin: .6rem 0 0; }
+
+td[data-col="status"] { font-weight: 600; }
+tr[data-status="submitted"] td[data-col="status"] { color: var(--submitted); }
+tr[data-status="working"] td[data-col="status"] { color: var(--working); }
+tr[data-status="input_required"] td[data-col="status"] { color: var(--input_required); }
+tr[data-status="completed"] td[data-col="status"] { color: var(--completed); }
+tr[data-status="failed"] td[data-col="status"] { color: var(--failed); }
+tr[data-status="cancelled"] td[data-col="status"] { color: var(--cancelled); }
+tr[data-status="unknown"] td[data-col="status"] { color: var(--unknown); }
+
+#detail h2 { font-size: 1.1rem; margin: 0 0 .4rem; overflow-wrap: anywhere; }
+#detail h3 { font-size: .95rem; margin: .8rem 0 .4rem; }
+.meta { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .8rem; margin: 0; }
+.meta dt { color: var(--muted); }
+.meta dd { margin: 0; overflow-wrap: anywhere; }
+.diagrams { display: flex; flex-wrap: wrap; gap: 1rem; margin-top: .6rem; }
+.diagrams figure { margin: 0; flex: 1 1 28rem; min-width: 0; border: 1px solid var(--line); border-radius: 6px; padding: .4rem; }
+.diagrams figure#handler-figure { flex: 0 1 22rem; }
+figcaption { font-size: 12px; color: var(--muted); margin-bottom: .3rem; }
+/* Shrink a large drawing to fit, never blow a small one up. */
+.diagram svg { display: block; width: auto; max-width: 100%; height: auto; margin: 0 auto; }
+.columns { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.4fr); gap: 1.2rem; }
+@media (max-width: 900px) { .columns { grid-template-columns: minmax(0, 1fr); } }
+
+#outcome dl { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .8rem; margin: 0; }
+#outcome dt { color: var(--muted); }
+#outcome dd { margin: 0; overflow-wrap: anywhere; }
+#outcome .error { color: var(--failed); }
+#outcome pre { margin: .3rem 0 0; padding: .5rem; background: #f1f5f9; border-radius: 4px; max-height: 18rem; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
+
+#timeline { margin: 0; padding-left: 2.4rem; max-height: 22rem; overflow: auto; }
+#timeline li { padding: .15rem 0; }
+#timeline .event { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }
+#timeline .status { font-weight: 600; }
+#timeline .node, #timeline .message { color: var(--muted); }
+`;

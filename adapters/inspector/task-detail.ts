@@ -1,0 +1,78 @@
+/**
+ * What the inspector's detail view shows of one task (`GET /api/tasks/:key`): its metadata, its
+ * timeline, how it ended, and its handler machine when one runs in this process.
+ *
+ * @module
+ */
+import type { AnyStateMachine } from 'xstate';
+import { isTerminalStatus } from '../../machines/index.js';
+import type { ObservedTask, TaskObserver } from '../../runtime/index.js';
+import { machineGraph, toSvg } from './diagram/index.js';
+import type { HandlerRun, HandlerRuns } from './handler-runs.js';
+import type { HandlerView, TaskDetail, TaskOutcomeView } from './inspector.types.js';
+
+/** Each machine is drawn once: a layout takes milliseconds and the picture never changes. */
+const drawings = new WeakMap<AnyStateMachine, string>();
+
+/**
+ * The SVG of a machine, drawn on first use.
+ *
+ * @example
+ * ```ts
+ * res.end(machineSvg(taskMachine));
+ * ```
+ */
+export function machineSvg(machine: AnyStateMachine): string {
+  let svg = drawings.get(machine);
+  if (svg === undefined) {
+    svg = toSvg(machineGraph(machine));
+    drawings.set(machine, svg);
+  }
+  return svg;
+}
+
+/**
+ * The `handler` event of a run, for the task with observer key `key`.
+ *
+ * @example
+ * ```ts
+ * hub.broadcast('handler', handlerView(key, run));
+ * ```
+ */
+export function handlerView(key: string, run: HandlerRun): HandlerView {
+  return { key, machine: run.machine.id, states: run.states, status: run.status };
+}
+
+/**
+ * The detail of the task with observer key `key`, or `null` when there is none.
+ *
+ * @param observer - the runtime's observer
+ * @param key - the task's observer key
+ * @param options - `showResults`: include the result JSON; `runs`: where handler machines report
+ * @example
+ * ```ts
+ * const detail = await taskDetail(observer, key, { showResults: false, runs: handlerRuns });
+ * if (detail === null) return notFound(res);
+ * ```
+ */
+export async function taskDetail(
+  observer: TaskObserver,
+  key: string,
+  options: { readonly showResults: boolean; readonly runs: HandlerRuns },
+): Promise<TaskDetail | null> {
+  const task = (await observer.list()).find((t) => t.key === key);
+  if (!task) return null;
+  const timeline = await observer.timeline(key);
+  const run = options.runs.get(task.taskId, task.owner);
+  const handler = run ? { ...handlerView(key, run), svg: machineSvg(run.machine) } : null;
+  return { task, timeline, outcome: await outcomeOf(observer, task, options.showResults), handler };
+}
+
+async function outcomeOf(observer: TaskObserver, task: ObservedTask, showResults: boolean): Promise<TaskOutcomeView> {
+  const terminal = isTerminalStatus(task.status);
+  const base = { terminal, status: task.status, error: task.error, statusMessage: task.statusMessage, hasResult: task.hasResult };
+  // Read on demand only when shown: results may be large, and are the requesters' data.
+  if (!showResults || !terminal || !task.hasResult) return { ...base, resultShown: false };
+  const read = await observer.result(task.key);
+  return read.hasResult ? { ...base, resultShown: true, result: read.result } : { ...base, resultShown: false };
+}

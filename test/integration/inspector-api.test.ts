@@ -1,0 +1,349 @@
+/**
+ * The inspector's HTTP API with real parts: a runtime serving the demo tools to a real SDK client,
+ * `attachInspector` beside it (and the real CLI with `--inspect`), read over HTTP and SSE.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoDefinitions } from '../../adapters/cli/demo-tools.js';
+import { attachInspector, type Inspector } from '../../adapters/inspector/index.js';
+import { createTaskServer } from '../../adapters/mcp-server/index.js';
+import { createTaskRuntime, type ObservedTask, type TaskRuntime } from '../../runtime/index.js';
+import { freshPrefix, runCli } from './harness/cluster.js';
+import { getJson, inspectorUrlFrom, openEvents } from './harness/inspector.js';
+import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
+import { startNatsServer } from './harness/nats-server.js';
+import { connectCustomSdkStdio, connectSdkClientTo, type SdkPeer } from './harness/sdk-client.js';
+
+/** A runtime serving the demo tools to an SDK client in this process, with an inspector. */
+async function embedded(options: { showResults?: boolean; host?: string; token?: string; heartbeatMs?: number } = {}) {
+  const runtime = createTaskRuntime();
+  const inspector = await attachInspector(runtime, { port: 0, ...options });
+  const server = createTaskServer({ name: 'inspector-test', version: '0' }, { runtime, ...demoDefinitions });
+  const client = new Client({ name: 'inspector-test-client', version: '0' });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(b), client.connect(a)]);
+  const base = `http://127.0.0.1:${inspector.port}`;
+  return {
+    runtime,
+    inspector,
+    client,
+    base,
+    close: async () => {
+      await client.close();
+      await inspector.close();
+      await runtime.dispose();
+    },
+  };
+}
+
+/** Creates a task (2025-11-25 dialect) and returns its id. */
+async function createTask(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const created = await client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+  return created.task.taskId;
+}
+
+/** Calls `fn` every 50 ms until it gives a value. */
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function listed(base: string, headers: Record<string, string> = {}): Promise<ObservedTask[]> {
+  const { status, body } = await getJson(`${base}/api/tasks`, headers);
+  expect(status).toBe(200);
+  return body.tasks as ObservedTask[];
+}
+
+async function taskWithId(base: string, taskId: string): Promise<ObservedTask> {
+  return until(`task ${taskId} in /api/tasks`, async () => (await listed(base)).find((t) => t.taskId === taskId));
+}
+
+describe('attachInspector with an embedded runtime and an SDK client', () => {
+  let env: Awaited<ReturnType<typeof embedded>>;
+  beforeAll(async () => {
+    env = await embedded({ heartbeatMs: 200 });
+  });
+  afterAll(async () => env?.close());
+
+  it('should list every task created through the MCP client in /api/tasks, metadata only', async () => {
+    const sleepId = await createTask(env.client, 'sleep', { ms: 20 });
+    const jobId = await createTask(env.client, 'long_job', { seconds: 30 });
+    const job = await taskWithId(env.base, jobId);
+    expect(job).toMatchObject({ taskId: jobId, method: 'tools/call', label: 'long_job', dialect: '2025-11-25', node: 'local', hasResult: false });
+    expect(['submitted', 'working']).toContain(job.status);
+    expect(typeof job.key).toBe('string');
+    const sleep = await until('sleep completed', async () => (await listed(env.base)).find((t) => t.taskId === sleepId && t.status === 'completed'));
+    expect(sleep).toMatchObject({ label: 'sleep', hasResult: true, error: null });
+    expect(sleep).not.toHaveProperty('result');
+    await env.client.experimental.tasks.cancelTask(jobId);
+  });
+
+  it("should give a task's timeline and outcome in /api/tasks/:key, without its result unless results are enabled", async () => {
+    const id = await createTask(env.client, 'sleep', { ms: 10 });
+    const task = await until('completed', async () => (await listed(env.base)).find((t) => t.taskId === id && t.status === 'completed'));
+    const { status, body } = await getJson(`${env.base}/api/tasks/${task.key}`);
+    expect(status).toBe(200);
+    expect(body.task).toMatchObject({ key: task.key, taskId: id, status: 'completed' });
+    expect(body.timeline.map((e: { event: string; status: string }) => [e.event, e.status])).toEqual([
+      ['task.created', 'submitted'],
+      ['task.start', 'working'],
+      ['task.complete', 'completed'],
+    ]);
+    for (const entry of body.timeline) expect(entry).toMatchObject({ at: expect.any(Number), node: 'local' });
+    expect(body.outcome).toEqual({ terminal: true, status: 'completed', error: null, statusMessage: null, hasResult: true, resultShown: false });
+    expect(JSON.stringify(body)).not.toContain('slept 10 ms');
+    expect(body.handler).toBeNull();
+    expect((await getJson(`${env.base}/api/tasks/no-such-key`)).status).toBe(404);
+  });
+
+  it("should show a machine handler's state (long_job) in the detail, and report it live", async () => {
+    const events = await openEvents(`${env.base}/api/events`);
+    try {
+      await events.next((f) => f.event === 'snapshot');
+      const id = await createTask(env.client, 'long_job', { seconds: 2 });
+      const task = await taskWithId(env.base, id);
+      const { body } = await getJson(`${env.base}/api/tasks/${task.key}`);
+      expect(body.handler).toMatchObject({ key: task.key, machine: 'long_job', states: ['long_job.working'], status: 'active' });
+      expect(body.handler.svg).toContain('data-state="long_job.working"');
+      expect(body.handler.svg).toContain('data-state="long_job.done"');
+      const done = await events.next((f) => f.event === 'handler' && JSON.parse(f.data).key === task.key && JSON.parse(f.data).status === 'done', 6_000);
+      expect(JSON.parse(done.data)).toEqual({ key: task.key, machine: 'long_job', states: ['long_job.done'], status: 'done' });
+      const completed = await events.next((f) => f.event === 'upsert' && JSON.parse(f.data).task.key === task.key && JSON.parse(f.data).task.status === 'completed');
+      expect(JSON.parse(completed.data).entry).toMatchObject({ event: 'task.complete', previous: 'working', status: 'completed' });
+    } finally {
+      events.close();
+    }
+  });
+
+  it('should deliver a status change over SSE live: a cancelled long_job, its timeline entry, its stopped handler', async () => {
+    const events = await openEvents(`${env.base}/api/events`);
+    try {
+      expect(events.status).toBe(200);
+      const id = await createTask(env.client, 'long_job', { seconds: 30 });
+      const working = await events.next((f) => f.event === 'upsert' && JSON.parse(f.data).task.taskId === id && JSON.parse(f.data).task.statusMessage === 'step 1/10');
+      const key = JSON.parse(working.data).task.key as string;
+      await env.client.experimental.tasks.cancelTask(id);
+      const cancelled = await events.next((f) => f.event === 'upsert' && JSON.parse(f.data).task.key === key && JSON.parse(f.data).task.status === 'cancelled');
+      expect(JSON.parse(cancelled.data).entry).toMatchObject({ event: 'task.cancel', previous: 'working', status: 'cancelled', node: 'local' });
+      const stopped = await events.next((f) => f.event === 'handler' && JSON.parse(f.data).key === key && JSON.parse(f.data).status === 'stopped');
+      expect(JSON.parse(stopped.data).states).toEqual(['long_job.working']);
+      // The heartbeat comment keeps the stream alive (every 200 ms here, 15 s by default).
+      await events.next((f) => f.event === 'comment' && f.data === 'heartbeat', 2_000);
+    } finally {
+      events.close();
+    }
+  });
+
+  it('should start every event stream with a snapshot of every task', async () => {
+    const id = await createTask(env.client, 'sleep', { ms: 1 });
+    await taskWithId(env.base, id);
+    const events = await openEvents(`${env.base}/api/events`);
+    try {
+      const snapshot = JSON.parse((await events.next((f) => f.event === 'snapshot')).data);
+      expect(snapshot.showResults).toBe(false);
+      expect(snapshot.tasks.map((t: ObservedTask) => t.taskId)).toContain(id);
+    } finally {
+      events.close();
+    }
+  });
+
+  it('should serve the page, its script and style, and the lifecycle diagram drawn from the machine', async () => {
+    const page = await fetch(`${env.base}/`);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    for (const part of ['id="tasks"', 'id="status-filter"', 'id="search"', 'id="detail"', 'id="diagram"', 'id="handler-diagram"', 'id="timeline"', 'id="outcome"', 'id="live"']) {
+      expect(html).toContain(part);
+    }
+    expect((await fetch(`${env.base}/inspector.js`)).headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect((await fetch(`${env.base}/inspector.css`)).headers.get('content-type')).toMatch(/^text\/css/);
+    const svg = await fetch(`${env.base}/api/diagram.svg`);
+    expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    const text = await svg.text();
+    for (const status of ['submitted', 'working', 'input_required', 'completed', 'failed', 'cancelled', 'unknown']) {
+      expect(text).toContain(`data-state="task.${status}"`);
+    }
+  });
+
+  it('should refuse a loopback inspector reached under a foreign Host name (DNS rebinding)', async () => {
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      request({ host: '127.0.0.1', port: env.inspector.port, path: '/api/tasks', headers: { host: 'attacker.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(status).toBe(403);
+  });
+});
+
+describe('attachInspector results', () => {
+  it('should show the result JSON in the detail only with showResults', async () => {
+    const env = await embedded({ showResults: true });
+    try {
+      const id = await createTask(env.client, 'sleep', { ms: 5 });
+      const task = await until('completed', async () => (await listed(env.base)).find((t) => t.taskId === id && t.status === 'completed'));
+      const { body } = await getJson(`${env.base}/api/tasks/${task.key}`);
+      expect(body.outcome).toMatchObject({ terminal: true, hasResult: true, resultShown: true, result: { content: [{ type: 'text', text: 'slept 5 ms' }] } });
+      const failed = await createTask(env.client, 'fail', { message: 'boom' });
+      const failedTask = await until('failed', async () => (await listed(env.base)).find((t) => t.taskId === failed && t.status === 'failed'));
+      const detail = (await getJson(`${env.base}/api/tasks/${failedTask.key}`)).body;
+      expect(detail.outcome).toMatchObject({ status: 'failed', error: expect.stringContaining('boom'), resultShown: true, result: { isError: true } });
+    } finally {
+      await env.close();
+    }
+  });
+});
+
+describe('attachInspector access off loopback', () => {
+  let env: Awaited<ReturnType<typeof embedded>>;
+  beforeAll(async () => {
+    env = await embedded({ host: '0.0.0.0' });
+  });
+  afterAll(async () => env?.close());
+
+  it('should generate a token, put it in the URL, and answer 401 to every request without it', async () => {
+    const token = env.inspector.token;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(env.inspector.url).toBe(`http://0.0.0.0:${env.inspector.port}/?token=${token}`);
+    for (const path of ['/', '/inspector.js', '/api/tasks', '/api/diagram.svg', '/api/events']) {
+      const res = await fetch(`${env.base}${path}`);
+      expect(res.status, path).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      await res.body?.cancel();
+    }
+    expect((await getJson(`${env.base}/api/tasks`, { authorization: 'Bearer wrong' })).status).toBe(401);
+    expect((await getJson(`${env.base}/api/tasks?token=wrong`)).status).toBe(401);
+  });
+
+  it('should answer 200 with the token as Bearer or ?token=, and carry it on the page assets', async () => {
+    const token = env.inspector.token!;
+    expect((await getJson(`${env.base}/api/tasks`, { authorization: `Bearer ${token}` })).status).toBe(200);
+    expect((await getJson(`${env.base}/api/tasks?token=${token}`)).status).toBe(200);
+    const html = await (await fetch(`${env.base}/?token=${token}`)).text();
+    expect(html).toContain(`/inspector.js?token=${token}`);
+    expect((await fetch(`${env.base}/inspector.js?token=${token}`)).status).toBe(200);
+    const events = await openEvents(`${env.base}/api/events?token=${token}`);
+    try {
+      expect(events.status).toBe(200);
+      await events.next((f) => f.event === 'snapshot');
+    } finally {
+      events.close();
+    }
+  });
+
+  it('should use the token given, and check a given token on loopback too', async () => {
+    const runtime: TaskRuntime = createTaskRuntime();
+    const given: Inspector = await attachInspector(runtime, { port: 0, token: 'sesame' });
+    try {
+      expect(given.token).toBe('sesame');
+      expect((await getJson(`http://127.0.0.1:${given.port}/api/tasks`)).status).toBe(401);
+      expect((await getJson(`http://127.0.0.1:${given.port}/api/tasks`, { authorization: 'Bearer sesame' })).status).toBe(200);
+    } finally {
+      await given.close();
+      await runtime.dispose();
+    }
+  });
+});
+
+describe('mcp-tasks serve --inspect', () => {
+  let server: HttpServerProcess | undefined;
+  let peer: SdkPeer | undefined;
+  afterAll(async () => {
+    await peer?.close();
+    await server?.close();
+  });
+
+  async function start(flags: string[]): Promise<string> {
+    server = await spawnHttpServer(['--inspect', '0', ...flags]);
+    return until('the inspector log line', async () => inspectorUrlFrom(server!.stderr()));
+  }
+
+  it('should log the inspector URL and show tasks of HTTP clients live, a cancel included', async () => {
+    const url = await start([]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const base = url.slice(0, -1);
+    peer = await connectSdkClientTo(server!);
+    const events = await openEvents(`${base}/api/events`);
+    try {
+      await events.next((f) => f.event === 'snapshot');
+      const id = await createTask(peer.client, 'long_job', { seconds: 30 });
+      const task = await taskWithId(base, id);
+      expect(task.owner.session).toBe(peer.sessionId);
+      await events.next((f) => f.event === 'upsert' && JSON.parse(f.data).task.key === task.key && JSON.parse(f.data).task.statusMessage === 'step 1/10');
+      await peer.client.experimental.tasks.cancelTask(id);
+      const cancelled = await events.next((f) => f.event === 'upsert' && JSON.parse(f.data).task.key === task.key && JSON.parse(f.data).task.status === 'cancelled');
+      expect(JSON.parse(cancelled.data).entry).toMatchObject({ event: 'task.cancel' });
+      const detail = (await getJson(`${base}/api/tasks/${task.key}`)).body;
+      expect(detail.timeline.map((e: { status: string }) => e.status)).toEqual(expect.arrayContaining(['submitted', 'working', 'cancelled']));
+      expect(detail.handler).toMatchObject({ machine: 'long_job', status: 'stopped' });
+    } finally {
+      events.close();
+      await peer.close();
+      await server!.close();
+    }
+  });
+
+  it('should require the printed token with --inspect-host 0.0.0.0, and show results with --inspect-results', async () => {
+    const url = await start(['--inspect-host', '0.0.0.0', '--inspect-results']);
+    const match = /^http:\/\/0\.0\.0\.0:(\d+)\/\?token=([A-Za-z0-9_-]+)$/.exec(url);
+    expect(match, url).not.toBeNull();
+    const base = `http://127.0.0.1:${match![1]}`;
+    const token = match![2]!;
+    expect((await getJson(`${base}/api/tasks`)).status).toBe(401);
+    peer = await connectSdkClientTo(server!);
+    const id = await createTask(peer.client, 'sleep', { ms: 5 });
+    const task = await until('completed sleep', async () => ((await getJson(`${base}/api/tasks`, { authorization: `Bearer ${token}` })).body.tasks as ObservedTask[]).find((t) => t.taskId === id && t.status === 'completed'));
+    const detail = (await getJson(`${base}/api/tasks/${task.key}?token=${token}`)).body;
+    expect(detail.outcome.result).toEqual({ content: [{ type: 'text', text: 'slept 5 ms' }] });
+  });
+
+  it('should refuse inspector flags without --inspect', async () => {
+    const run = await runCli(['serve', '--http', '0', '--inspect-results']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--inspect-results needs --inspect PORT');
+  });
+});
+
+describe('mcp-tasks serve --inspect on other transports and backends', () => {
+  it('should show the tasks of a stdio requester', async () => {
+    const peer = await connectCustomSdkStdio(new Client({ name: 'inspector-stdio', version: '0' }), ['--inspect', '0']);
+    try {
+      const url = await until('the inspector log line', async () => inspectorUrlFrom(peer.stderr()));
+      const id = await createTask(peer.client, 'sleep', { ms: 5 });
+      const task = await until('the stdio task', async () => (await listed(url.slice(0, -1))).find((t) => t.taskId === id && t.status === 'completed'));
+      expect(task).toMatchObject({ label: 'sleep', owner: { session: null, principal: null } });
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('should show the tasks of a NATS node (role both) with its node name, and its handler machines', async () => {
+    await using nats = await startNatsServer({ jetstream: true });
+    const server = await spawnHttpServer(['--nats', nats.url, '--nats-prefix', freshPrefix('insp'), '--node-id', 'inspected-node', '--inspect', '0']);
+    let peer: SdkPeer | undefined;
+    try {
+      const base = (await until('the inspector log line', async () => inspectorUrlFrom(server.stderr()))).slice(0, -1);
+      peer = await connectSdkClientTo(server);
+      const id = await createTask(peer.client, 'long_job', { seconds: 30 });
+      const task = await until('the long_job at step 1', async () => (await listed(base)).find((t) => t.taskId === id && t.statusMessage === 'step 1/10'));
+      expect(task).toMatchObject({ status: 'working', node: 'inspected-node', owner: { session: peer.sessionId } });
+      const detail = (await getJson(`${base}/api/tasks/${task.key}`)).body;
+      expect(detail.handler).toMatchObject({ machine: 'long_job', states: ['long_job.working'], status: 'active' });
+      await peer.client.experimental.tasks.cancelTask(id);
+      await until('the cancel', async () => (await listed(base)).find((t) => t.taskId === id && t.status === 'cancelled'));
+    } finally {
+      await peer?.close();
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,104 @@
+import { assign, emit, fromPromise, setup } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import { longJobMachine } from '../../../adapters/cli/long-job.machine.js';
+import { HandlerRuns, MAX_FINISHED_HANDLER_RUNS, handlerStatus, machineHandler, type HandlerRun, type MachineWorkContext } from '../../../adapters/inspector/index.js';
+
+const owner = { session: 's1', principal: null };
+
+function context(taskId: string | null, signal = new AbortController().signal): MachineWorkContext & { messages: string[] } {
+  const messages: string[] = [];
+  return { taskId, owner, signal, messages, setStatusMessage: (m) => void messages.push(m) };
+}
+
+const counter = setup({
+  types: { input: {} as { to: number }, context: {} as { n: number; to: number }, output: {} as { counted: number } },
+}).createMachine({
+  id: 'counter',
+  context: ({ input }) => ({ n: 0, to: input.to }),
+  initial: 'counting',
+  states: {
+    counting: {
+      entry: [assign({ n: ({ context }) => context.n + 1 }), emit(({ context }) => handlerStatus(`at ${context.n}`))],
+      after: { 5: [{ guard: ({ context }) => context.n < context.to, target: 'counting', reenter: true }, { target: 'finished' }] },
+    },
+    finished: { type: 'final' },
+  },
+  output: ({ context }) => ({ counted: context.n }),
+});
+
+describe('machineHandler', () => {
+  it("should resolve with the machine's output, set its status messages, and report each state", async () => {
+    const runs = new HandlerRuns();
+    const reports: HandlerRun[] = [];
+    runs.watch((r) => void reports.push(r));
+    const ctx = context('t1');
+    const output = await machineHandler(counter, { runs, input: (p: { upTo: number }) => ({ to: p.upTo }) })({ upTo: 3 }, ctx);
+    expect(output).toEqual({ counted: 3 });
+    expect(ctx.messages).toEqual(['at 1', 'at 2', 'at 3']);
+    expect(reports.map((r) => [r.states, r.status])).toEqual([
+      [['counter.counting'], 'active'],
+      [['counter.counting'], 'active'],
+      [['counter.counting'], 'active'],
+      [['counter.finished'], 'done'],
+    ]);
+    expect(runs.get('t1', owner)).toMatchObject({ taskId: 't1', owner, machine: counter, status: 'done' });
+  });
+
+  it('should stop the actor on abort, reject like an aborted wait, and report it stopped where it was', async () => {
+    const runs = new HandlerRuns();
+    const abort = new AbortController();
+    const running = machineHandler(counter, { runs })({ to: 1_000 }, context('t2', abort.signal));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    abort.abort();
+    await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+    const run = runs.get('t2', owner)!;
+    expect(run).toMatchObject({ status: 'stopped', states: ['counter.counting'] });
+    const count = run.updatedAt;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Stopped for good: no more steps.
+    expect(runs.get('t2', owner)!.updatedAt).toBe(count);
+  });
+
+  it('should reject when the machine fails, and not start at all when already aborted', async () => {
+    const failing = setup({ actors: { work: fromPromise(async () => Promise.reject(new Error('broken'))) } }).createMachine({
+      id: 'failing',
+      invoke: { src: 'work' },
+    });
+    await expect(machineHandler(failing, { runs: new HandlerRuns() })({}, context('t3'))).rejects.toThrow('broken');
+    const runs = new HandlerRuns();
+    await expect(machineHandler(counter, { runs })({ to: 1 }, context('t4', AbortSignal.abort()))).rejects.toMatchObject({ name: 'AbortError' });
+    expect(runs.size).toBe(0);
+  });
+
+  it('should report nothing for a plain call (no task id)', async () => {
+    const runs = new HandlerRuns();
+    await machineHandler(counter, { runs })({ to: 1 }, context(null));
+    expect(runs.size).toBe(0);
+  });
+});
+
+describe('longJobMachine', () => {
+  it('should step ten times with "step i/10" and answer "long_job done in <seconds> s"', async () => {
+    const ctx = context('job');
+    const started = Date.now();
+    const result = await machineHandler(longJobMachine, { runs: new HandlerRuns() })({ seconds: 0.2 }, ctx);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    expect(ctx.messages).toEqual(Array.from({ length: 10 }, (_, i) => `step ${i + 1}/10`));
+    expect(result).toEqual({ content: [{ type: 'text', text: 'long_job done in 0.2 s' }] });
+  });
+});
+
+describe('HandlerRuns', () => {
+  it('should keep every running run and only the latest finished ones', () => {
+    const runs = new HandlerRuns();
+    const run = (taskId: string, status: HandlerRun['status']): HandlerRun => ({ taskId, owner, machine: counter, states: [], status, updatedAt: 0 });
+    runs.report(run('running', 'active'));
+    for (let i = 0; i < MAX_FINISHED_HANDLER_RUNS + 5; i++) runs.report(run(`done-${i}`, 'done'));
+    expect(runs.size).toBe(MAX_FINISHED_HANDLER_RUNS + 1);
+    expect(runs.get('running', owner)).toBeDefined();
+    expect(runs.get('done-0', owner)).toBeUndefined();
+    expect(runs.get(`done-${MAX_FINISHED_HANDLER_RUNS + 4}`, owner)).toBeDefined();
+    // The same task id of another owner is another task.
+    expect(runs.get('running', { session: 's2', principal: null })).toBeUndefined();
+  });
+});
