@@ -9,9 +9,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { SessionDirectory } from '../../runtime/backends/nats/session-store.js';
+import type { StatelessHandler } from '../mcp-server/stateless/index.js';
 import type { HttpAuthenticator } from './http-auth.js';
 import { log } from './log.js';
 import { isRelayable, placesHere, resumeSession, sessionRecordOf, spreadRequestIds, type SessionRecord } from './session-restore.js';
+import { isStatelessPost, serveStateless } from './stateless-http.js';
 import { checkMessage } from './stdio-transport.js';
 
 /** Options of {@link startHttpEndpoint}. */
@@ -40,6 +42,12 @@ export interface HttpEndpointOptions {
    * anonymous and a session id is the only thing that tells requesters apart.
    */
   readonly authenticate?: HttpAuthenticator;
+  /**
+   * Serves the stateless 2026-07-28 wire (tasks extension) on the same endpoint: POSTs that name
+   * that version go here, everything else to the SDK sessions. Without it, they are refused as today.
+   * @experimental
+   */
+  readonly stateless?: StatelessHandler;
 }
 
 /** A session this process serves: its SDK transport and server, and its shared record. */
@@ -121,6 +129,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const resuming = new Map<string, Promise<Held | undefined>>();
   const lastSeen = new Map<string, number>();
   const inFlight = new InFlightIds();
+  /** Aborted on close: ends the stateless wire's subscription streams. */
+  const closing = new AbortController();
   const idleMs = options.sessionIdleMs ?? 3_600_000;
   const sweeper = setInterval(() => {
     const now = Date.now();
@@ -221,6 +231,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
         if (checked === null) return void res.writeHead(202).end();
         if ('reply' in checked) return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(checked.reply));
       }
+      if (options.stateless && isStatelessPost(req, body)) return serveStateless(options.stateless, req, res, body, principal, closing.signal);
       if (existing && sessionId !== undefined) {
         relayStrays(sessionId, existing.server, body);
         await inFlight.enter(sessionId, body, res);
@@ -278,6 +289,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     close: async () => {
       clearInterval(sweeper);
       stopRelay?.();
+      closing.abort();
       await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

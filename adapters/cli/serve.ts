@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import { createNatsTaskRuntime } from '../../runtime/backends/nats/nats-runtime.js';
 import { openSessionStore } from '../../runtime/backends/nats/session-store.js';
 import { createTaskRuntime, type RequesterLimits, type TaskRuntime, type TaskRuntimeOptions } from '../../runtime/index.js';
-import { createTaskServer } from '../mcp-server/index.js';
+import { createStatelessHandler, createTaskServer } from '../mcp-server/index.js';
+import { conformanceTools } from './conformance-tools.js';
 import { demoDefinitions } from './demo-tools.js';
 import { bearerTokens, parseAuthTokens } from './http-auth.js';
 import { startHttpEndpoint } from './http-endpoint.js';
@@ -30,6 +31,9 @@ Transport (one of):
   --stdio                    JSON-RPC over stdin/stdout (logs go to stderr)
   --http PORT                Streamable HTTP at http://HOST:PORT/mcp (PORT 0 picks a free port)
   --host HOST                address to bind with --http (default 127.0.0.1)
+  --conformance              also serve the tools the official conformance suite calls (greet, slow_compute,
+                             failing_job, protocol_error_job, confirm_delete, multi_input, test_tool_with_task);
+                             give it to worker nodes too
   --session-idle-timeout MS  close an HTTP session after this long without a request (default 3600000)
   --auth-token TOKEN=NAME    with --http: accept 'Authorization: Bearer TOKEN' as principal NAME (repeatable;
                              also MCP_TASKS_AUTH_TOKENS=TOKEN=NAME,...); any other request gets 401, and
@@ -90,6 +94,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       stdio: { type: 'boolean' },
       http: { type: 'string' },
       host: { type: 'string' },
+      conformance: { type: 'boolean' },
       'default-keep-alive': { type: 'string' },
       'max-keep-alive': { type: 'string' },
       'max-running-tasks': { type: 'string' },
@@ -159,8 +164,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
   if (pageSize !== undefined) runtimeOptions.pageSize = pageSize;
 
   const retrySafe = new Set((values['retry-restart'] ?? '').split(',').map((t) => t.trim()).filter((t) => t !== ''));
-  for (const name of retrySafe) if (!demoDefinitions.tools.some((t) => t.name === name)) throw new Error(`--retry-restart names an unknown tool '${name}'`);
-  const definitions = { ...demoDefinitions, tools: demoDefinitions.tools.map((t) => (retrySafe.has(t.name) ? { ...t, retry: 'restart' as const } : t)) };
+  const tools = values.conformance === true ? [...demoDefinitions.tools, ...conformanceTools] : demoDefinitions.tools;
+  for (const name of retrySafe) if (!tools.some((t) => t.name === name)) throw new Error(`--retry-restart names an unknown tool '${name}'`);
+  const definitions = { ...demoDefinitions, tools: tools.map((t) => (retrySafe.has(t.name) ? { ...t, retry: 'restart' as const } : t)) };
 
   let runtime: TaskRuntime;
   let sessions;
@@ -224,6 +230,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...(values.host !== undefined && { host: values.host }),
     ...(sessionIdleMs !== undefined && { sessionIdleMs }),
     createServer: makeServer,
+    // The 2026-07-28 stateless wire (tasks extension) beside the session-based dialects.
+    stateless: createStatelessHandler({ runtime, info, ...definitions }),
     ...(sessions !== undefined && { sessions }),
     ...(authenticated && { authenticate: bearerTokens(tokens) }),
   });

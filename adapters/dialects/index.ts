@@ -11,6 +11,7 @@
  */
 import type { TaskView } from '../../runtime/index.js';
 import { renderTask2025, SPEC_2025_11_25, withRelatedMeta2025 } from './2025-11-25/index.js';
+import { EXT_TASKS, renderTaskExt } from './ext/index.js';
 import { relatedMeta, renderTask, withRelatedMeta } from './sep-1686/index.js';
 
 /**
@@ -24,6 +25,8 @@ import { relatedMeta, renderTask, withRelatedMeta } from './sep-1686/index.js';
  */
 export function renderInOwnDialect(task: TaskView, options: { withMeta: boolean }): Record<string, unknown> {
   if (task.dialect === SPEC_2025_11_25) return renderTask2025(task);
+  // The extension has no related-task key.
+  if (task.dialect === EXT_TASKS) return renderTaskExt(task);
   const rendered = renderTask(task);
   return options.withMeta ? Object.assign({}, rendered, { _meta: relatedMeta(task.taskId) }) : rendered;
 }

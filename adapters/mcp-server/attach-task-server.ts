@@ -32,8 +32,16 @@ function errorText(result: CallToolResult): string {
   return `Tool reported an error: ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`;
 }
 
-/** Registers the definitions' work with the runtime, so that tasks can run it. */
-function registerWork(runtime: TaskRuntime, tools: Iterable<AnyTool>, options: TaskServerDefinitions): void {
+/**
+ * Registers the definitions' work with the runtime, so that tasks can run it (whichever wire
+ * created them). Registering the same definitions again replaces them harmlessly.
+ *
+ * @example
+ * ```ts
+ * registerWork(runtime, [sleepTool], {});
+ * ```
+ */
+export function registerWork(runtime: TaskRuntime, tools: Iterable<AnyTool>, options: TaskServerDefinitions): void {
   for (const tool of tools) {
     runtime.registerHandler(
       handlerName('tools/call', tool.name),

@@ -77,7 +77,29 @@ export interface TaskToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape>
    */
   readonly retry?: 'never' | 'restart';
   run(args: z.infer<z.ZodObject<Shape>>, ctx: RequestWorkContext): Promise<CallToolResult>;
+  /**
+   * On the stateless 2026-07-28 wire, gathers input before any task exists, through SEP-2322
+   * rounds (`resultType: "input_required"`), then returns the arguments the task is created with.
+   * `inputResponses` are the answers the client sent with this round (absent in round 1). The
+   * session-based dialects never call it.
+   * @experimental
+   */
+  readonly beforeTask?: (args: Readonly<Record<string, unknown>>, inputResponses: Readonly<Record<string, unknown>> | undefined) => BeforeTaskOutcome;
 }
+
+/**
+ * What a tool's {@link TaskToolDefinition.beforeTask} hook answers: the input it still needs (one
+ * more round), or the arguments to create the task with.
+ *
+ * @experimental
+ * @example
+ * ```ts
+ * const next: BeforeTaskOutcome = { inputRequests: { user_name: { method: 'elicitation/create', params } } };
+ * ```
+ */
+export type BeforeTaskOutcome =
+  | { readonly inputRequests: Readonly<Record<string, { readonly method: string; readonly params: unknown }>>; readonly requestState?: string }
+  | { readonly args: Readonly<Record<string, unknown>> };
 
 /**
  * A prompt whose `prompts/get` may become a task.

@@ -15,6 +15,7 @@ export { attachTaskServer, createTaskServer } from './attach-task-server.js';
 export type { AttachTaskServerOptions } from './attach-task-server.js';
 export { TaskSupport } from './definitions.js';
 export type {
+  BeforeTaskOutcome,
   RequestWorkContext,
   TaskToolDefinition,
   TaskPromptDefinition,
@@ -26,3 +27,5 @@ export { ownerOf } from './request-context.js';
 export { RuntimeTaskStore } from './runtime-task-store.js';
 export { requestClientTask, ClientTaskError } from './client-task-request.js';
 export type { ClientTaskMethod, ClientTaskRequestOptions } from './client-task-request.js';
+export { createStatelessHandler } from './stateless/index.js';
+export type { StatelessHandler, StatelessHandlerOptions, StatelessRequestContext } from './stateless/index.js';

@@ -30,6 +30,46 @@ export const looseRequest = <M extends string>(method: M) =>
 export const handlerName = (method: string, label: string): string => `${method}:${label}`;
 
 /**
+ * A tool as `tools/list` shows it, without the wire-specific `execution` field (2025-11-25 adds
+ * `taskSupport` there; the tasks extension defines no tool-level field).
+ *
+ * @example
+ * ```ts
+ * describeTool(sleepTool); // { name: 'sleep', description: '…', inputSchema: { type: 'object', … } }
+ * ```
+ */
+export function describeTool(t: AnyTool): { name: string; title?: string; description?: string; inputSchema: { type: 'object' } } {
+  return {
+    name: t.name,
+    ...(t.title !== undefined && { title: t.title }),
+    ...(t.description !== undefined && { description: t.description }),
+    inputSchema: z.toJSONSchema(t.inputSchema, { io: 'input' }) as { type: 'object' },
+  };
+}
+
+/**
+ * The tool a `tools/call` names and its checked arguments: shared by every wire, so that all of
+ * them word bad calls the same way and never turn bad arguments into tasks.
+ *
+ * @throws JsonRpcError -32602 for a missing name, an unknown tool or invalid arguments
+ * @example
+ * ```ts
+ * const { tool, args } = resolveToolCall(tools, { name: 'sleep', arguments: { ms: 10 } });
+ * ```
+ */
+export function resolveToolCall(tools: ReadonlyMap<string, AnyTool>, requestParams: Record<string, unknown>): { tool: AnyTool; args: unknown } {
+  const { name, arguments: rawArgs } = requestParams;
+  if (typeof name !== 'string') throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params for tools/call: name must be a string');
+  const tool = tools.get(name);
+  if (!tool) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown tool: ${name}`);
+  const parsed = tool.inputSchema.safeParse(rawArgs ?? {});
+  if (!parsed.success) {
+    throw new JsonRpcError(JsonRpcCode.invalidParams, `Invalid arguments for tool ${name}: ${z.prettifyError(parsed.error)}`);
+  }
+  return { tool, args: parsed.data };
+}
+
+/**
  * Installs `tools/list` and `tools/call`.
  *
  * @example
@@ -38,31 +78,18 @@ export const handlerName = (method: string, label: string): string => `${method}
  * ```
  */
 export function installTools(server: TaskHost, c: ConnectionContext, tools: ReadonlyMap<string, AnyTool>): void {
-  const listed = [...tools.values()].map((t) => ({
-    name: t.name,
-    ...(t.title !== undefined && { title: t.title }),
-    ...(t.description !== undefined && { description: t.description }),
-    inputSchema: z.toJSONSchema(t.inputSchema, { io: 'input' }) as { type: 'object' },
-    execution: { taskSupport: t.taskSupport ?? 'optional' },
-  }));
+  const listed = [...tools.values()].map((t) => ({ ...describeTool(t), execution: { taskSupport: t.taskSupport ?? 'optional' } }));
   server.setRequestHandler(looseRequest('tools/list'), () => ({ tools: listed }));
   server.setRequestHandler(looseRequest('tools/call'), async (request, extra) => {
     const requestParams = paramsObject(request.params, 'tools/call');
-    const { name, arguments: rawArgs } = requestParams;
-    if (typeof name !== 'string') throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params for tools/call: name must be a string');
-    const tool = tools.get(name);
-    if (!tool) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown tool: ${name}`);
-    const parsed = tool.inputSchema.safeParse(rawArgs ?? {});
-    if (!parsed.success) {
-      throw new JsonRpcError(JsonRpcCode.invalidParams, `Invalid arguments for tool ${name}: ${z.prettifyError(parsed.error)}`);
-    }
+    const { tool, args } = resolveToolCall(tools, requestParams);
     // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
     return executeRequest(Object.assign({}, c, {
-      extra, requestParams, method: 'tools/call', label: name,
-      handler: handlerName('tools/call', name),
+      extra, requestParams, method: 'tools/call', label: tool.name,
+      handler: handlerName('tools/call', tool.name),
       taskSupport: tool.taskSupport ?? 'optional',
-      params: parsed.data,
-      direct: (ctx: RequestWorkContext) => tool.run(parsed.data, ctx),
+      params: args,
+      direct: (ctx: RequestWorkContext) => tool.run(args as never, ctx),
     }));
   });
 }

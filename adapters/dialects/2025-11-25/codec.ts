@@ -53,6 +53,21 @@ export function parseTaskParams(params: unknown): TaskParams2025 | undefined {
 }
 
 /**
+ * A task's status in the five statuses of 2025-11-25 (also those of the tasks extension):
+ * `submitted` → `working`, `unknown` → `failed` with a status message saying the outcome is unknown.
+ *
+ * @example
+ * ```ts
+ * statusOf2025(view); // { status: 'working', statusMessage: null }
+ * ```
+ */
+export function statusOf2025(task: TaskView): { status: string; statusMessage: string | null } {
+  if (task.status === 'submitted') return { status: 'working', statusMessage: task.statusMessage };
+  if (task.status === 'unknown') return { status: 'failed', statusMessage: `The outcome of this task is unknown${task.error ? `: ${task.error}` : ''}` };
+  return { status: task.status, statusMessage: task.statusMessage };
+}
+
+/**
  * Renders a task as the 2025-11-25 `Task`. Statuses this dialect lacks are mapped: `submitted` →
  * `working`, `unknown` → `failed` with a status message saying the outcome is unknown.
  *
@@ -62,13 +77,7 @@ export function parseTaskParams(params: unknown): TaskParams2025 | undefined {
  * ```
  */
 export function renderTask2025(task: TaskView): Record<string, unknown> {
-  let status: string = task.status;
-  let statusMessage = task.statusMessage;
-  if (status === 'submitted') status = 'working';
-  if (status === 'unknown') {
-    status = 'failed';
-    statusMessage = `The outcome of this task is unknown${task.error ? `: ${task.error}` : ''}`;
-  }
+  const { status, statusMessage } = statusOf2025(task);
   const out: Record<string, unknown> = {
     taskId: task.taskId,
     status,

@@ -1,0 +1,119 @@
+/**
+ * One JSON-RPC request of the stateless 2026-07-28 wire in, one reply out: the per-request `_meta`
+ * replaces `initialize`, `server/discover` replaces the capability exchange, and the tasks
+ * extension rides on the same runtime as the session-based dialects. The SDK 1.x `Server` cannot
+ * serve this wire (it needs a session and rejects the version), hence this small dispatcher.
+ *
+ * `subscriptions/listen` offers task status only. Not served yet: `prompts/*`, `resources/*` and
+ * `completion/complete` (-32601).
+ *
+ * @experimental the 2026-07-28 protocol is a draft.
+ * @module
+ */
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { TaskRuntime } from '../../../runtime/index.js';
+import { TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
+import { registerWork } from '../attach-task-server.js';
+import type { TaskServerDefinitions, TaskToolDefinition } from '../definitions.js';
+import { describeTool } from '../request-handlers.js';
+import { JsonRpcCode, JsonRpcError, toJsonRpcError } from '../wire-errors.js';
+import { checkRoutingHeaders, type RequestHeaders } from './headers.js';
+import { listenForTasks } from './subscriptions.js';
+import { extTaskMethod } from './task-methods.js';
+import { callToolStateless, type StatelessCall } from './tools-call.js';
+import { PROTOCOL_2026_07_28, readRequestMeta, RequestMetaKey, StatelessError, type StatelessReply } from './wire.js';
+
+/** A result to wrap in the JSON-RPC response, or a stream that carries its own messages. */
+type Answer = { readonly result: Record<string, unknown> } | Extract<StatelessReply, { stream: unknown }>;
+
+type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
+
+/** Options of {@link createStatelessHandler}. */
+export interface StatelessHandlerOptions extends TaskServerDefinitions {
+  /** Where tasks live; the same runtime the session-based dialects use. */
+  readonly runtime: TaskRuntime;
+  /** The server's name and version, sent in every result's `_meta`. */
+  readonly info: Implementation;
+}
+
+/** Who sent one request and over what. */
+export interface StatelessRequestContext {
+  /** HTTP headers (lower-cased names) for the SEP-2243 checks; absent on transports without headers. */
+  readonly headers?: RequestHeaders;
+  /** The authenticated principal, or `null` when the transport does not authenticate. */
+  readonly principal: string | null;
+  /** Aborted when the requester goes away. */
+  readonly signal: AbortSignal;
+}
+
+/** Answers one JSON-RPC request of the stateless wire. */
+export type StatelessHandler = (message: { id: string | number; method: string; params?: unknown }, context: StatelessRequestContext) => Promise<StatelessReply>;
+
+/** Unknown and removed methods are 404 on this wire, envelope problems 400, the rest 200. */
+function errorReply(id: string | number, error: unknown): StatelessReply {
+  const e = toJsonRpcError(error);
+  const status = e instanceof StatelessError ? e.httpStatus : e.code === JsonRpcCode.methodNotFound ? 404 : 200;
+  const body = { jsonrpc: '2.0', id, error: e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data } };
+  return { status, body };
+}
+
+/**
+ * Makes the dispatcher for the stateless wire over the given definitions, and registers their work
+ * with the runtime (so tasks created here run even before any session-based connection exists).
+ *
+ * @example
+ * ```ts
+ * const stateless = createStatelessHandler({ runtime, info: { name: 'demo', version: '1.0.0' }, tools });
+ * const { status, body } = await stateless(message, { headers: req.headers, principal: null, signal });
+ * ```
+ */
+export function createStatelessHandler(options: StatelessHandlerOptions): StatelessHandler {
+  const { runtime, info } = options;
+  const tools = new Map<string, AnyTool>((options.tools ?? []).map((t) => [t.name, t]));
+  registerWork(runtime, tools.values(), options);
+  const listed = [...tools.values()].map(describeTool);
+  const capabilities = { ...(tools.size > 0 && { tools: {} }), extensions: { [TASKS_EXTENSION_ID]: {} } };
+  const serverMeta = { [RequestMetaKey.serverInfo]: { name: info.name, version: info.version } };
+
+  const answer = async (id: string | number, method: string, params: Record<string, unknown>, context: StatelessRequestContext): Promise<Answer> => {
+    // Headers first: a request whose headers lie must not be acted on, whatever its body says.
+    if (context.headers) checkRoutingHeaders(context.headers, method, params);
+    const meta = readRequestMeta(params);
+    const call: StatelessCall = { runtime, tools, meta, owner: { session: null, principal: context.principal }, signal: context.signal };
+    switch (method) {
+      case 'server/discover':
+        // No legacy `capabilities.tasks` here: on this version tasks are the extension only.
+        return { result: { resultType: 'complete', supportedVersions: [PROTOCOL_2026_07_28], capabilities, cacheScope: 'public', ttlMs: 0 } };
+      case 'tools/list':
+        return { result: { resultType: 'complete', tools: listed, cacheScope: 'public', ttlMs: 0 } };
+      case 'tools/call':
+        return { result: await callToolStateless(call, params) };
+      case 'subscriptions/listen':
+        return listenForTasks(call, id, params, info);
+      case 'tasks/get':
+      case 'tasks/update':
+      case 'tasks/cancel':
+        return { result: await extTaskMethod(call, method, params) };
+      default:
+        // Includes initialize, ping, tasks/result and tasks/list: gone on this wire, while the
+        // session-based dialects on the same endpoint keep them.
+        throw new JsonRpcError(JsonRpcCode.methodNotFound, `Method not found: ${method} (not served on protocol ${PROTOCOL_2026_07_28})`);
+    }
+  };
+
+  return async (message, context) => {
+    try {
+      const params = message.params ?? {};
+      if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+        throw new StatelessError(JsonRpcCode.invalidParams, `Invalid params for ${message.method}: params must be an object`, 400);
+      }
+      const answered = await answer(message.id, message.method, params as Record<string, unknown>, context);
+      if ('stream' in answered) return answered;
+      const { result } = answered;
+      const own = typeof result['_meta'] === 'object' && result['_meta'] !== null ? (result['_meta'] as Record<string, unknown>) : {};
+      return { status: 200, body: { jsonrpc: '2.0', id: message.id, result: { ...result, _meta: { ...own, ...serverMeta } } } };
+    } catch (error) {
+      return errorReply(message.id, error);
+    }
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * `subscriptions/listen` for task status (SEP-2575 + the tasks extension): a long-lived stream on
+ * which the server pushes `notifications/tasks`, each the full `DetailedTask` that `tasks/get`
+ * would return at that moment. Only tasks the client names, only when it declared the extension.
+ *
+ * @experimental the 2026-07-28 protocol is a draft.
+ * @module
+ */
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { declaresTasks } from '../../dialects/ext/index.js';
+import { JsonRpcCode, JsonRpcError } from '../wire-errors.js';
+import { detailedTask } from './task-methods.js';
+import { TASKS_REQUIRED, type StatelessCall } from './tools-call.js';
+import { missingCapability, RequestMetaKey, type StatelessReply } from './wire.js';
+
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/** The `notifications.taskIds` asked for, or `undefined` when the client asked for none. */
+function requestedTaskIds(params: Record<string, unknown>): string[] | undefined {
+  const notifications = params['notifications'];
+  if (typeof notifications !== 'object' || notifications === null || Array.isArray(notifications)) {
+    throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params for subscriptions/listen: notifications must be an object');
+  }
+  const ids = (notifications as { taskIds?: unknown }).taskIds;
+  if (ids === undefined) return undefined;
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+    throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params for subscriptions/listen: notifications.taskIds must be an array of task ids');
+  }
+  return ids;
+}
+
+/**
+ * Opens a task status subscription. The acknowledgement names the tasks accepted (those the
+ * requester may see); each then gets its current state and every later change; the stream ends
+ * with the listen result once all of them are terminal. Other notification types are not offered.
+ *
+ * @throws JsonRpcError -32021 when task ids are asked for without the extension, -32602 for bad params
+ * @example
+ * ```ts
+ * const reply = await listenForTasks(call, 12, { notifications: { taskIds: [taskId] } }, info);
+ * ```
+ */
+export async function listenForTasks(call: StatelessCall, id: string | number, params: Record<string, unknown>, info: Implementation): Promise<Extract<StatelessReply, { stream: unknown }>> {
+  const requested = requestedTaskIds(params);
+  if (requested !== undefined && !declaresTasks(call.meta.clientCapabilities)) throw missingCapability(TASKS_REQUIRED, 'task status notifications belong to the tasks extension');
+  const accepted: string[] = [];
+  for (const taskId of new Set(requested ?? [])) {
+    // Unknown or foreign ids are left out of the acknowledgement, not refused: the client learns which stick.
+    if (await call.runtime.get(taskId, call.owner).then(() => true, () => false)) accepted.push(taskId);
+  }
+  const meta = { [SUBSCRIPTION_ID]: id };
+  return {
+    status: 200,
+    stream: async (emit, signal) => {
+      emit({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: requested === undefined ? {} : { taskIds: accepted }, _meta: meta } });
+      const open = new Set(accepted);
+      let chain = Promise.resolve();
+      let finish!: () => void;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      // One at a time, in order: each notification is the task as tasks/get shows it then.
+      const push = (taskId: string): void => {
+        chain = chain.then(async () => {
+          if (!open.has(taskId) || signal.aborted) return;
+          const task = await detailedTask(call, await call.runtime.get(taskId, call.owner));
+          emit({ jsonrpc: '2.0', method: 'notifications/tasks', params: { ...task, _meta: meta } });
+          if (TERMINAL.has(String(task['status']))) open.delete(taskId);
+          if (open.size === 0) finish();
+        }).catch(() => {
+          open.delete(taskId); // expired or deleted meanwhile: nothing more will come
+          if (open.size === 0) finish();
+        });
+      };
+      const stops = accepted.map((taskId) => call.runtime.subscribe(() => push(taskId), { taskId, owner: call.owner }));
+      for (const taskId of accepted) push(taskId);
+      if (accepted.length === 0) finish();
+      signal.addEventListener('abort', finish, { once: true });
+      await finished;
+      for (const stop of stops) stop();
+      if (!signal.aborted) emit({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { ...meta, [RequestMetaKey.serverInfo]: { name: info.name, version: info.version } } } });
+    },
+  };
+}

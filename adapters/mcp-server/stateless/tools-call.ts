@@ -1,0 +1,108 @@
+/**
+ * `tools/call` on the stateless 2026-07-28 wire. The server, not the client, decides whether a
+ * call becomes a task: it does when the request declares the tasks extension and the tool allows
+ * tasks; otherwise the tool runs at once. The legacy `params.task` is never read here.
+ *
+ * @experimental the 2026-07-28 protocol is a draft.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { TaskOwner } from '../../../machines/index.js';
+import type { TaskRuntime } from '../../../runtime/index.js';
+import { declaresTasks, EXT_TASKS, renderTaskExt, TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
+import type { RequestWorkContext, TaskToolDefinition } from '../definitions.js';
+import { handlerName, resolveToolCall } from '../request-handlers.js';
+import { toJsonRpcError } from '../wire-errors.js';
+import { missingCapability, type RequestMeta } from './wire.js';
+
+type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
+
+/** What a stateless request knows: the runtime, the tools, who asks and how to notice they left. */
+export interface StatelessCall {
+  readonly runtime: TaskRuntime;
+  readonly tools: ReadonlyMap<string, AnyTool>;
+  /** No sessions on this wire: tasks belong to the authenticated principal (or to anonymous). */
+  readonly owner: TaskOwner;
+  readonly meta: RequestMeta;
+  /** Aborted when the requester goes away (a plain call then stops). */
+  readonly signal: AbortSignal;
+}
+
+/** The extension as a required capability, for -32021 errors. */
+export const TASKS_REQUIRED = { extensions: { [TASKS_EXTENSION_ID]: {} } } as const;
+
+/**
+ * The context of a plain call on this wire. With no connection held open, the server cannot ask
+ * the requester mid-call: work that needs input has to run as a task (input then goes through
+ * `tasks/get` + `tasks/update`), so asking here answers -32021 naming the extension.
+ */
+function statelessWorkContext(signal: AbortSignal, tool: string): RequestWorkContext {
+  const refuse = (): Promise<never> =>
+    Promise.reject(missingCapability(TASKS_REQUIRED, `${tool} asks the requester for input, which this wire allows only inside a task; declare the tasks extension`));
+  return { taskId: null, signal, setStatusMessage: () => undefined, elicit: refuse, sample: refuse };
+}
+
+/** The client capability each input request method needs. */
+const INPUT_CAPABILITY: Readonly<Record<string, string>> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+
+/**
+ * One SEP-2322 round of a tool's `beforeTask` hook: an `InputRequiredResult` (no task yet, so no
+ * `taskId`), or the arguments to create the task with.
+ */
+function gatherBeforeTask(call: StatelessCall, tool: AnyTool, args: unknown, inputResponses: unknown): Record<string, unknown> | { args: unknown } {
+  const answers = typeof inputResponses === 'object' && inputResponses !== null && !Array.isArray(inputResponses) ? (inputResponses as Record<string, unknown>) : undefined;
+  const next = tool.beforeTask!(args as Record<string, unknown>, answers);
+  if ('args' in next) return { args: next.args };
+  for (const request of Object.values(next.inputRequests)) {
+    const needed = INPUT_CAPABILITY[request.method];
+    if (needed !== undefined && !(needed in call.meta.clientCapabilities)) throw missingCapability({ [needed]: {} }, `${tool.name} needs ${request.method} before it can start`);
+  }
+  return { resultType: 'input_required', inputRequests: next.inputRequests, ...(next.requestState !== undefined && { requestState: next.requestState }) };
+}
+
+/**
+ * Answers one `tools/call`: a flat `CreateTaskResult` (`resultType: "task"`) stored durably before
+ * the reply, or the tool's result with `resultType: "complete"`.
+ *
+ * @throws JsonRpcError -32602 for bad calls, -32021 for a required-task tool without the extension
+ * @example
+ * ```ts
+ * await callToolStateless(call, { name: 'sleep', arguments: { ms: 10 } }); // { resultType: 'task', taskId, … }
+ * ```
+ */
+export async function callToolStateless(call: StatelessCall, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const resolved = resolveToolCall(call.tools, params);
+  const { tool } = resolved;
+  let { args } = resolved;
+  const support = tool.taskSupport ?? 'optional';
+  const declared = declaresTasks(call.meta.clientCapabilities);
+  if (declared && support !== 'forbidden') {
+    if (tool.beforeTask) {
+      const next = gatherBeforeTask(call, tool, args, params['inputResponses']);
+      if ('inputRequests' in next) return next;
+      args = next.args;
+    }
+    try {
+      // `create` resolves once tasks/get can find the task, on any node: the spec's "durable before reply".
+      const task = await call.runtime.create({
+        taskId: randomUUID(),
+        owner: call.owner,
+        dialect: EXT_TASKS,
+        method: 'tools/call',
+        label: tool.name,
+        handler: handlerName('tools/call', tool.name),
+        params: args,
+      });
+      return { resultType: 'task', ...renderTaskExt(task) };
+    } catch (error) {
+      throw toJsonRpcError(error, 'Failed to create task');
+    }
+  }
+  if (support === 'required') throw missingCapability(TASKS_REQUIRED, `${tool.name} must run as a task`);
+  try {
+    const result = await tool.run(args as never, statelessWorkContext(call.signal, tool.name));
+    return { ...result, resultType: 'complete' };
+  } catch (error) {
+    throw toJsonRpcError(error);
+  }
+}
