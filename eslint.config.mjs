@@ -34,6 +34,15 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node ESM scripts (scripts/conformance.mjs): outside the TypeScript project, so linted untyped.
+    files: ['scripts/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

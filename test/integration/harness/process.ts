@@ -117,7 +117,9 @@ export interface HttpServerProcess {
 
 /** Spawns `serve --http 0 [flags]` and waits for the `http://127.0.0.1:<port>/mcp` URL it prints on stderr. */
 export async function spawnHttpServer(flags: readonly string[] = []): Promise<HttpServerProcess> {
-  const { child, tail } = spawnServe(['--http', '0', ...flags]);
+  // `npm run conformance` runs the HTTP suites again with the server it tested (`--conformance`).
+  const extra = (process.env['MCP_TASKS_SERVE_FLAGS'] ?? '').split(/\s+/).filter((f) => f !== '');
+  const { child, tail } = spawnServe(['--http', '0', ...flags, ...extra]);
   child.stdout.on('data', () => {
     // Logs belong on stderr; stdout is ignored for HTTP.
   });
