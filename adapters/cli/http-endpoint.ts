@@ -12,6 +12,7 @@ import type { SessionDirectory } from '../../runtime/backends/nats/session-store
 import type { StatelessHandler } from '../mcp-server/stateless/index.js';
 import type { HttpAuthenticator } from './http-auth.js';
 import { log } from './log.js';
+import { originGuard } from './origin-guard.js';
 import { isRelayable, placesHere, resumeSession, sessionRecordOf, spreadRequestIds, type SessionRecord } from './session-restore.js';
 import { isStatelessPost, serveStateless } from './stateless-http.js';
 import { checkMessage } from './stdio-transport.js';
@@ -48,6 +49,18 @@ export interface HttpEndpointOptions {
    * @experimental
    */
   readonly stateless?: StatelessHandler;
+  /**
+   * `Host` names accepted besides loopback names and the bound address (against DNS rebinding):
+   * `NAME` on any port, `NAME:PORT` on that one, `*` any. Any other `Host` gets 403.
+   * @default []
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * `Origin`s accepted besides loopback ones (`https://app.example`, or `*`); a request without
+   * `Origin` (any non-browser client) is always accepted. Any other `Origin` gets 403.
+   * @default []
+   */
+  readonly allowedOrigins?: readonly string[];
 }
 
 /** A session this process serves: its SDK transport and server, and its shared record. */
@@ -65,8 +78,9 @@ export interface HttpEndpoint {
   close(): Promise<void>;
 }
 
-function replyError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+function replyError(res: ServerResponse, status: number, code: number, message: string, data?: unknown): void {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error }));
 }
 
 async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
@@ -123,6 +137,7 @@ class InFlightIds {
  */
 export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<HttpEndpoint> {
   const host = options.host ?? '127.0.0.1';
+  const checkOrigin = originGuard({ bind: host, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   /** Sessions served by this process, with their SDK server. */
   const sessions = new Map<string, Held>();
@@ -197,6 +212,10 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // First of all, on every wire: a request a web page made the browser send under a foreign
+    // name or from a foreign origin is refused before it can read or change anything.
+    const refused = checkOrigin(req);
+    if (refused) return replyError(res, 403, -32000, refused.message, { header: refused.header, value: refused.value });
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== '/mcp') return replyError(res, 404, -32601, `Not found: ${path} (the MCP endpoint is /mcp)`);
     const auth = options.authenticate ? await options.authenticate(req) : undefined;

@@ -14,6 +14,7 @@ import { demoDefinitions } from './demo-tools.js';
 import { bearerTokens, parseAuthTokens } from './http-auth.js';
 import { startHttpEndpoint } from './http-endpoint.js';
 import { log } from './log.js';
+import { allowedList } from './origin-guard.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
@@ -38,6 +39,14 @@ Transport (one of):
   --auth-token TOKEN=NAME    with --http: accept 'Authorization: Bearer TOKEN' as principal NAME (repeatable;
                              also MCP_TASKS_AUTH_TOKENS=TOKEN=NAME,...); any other request gets 401, and
                              sessions and tasks are bound to their principal. Without it HTTP is anonymous.
+  --allowed-host NAME        with --http: also accept requests whose Host is NAME (any port) or NAME:PORT,
+                             e.g. a proxy's public name; '*' accepts any (repeatable; also
+                             MCP_TASKS_ALLOWED_HOSTS=NAME,...). Default: loopback names and the --host
+                             address only; any other Host gets 403 (DNS rebinding protection)
+  --allowed-origin ORIGIN    with --http: also accept requests from browser pages of ORIGIN, e.g.
+                             https://app.example; '*' accepts any (repeatable; also
+                             MCP_TASKS_ALLOWED_ORIGINS=ORIGIN,...). Default: no Origin header (any
+                             non-browser client) or a loopback origin; any other Origin gets 403
 
 Tasks:
   --default-keep-alive MS    retention after a task ends when the requester asks none (default 300000)
@@ -107,6 +116,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'page-size': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
       'auth-token': { type: 'string', multiple: true },
+      'allowed-host': { type: 'string', multiple: true },
+      'allowed-origin': { type: 'string', multiple: true },
       role: { type: 'string' },
       'node-id': { type: 'string' },
       audit: { type: 'string' },
@@ -211,6 +222,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
 
   if (values.stdio) {
     if (values['auth-token'] !== undefined) throw new Error('--auth-token needs --http: stdio has one requester, the process that started this one');
+    if (values['allowed-host'] !== undefined || values['allowed-origin'] !== undefined) throw new Error('--allowed-host and --allowed-origin need --http: stdio has no Host or Origin');
     const server = makeServer();
     server.onerror = (error) => log('warn', 'protocol error', { error: String(error) });
     const transport = new JsonRpcStdioTransport();
@@ -225,6 +237,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const authenticated = Object.keys(tokens).length > 0;
   const port = number('http', values.http)!;
   const sessionIdleMs = number('session-idle-timeout', values['session-idle-timeout']);
+  const allowedHosts = allowedList(values['allowed-host'], process.env['MCP_TASKS_ALLOWED_HOSTS']);
+  const allowedOrigins = allowedList(values['allowed-origin'], process.env['MCP_TASKS_ALLOWED_ORIGINS']);
   const endpoint = await startHttpEndpoint({
     port,
     ...(values.host !== undefined && { host: values.host }),
@@ -234,8 +248,10 @@ export async function serve(argv: readonly string[]): Promise<void> {
     stateless: createStatelessHandler({ runtime, info, ...definitions }),
     ...(sessions !== undefined && { sessions }),
     ...(authenticated && { authenticate: bearerTokens(tokens) }),
+    allowedHosts,
+    allowedOrigins,
   });
-  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, authenticated });
+  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, authenticated, allowedHosts, allowedOrigins });
   const stop = (): void => {
     void endpoint.close().then(dispose).then(() => process.exit(0));
   };

@@ -7,6 +7,9 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { isLoopback, originGuard } from '../cli/origin-guard.js';
+
+export { isLoopback };
 
 /** Why a request was refused, or `null` when it may go on. */
 export type AccessRefusal = { readonly status: 401 | 403; readonly message: string } | null;
@@ -25,20 +28,6 @@ export interface InspectorAccess {
   readonly token: string | null;
   /** Whether `req` may be answered. */
   check(req: IncomingMessage, url: URL): AccessRefusal;
-}
-
-/**
- * Whether `host` names this machine only.
- *
- * @example
- * ```ts
- * isLoopback('127.0.0.1'); // true
- * isLoopback('0.0.0.0');   // false: every interface
- * ```
- */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
 }
 
 /** Compared as digests so that neither the time taken nor a length mismatch tells anything. */
@@ -68,6 +57,7 @@ export function inspectorAccess(host: string, token: string | undefined): Inspec
   if (token !== undefined && token.trim() === '') throw new Error('the inspector token must not be empty');
   const loopback = isLoopback(host);
   const required = token ?? (loopback ? null : randomBytes(24).toString('base64url'));
+  const hostCheck = originGuard({ bind: host });
   return {
     token: required,
     check(req, url) {
@@ -79,10 +69,10 @@ export function inspectorAccess(host: string, token: string | undefined): Inspec
         return null;
       }
       // No token on loopback: refuse a page reached under a foreign name, which is what a DNS
-      // rebinding attack from a web page the operator visits would look like.
-      const hostHeader = req.headers.host ?? '';
-      const name = hostHeader.startsWith('[') ? hostHeader.slice(0, hostHeader.indexOf(']') + 1) : hostHeader.split(':')[0]!;
-      if (!isLoopback(name)) return { status: 403, message: `Forbidden: Host '${hostHeader}' is not this machine` };
+      // rebinding attack from a web page the operator visits would look like (the same rule as
+      // the MCP endpoint's; the inspector is read-only, so only its Host matters).
+      const refused = hostCheck(req);
+      if (refused?.header === 'host') return { status: 403, message: `Forbidden: Host '${refused.value}' is not this machine` };
       return null;
     },
   };
