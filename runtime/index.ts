@@ -24,6 +24,7 @@ export type {
   TaskSelector,
   CreateTaskOptions,
   TaskPage,
+  ReadOptions,
   WaitOptions,
   TaskChange,
   TaskUpdate,

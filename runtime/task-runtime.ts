@@ -339,8 +339,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       return view(entry);
     },
 
-    async get(taskId, owner) {
-      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
+    async get(taskId, owner, o = {}) {
+      if (o.countsAsPoll !== false) limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       return view(find(taskId, owner));
     },
 
@@ -361,8 +361,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       return { task: view(entry), result: entry.result };
     },
 
-    async outcome(taskId, owner) {
-      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
+    async outcome(taskId, owner, o = {}) {
+      if (o.countsAsPoll !== false) limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       const entry = find(taskId, owner);
       if (!isTerminalStatus(entry.status)) throw new TaskNotCompletedError(taskId, entry.status);
       return outcomeOf(entry);

@@ -134,6 +134,25 @@ export interface TaskPage {
   readonly nextCursor?: string;
 }
 
+/**
+ * Options of a read (`get`, `outcome`).
+ *
+ * @example
+ * ```ts
+ * // A push the server sends on its own, not a requester's poll: never charged nor refused.
+ * await runtime.get(taskId, owner, { countsAsPoll: false });
+ * ```
+ */
+export interface ReadOptions {
+  /**
+   * Whether the read is the requester's poll: charged against its `pollsPerSecond` (and refused
+   * over it) and counted by the audit's poll-interval check. Reads the server makes on its own
+   * behalf (a status push on a subscription stream) pass `false`.
+   * @default true
+   */
+  readonly countsAsPoll?: boolean;
+}
+
 /** Options of anything that waits. */
 export interface WaitOptions {
   /** Give up after this many ms with `TaskTimeoutError`. */
@@ -176,13 +195,13 @@ export interface TaskRuntime {
   /** Creates a task and starts its work; resolves once the task exists and can be polled. */
   create(options: CreateTaskOptions): Promise<TaskView>;
   /** The task's current state. @throws TaskNotFoundError, TaskExpiredError */
-  get(taskId: string, owner: TaskOwner): Promise<TaskView>;
+  get(taskId: string, owner: TaskOwner, options?: ReadOptions): Promise<TaskView>;
   /** One page of the owner's tasks, oldest first. @throws InvalidCursorError */
   list(owner: TaskOwner, options?: { cursor?: string | undefined; limit?: number }): Promise<TaskPage>;
   /** The result of a completed task. @throws TaskNotCompletedError when it is not `completed` */
   result(taskId: string, owner: TaskOwner): Promise<{ task: TaskView; result: unknown }>;
   /** What a terminal task produced (result, or none). @throws TaskNotCompletedError while it runs */
-  outcome(taskId: string, owner: TaskOwner): Promise<TaskOutcome>;
+  outcome(taskId: string, owner: TaskOwner, options?: ReadOptions): Promise<TaskOutcome>;
   /**
    * Moves a task that has no handler (driven from outside, e.g. through the SDK `TaskStore`).
    * @throws TaskTerminalError when the task already ended; InvalidArgumentError for a move the lifecycle forbids

@@ -98,7 +98,8 @@ export function installTaskMethods(
     } catch (error) {
       if (error instanceof TaskTerminalError) {
         // Name the status as the requester knows it (2025-11-25 shows `unknown` as `failed`).
-        const shown = renderInOwnDialect(await runtime.get(taskId, owner), { withMeta: false })['status'];
+        // (The server's own read, to word the error: not a poll, never refused for the poll rate.)
+        const shown = renderInOwnDialect(await runtime.get(taskId, owner, { countsAsPoll: false }), { withMeta: false })['status'];
         throw new JsonRpcError(JsonRpcCode.invalidParams, `Cannot cancel task: already in terminal status '${String(shown)}'`);
       }
       throw error;

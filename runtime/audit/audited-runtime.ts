@@ -37,9 +37,10 @@ export function auditRuntime<R extends TaskRuntime>(runtime: R, audit: AuditLog)
   const audited: Omit<TaskRuntime, 'options' | 'registerHandler' | 'onInputRequest' | 'subscribe' | 'stats' | 'security' | 'observe' | 'dispose'> = {
     create: (o) => lookup('create', o.taskId, o.owner, () => runtime.create(o)),
 
-    async get(taskId, owner) {
-      const task = await lookup('get', taskId, owner, () => runtime.get(taskId, owner));
-      audit.polled(task, owner);
+    async get(taskId, owner, o) {
+      const task = await lookup('get', taskId, owner, () => runtime.get(taskId, owner, o));
+      // The server's own reads (status pushes) are not the requester polling too fast.
+      if (o?.countsAsPoll !== false) audit.polled(task, owner);
       return task;
     },
 
@@ -51,8 +52,8 @@ export function auditRuntime<R extends TaskRuntime>(runtime: R, audit: AuditLog)
       return out;
     },
 
-    async outcome(taskId, owner) {
-      const out = await lookup('outcome', taskId, owner, () => runtime.outcome(taskId, owner));
+    async outcome(taskId, owner, o) {
+      const out = await lookup('outcome', taskId, owner, () => runtime.outcome(taskId, owner, o));
       audit.retrieved('outcome', out.task, owner, out.hasResult);
       return out;
     },

@@ -183,6 +183,47 @@ describe('subscriptions/listen for task status', () => {
   });
 });
 
+describe('subscriptions/listen and the poll rate', () => {
+  let limited: HttpServerProcess | undefined;
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  /** Opens a listen for `taskIds` and reads its whole stream (the server ends it). */
+  async function listen(url: string, taskIds: string[]): Promise<{ method?: string; params?: Record<string, unknown>; error?: { code: number } }[]> {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': EXT_VERSION, 'io.modelcontextprotocol/clientCapabilities': WITH_EXT };
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': EXT_VERSION, 'mcp-method': 'subscriptions/listen' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'sub-rate', method: 'subscriptions/listen', params: { notifications: { taskIds }, _meta: meta } }),
+    });
+    const text = await res.text();
+    if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) return [JSON.parse(text) as { error?: { code: number } }];
+    return text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { method?: string; params?: Record<string, unknown> });
+  }
+
+  it('should push every change without spending the requester\'s polls, and refuse a listen over the rate with -32029', async () => {
+    // One poll a second (bursts of two): each push of long_job's ten steps would be refused if it were charged.
+    limited = await spawnHttpServer(['--max-polls-per-second', '1']);
+    const wire2 = extWire(limited.url);
+    const { taskId } = await wire2.call('long_job', { seconds: 1 });
+    const messages = await listen(limited.url, [taskId]);
+    const updates = messages.filter((m) => m.method === 'notifications/tasks').map((m) => m.params!);
+    expect(updates.length).toBeGreaterThan(4);
+    expect(updates.at(-1)).toMatchObject({ taskId, status: 'completed' });
+    // The requester's own reads are charged: spend the burst, then a listen is refused as a whole.
+    const { taskId: other } = await wire2.call('sleep', { ms: 1 });
+    let refused: { error?: { code: number } } | undefined;
+    for (let i = 0; i < 5 && refused === undefined; i++) {
+      const reply = await wire2.post('tasks/get', { taskId: other });
+      if (reply.body.error?.code === -32029) refused = reply.body;
+    }
+    expect(refused?.error?.code).toBe(-32029);
+    const [answer] = await listen(limited.url, [other]);
+    expect(answer?.error?.code).toBe(-32029);
+  });
+});
+
 describe('the session-based dialects on the same endpoint', () => {
   it('should still serve a 2025-11-25 SDK session with tasks', async () => {
     const peer = await connectSdkClientTo(server);

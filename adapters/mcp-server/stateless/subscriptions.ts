@@ -7,6 +7,7 @@
  * @module
  */
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { TaskLimitError } from '../../../runtime/index.js';
 import { declaresTasks } from '../../dialects/ext/index.js';
 import { JsonRpcCode, JsonRpcError } from '../wire-errors.js';
 import { detailedTask } from './task-methods.js';
@@ -46,8 +47,10 @@ export async function listenForTasks(call: StatelessCall, id: string | number, p
   if (requested !== undefined && !declaresTasks(call.meta.clientCapabilities)) throw missingCapability(TASKS_REQUIRED, 'task status notifications belong to the tasks extension');
   const accepted: string[] = [];
   for (const taskId of new Set(requested ?? [])) {
-    // Unknown or foreign ids are left out of the acknowledgement, not refused: the client learns which stick.
-    if (await call.runtime.get(taskId, call.owner).then(() => true, () => false)) accepted.push(taskId);
+    // The requester's own reads, charged like tasks/get; over its poll rate the listen is refused
+    // (-32029), not answered as if the tasks did not exist. Unknown or foreign ids are left out of
+    // the acknowledgement, not refused: the client learns which stick.
+    if (await call.runtime.get(taskId, call.owner).then(() => true, (error: unknown) => (error instanceof TaskLimitError ? Promise.reject(error) : false))) accepted.push(taskId);
   }
   const meta = { [SUBSCRIPTION_ID]: id };
   return {
@@ -62,7 +65,8 @@ export async function listenForTasks(call: StatelessCall, id: string | number, p
       const push = (taskId: string): void => {
         chain = chain.then(async () => {
           if (!open.has(taskId) || signal.aborted) return;
-          const task = await detailedTask(call, await call.runtime.get(taskId, call.owner));
+          // Pushed on the server's own account: never charged to the requester's polls nor refused.
+          const task = await detailedTask(call, await call.runtime.get(taskId, call.owner, { countsAsPoll: false }));
           emit({ jsonrpc: '2.0', method: 'notifications/tasks', params: { ...task, _meta: meta } });
           if (TERMINAL.has(String(task['status']))) open.delete(taskId);
           if (open.size === 0) finish();

@@ -17,16 +17,19 @@ import { missingCapability } from './wire.js';
 const ACK = { resultType: 'complete' } as const;
 const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'unknown']);
 
+/** Reads made to complete what one read of the task showed: part of that read, never charged again. */
+const SAME_READ = { countsAsPoll: false } as const;
+
 async function detailOf(call: StatelessCall, task: TaskView): Promise<{ task: TaskView; detail: TaskDetail }> {
   const { runtime, owner } = call;
   if (task.status === 'input_required') {
     const inputs = await runtime.pendingInputRequests(task.taskId, owner);
     // Answered between the two reads: show the task as it is now rather than an empty list.
-    if (inputs.length === 0) return { task: await runtime.get(task.taskId, owner), detail: {} };
+    if (inputs.length === 0) return { task: await runtime.get(task.taskId, owner, SAME_READ), detail: {} };
     return { task, detail: { inputRequests: Object.fromEntries(inputs.map((i) => [i.inputId, { method: i.method, params: i.params }])) } };
   }
   if (!TERMINAL.has(task.status)) return { task, detail: {} };
-  const outcome = await runtime.outcome(task.taskId, owner);
+  const outcome = await runtime.outcome(task.taskId, owner, SAME_READ);
   if (outcome.task.status === 'completed') return { task: outcome.task, detail: { result: outcome.result } };
   if (outcome.task.status === 'cancelled') return { task: outcome.task, detail: {} };
   const { code, message, data } = wireErrorOf(outcome);

@@ -250,8 +250,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       return viewOf(created.record);
     },
 
-    async get(taskId, owner) {
-      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
+    async get(taskId, owner, o = {}) {
+      if (o.countsAsPoll !== false) limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       return viewOf((await find(taskId, owner)).record);
     },
 
@@ -272,8 +272,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       return { task: viewOf(record), result: (await store.getResult(key))?.result };
     },
 
-    async outcome(taskId, owner) {
-      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
+    async outcome(taskId, owner, o = {}) {
+      if (o.countsAsPoll !== false) limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       const { key, record } = await find(taskId, owner);
       if (!isTerminalStatus(record.status)) throw new TaskNotCompletedError(taskId, record.status);
       return outcomeOf(key, record);
