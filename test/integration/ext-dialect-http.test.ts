@@ -206,13 +206,13 @@ describe('subscriptions/listen and the poll rate', () => {
     // One poll a second (bursts of two): each push of long_job's ten steps would be refused if it were charged.
     limited = await spawnHttpServer(['--max-polls-per-second', '1']);
     const wire2 = extWire(limited.url);
-    const { taskId } = await wire2.call('long_job', { seconds: 1 });
+    const taskId = String((await wire2.call('long_job', { seconds: 1 }))['taskId']);
     const messages = await listen(limited.url, [taskId]);
     const updates = messages.filter((m) => m.method === 'notifications/tasks').map((m) => m.params!);
     expect(updates.length).toBeGreaterThan(4);
     expect(updates.at(-1)).toMatchObject({ taskId, status: 'completed' });
     // The requester's own reads are charged: spend the burst, then a listen is refused as a whole.
-    const { taskId: other } = await wire2.call('sleep', { ms: 1 });
+    const other = String((await wire2.call('sleep', { ms: 1 }))['taskId']);
     let refused: { error?: { code: number } } | undefined;
     for (let i = 0; i < 5 && refused === undefined; i++) {
       const reply = await wire2.post('tasks/get', { taskId: other });
