@@ -39,18 +39,31 @@ export function checkTaskId(taskId: unknown, maxLength: number | null): asserts 
 }
 
 /**
- * Refuses a result whose JSON is larger than `maxBytes`: the task then fails saying so.
+ * Refuses what a task cannot keep: a result (or a failure's detail) that is not JSON (a circular
+ * object, a BigInt: it could never be stored nor sent, so retrying would not help), or whose JSON
+ * is larger than `maxBytes`. The task then fails at once with this error's message, on every
+ * backend alike.
  *
- * @throws TaskLimitError (limit `maxResultBytes`)
+ * @param value - the handler's result, or the detail of its `TaskFailure`
+ * @param maxBytes - the `maxResultBytes` limit, or `null` for none
+ * @param what - what `value` is, for the message
+ * @throws InvalidArgumentError when `value` cannot be written as JSON
+ * @throws TaskLimitError (limit `maxResultBytes`) when its JSON is too large
  * @example
  * ```ts
- * checkResultSize(result, 921_600);
+ * checkResult({ content: [] }, 921_600);          // passes
+ * checkResult({ n: 1n }, null);                    // throws: "The task's result cannot be stored as JSON: …BigInt…"
  * ```
  */
-export function checkResultSize(result: unknown, maxBytes: number | null): void {
+export function checkResult(value: unknown, maxBytes: number | null, what = 'result'): void {
+  let json: string;
+  try {
+    json = JSON.stringify(value) ?? '';
+  } catch (error) {
+    throw new InvalidArgumentError(`The task's ${what} cannot be stored as JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   if (maxBytes === null) return;
   // Counting UTF-8 bytes only when the characters alone could be over (each is 1 to 3 bytes).
-  const json = JSON.stringify(result) ?? '';
   if (json.length * 3 <= maxBytes || Buffer.byteLength(json) <= maxBytes) return;
   throw new TaskLimitError('maxResultBytes', `results of at most ${maxBytes} bytes of JSON`, null, { when: 'the task failed: ask for a smaller result' });
 }

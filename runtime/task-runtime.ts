@@ -33,7 +33,7 @@ import { Listeners } from './listeners.js';
 import { DeadlineScheduler } from './scheduler.js';
 import { waitFor } from './wait.js';
 import type { InputRequest, TaskChange, TaskHandler, TaskOutcome, TaskRuntime, TaskView } from './task-runtime.types.js';
-import { checkResultSize, checkTaskId, effectiveKeepAlive, ownerKeyOf } from './task-identity.js';
+import { checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf } from './task-identity.js';
 import { RequesterLimiter } from './limits.js';
 import { auditRuntime, disabledSecurityReport, openAudit } from './audit/index.js';
 import { MemoryObservation } from './backends/memory/memory-observer.js';
@@ -133,8 +133,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
           });
           // A task that ended meanwhile (cancelled, lost) stays as it ended: its late outcome is dropped.
           if (signal.aborted || !entry.actor) return { outcome: 'completed', resultRef: entry.key, at: now() };
-          // Too large to keep: the task fails saying which limit, instead of holding it.
-          checkResultSize(result, opts.limits.maxResultBytes);
+          // Not JSON, or too large to keep: the task fails saying why, instead of holding it.
+          checkResult(result, opts.limits.maxResultBytes);
           entry.result = result;
           entry.hasResult = true;
           return { outcome: 'completed', resultRef: entry.key, at: now() };
@@ -142,12 +142,11 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
           if (signal.aborted || !entry.actor) return { outcome: 'failed', error: messageOf(error), at: now() };
           if (error instanceof TaskFailure) {
             // A failure's result counts against the size limit too; too large, it is not kept.
-            if (error.hasResult) {
-              try {
-                checkResultSize(error.result, opts.limits.maxResultBytes);
-              } catch (tooLarge) {
-                return { outcome: 'failed', error: messageOf(tooLarge), at: now() };
-              }
+            try {
+              if (error.hasResult) checkResult(error.result, opts.limits.maxResultBytes);
+              checkResult(error.detail, null, 'failure detail');
+            } catch (unkept) {
+              return { outcome: 'failed', error: messageOf(unkept), at: now() };
             }
             entry.failure = error.detail;
             if (error.hasResult) {

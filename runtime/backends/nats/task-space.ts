@@ -192,8 +192,13 @@ export async function persistently<T>(op: () => Promise<T>, options: { readonly 
   }
 }
 
-/** Failures that go away by themselves: no JetStream leader yet, timeouts, a lost connection. */
-function isTransient(error: unknown): boolean {
-  if (error instanceof TaskRuntimeError) return false; // decided answers: not found, duplicate, terminal…
+/**
+ * Failures that go away by themselves: no JetStream leader yet, timeouts, a lost connection. A
+ * decided answer (not found, duplicate, terminal…) or a fault of the program (a value that is
+ * not JSON, a type error) would fail the same way on every try.
+ */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof TaskRuntimeError) return false;
+  if (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError) return false;
   return true;
 }

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import { isTerminalStatus, taskEvents, taskMachine, type TaskHandlerInput, type TaskHandlerOutput } from '../../../machines/index.js';
 import { InvalidArgumentError, TaskFailure, TaskLimitError, TaskTerminalError } from '../../errors.js';
-import { checkResultSize } from '../../task-identity.js';
+import { checkResult } from '../../task-identity.js';
 import type { TaskHandlerContext } from '../../task-runtime.types.js';
 import { LeaseLostError } from './errors.js';
 import type { FeedWatch } from './event-feed.js';
@@ -292,8 +292,8 @@ export class TaskWorker {
     let settled: { ok: true; result: unknown } | { ok: false; error: unknown };
     try {
       const result = await work();
-      // Too large to keep: the task fails saying which limit, instead of storing it.
-      checkResultSize(result, space.maxResultBytes);
+      // Not JSON, or too large to keep: the task fails saying why, instead of storing it.
+      checkResult(result, space.maxResultBytes);
       settled = { ok: true, result };
     } catch (error) {
       settled = { ok: false, error };
@@ -317,15 +317,17 @@ export class TaskWorker {
         const failed = error;
         try {
           // A failure's result counts against the size limit too; too large, it is not kept.
-          if (failed.hasResult) checkResultSize(failed.result, space.maxResultBytes);
+          if (failed.hasResult) checkResult(failed.result, space.maxResultBytes);
+          checkResult(failed.detail, null, 'failure detail');
           failure = failed.detail ?? null;
           if (failed.hasResult) {
             await keep(() => space.store.putResult(run.key, failed.result));
             hasResult = true;
           }
-        } catch (tooLarge) {
-          if (!(tooLarge instanceof TaskLimitError)) throw tooLarge;
-          error = tooLarge;
+        } catch (unkept) {
+          if (!(unkept instanceof TaskLimitError || unkept instanceof InvalidArgumentError)) throw unkept;
+          error = unkept;
+          failure = null;
         }
       }
       const writeId = randomUUID();
