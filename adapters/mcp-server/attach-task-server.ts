@@ -12,9 +12,10 @@ import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { wireConnection } from './connection.js';
 import type { TaskServerDefinitions, TaskToolDefinition } from './definitions.js';
 import type { TaskHost } from './request-context.js';
-import { handlerName, installPrompts, installResources, installTools } from './request-handlers.js';
+import { installPrompts, installResources, installTools } from './request-handlers.js';
 import { installTaskMethods } from './task-methods.js';
 import { keepingWireErrors } from './wire-errors.js';
+import { registerWorkOnce } from './work-registry.js';
 import { taskWorkContext as toWork } from './work-context.js';
 
 /** Options of {@link attachTaskServer}. */
@@ -34,7 +35,8 @@ function errorText(result: CallToolResult): string {
 
 /**
  * Registers the definitions' work with the runtime, so that tasks can run it (whichever wire
- * created them). Registering the same definitions again replaces them harmlessly.
+ * created them). Each definition is registered once per runtime: a server made for a later
+ * session never replaces an earlier session's definitions (see `work-registry.ts`).
  *
  * @example
  * ```ts
@@ -43,27 +45,27 @@ function errorText(result: CallToolResult): string {
  */
 export function registerWork(runtime: TaskRuntime, tools: Iterable<AnyTool>, options: TaskServerDefinitions): void {
   for (const tool of tools) {
-    runtime.registerHandler(
-      handlerName('tools/call', tool.name),
-      keepingWireErrors(async (args, ctx) => {
-        const result = await tool.run(args as never, toWork(ctx));
-        // In 2025-11-25 a tool result with isError ends the task failed; the result is kept for tasks/result.
-        if (result.isError === true && ctx.dialect === SPEC_2025_11_25) throw new TaskFailure(errorText(result), { result });
-        return result;
-      }),
-      tool.retry === undefined ? {} : { retry: tool.retry },
+    registerWorkOnce(runtime, 'tools/call', tool.name, tool, (name) =>
+      runtime.registerHandler(
+        name,
+        keepingWireErrors(async (args, ctx) => {
+          const result = await tool.run(args as never, toWork(ctx));
+          // In 2025-11-25 a tool result with isError ends the task failed; the result is kept for tasks/result.
+          if (result.isError === true && ctx.dialect === SPEC_2025_11_25) throw new TaskFailure(errorText(result), { result });
+          return result;
+        }),
+        tool.retry === undefined ? {} : { retry: tool.retry },
+      ),
     );
   }
   for (const prompt of options.prompts ?? []) {
-    runtime.registerHandler(
-      handlerName('prompts/get', prompt.name),
-      keepingWireErrors((args, ctx) => prompt.run(args as Record<string, string>, toWork(ctx))),
+    registerWorkOnce(runtime, 'prompts/get', prompt.name, prompt, (name) =>
+      runtime.registerHandler(name, keepingWireErrors((args, ctx) => prompt.run(args as Record<string, string>, toWork(ctx)))),
     );
   }
   for (const resource of options.resources ?? []) {
-    runtime.registerHandler(
-      handlerName('resources/read', resource.uri),
-      keepingWireErrors((_params, ctx) => resource.run(resource.uri, toWork(ctx))),
+    registerWorkOnce(runtime, 'resources/read', resource.uri, resource, (name) =>
+      runtime.registerHandler(name, keepingWireErrors((_params, ctx) => resource.run(resource.uri, toWork(ctx)))),
     );
   }
 }

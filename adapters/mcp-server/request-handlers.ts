@@ -11,6 +11,7 @@ import type { InputChannel } from './input-delivery.js';
 import { paramsObject, type TaskHost } from './request-context.js';
 import { executeRequest, type OpenTaskRequests } from './task-execution.js';
 import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
+import { workHandlerName } from './work-registry.js';
 
 type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
 
@@ -25,9 +26,6 @@ export interface ConnectionContext extends InputChannel {
 /** A request schema that accepts any params, so that we, not a schema library, word the errors. */
 export const looseRequest = <M extends string>(method: M) =>
   z.object({ method: z.literal(method), params: z.unknown().optional() });
-
-/** Runtime handler names, so that any node holding the definitions can run the work. */
-export const handlerName = (method: string, label: string): string => `${method}:${label}`;
 
 /**
  * A tool as `tools/list` shows it, without the wire-specific `execution` field (2025-11-25 adds
@@ -86,7 +84,7 @@ export function installTools(server: TaskHost, c: ConnectionContext, tools: Read
     // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
     return executeRequest(Object.assign({}, c, {
       extra, requestParams, method: 'tools/call', label: tool.name,
-      handler: handlerName('tools/call', tool.name),
+      handler: workHandlerName(c.runtime, 'tools/call', tool.name, tool),
       taskSupport: tool.taskSupport ?? 'optional',
       params: args,
       direct: (ctx: RequestWorkContext) => tool.run(args as never, ctx),
@@ -119,7 +117,7 @@ export function installPrompts(server: TaskHost, c: ConnectionContext, prompts: 
     // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
     return executeRequest(Object.assign({}, c, {
       extra, requestParams, method: 'prompts/get', label: prompt.name,
-      handler: handlerName('prompts/get', prompt.name),
+      handler: workHandlerName(c.runtime, 'prompts/get', prompt.name, prompt),
       taskSupport: prompt.taskSupport ?? 'optional',
       params: args.data,
       direct: (ctx: RequestWorkContext) => prompt.run(args.data, ctx),
@@ -151,7 +149,7 @@ export function installResources(server: TaskHost, c: ConnectionContext, resourc
     // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
     return executeRequest(Object.assign({}, c, {
       extra, requestParams, method: 'resources/read', label: resource.uri,
-      handler: handlerName('resources/read', resource.uri),
+      handler: workHandlerName(c.runtime, 'resources/read', resource.uri, resource),
       taskSupport: resource.taskSupport ?? 'optional',
       params: {},
       direct: (ctx: RequestWorkContext) => resource.run(resource.uri, ctx),

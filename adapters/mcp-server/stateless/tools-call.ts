@@ -11,7 +11,8 @@ import type { TaskOwner } from '../../../machines/index.js';
 import type { TaskRuntime } from '../../../runtime/index.js';
 import { declaresTasks, EXT_TASKS, renderTaskExt, TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
 import type { RequestWorkContext, TaskToolDefinition } from '../definitions.js';
-import { handlerName, resolveToolCall } from '../request-handlers.js';
+import { resolveToolCall } from '../request-handlers.js';
+import { workHandlerName } from '../work-registry.js';
 import { toJsonRpcError } from '../wire-errors.js';
 import { missingCapability, type RequestMeta } from './wire.js';
 
@@ -90,7 +91,7 @@ export async function callToolStateless(call: StatelessCall, params: Record<stri
         dialect: EXT_TASKS,
         method: 'tools/call',
         label: tool.name,
-        handler: handlerName('tools/call', tool.name),
+        handler: workHandlerName(call.runtime, 'tools/call', tool.name, tool),
         params: args,
       });
       return { resultType: 'task', ...renderTaskExt(task) };
