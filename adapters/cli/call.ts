@@ -1,7 +1,8 @@
 /**
  * `mcp-tasks call`: a requester on the command line. Calls a tool as a task, prints each status
  * change as it happens, answers elicitation on the terminal (or from `--answer`), answers sampling
- * with a canned model, and prints the result.
+ * with a canned model, and prints the result. Requests the server sends task-augmented run as
+ * tasks that `call` hosts (see `client-tasks.ts`).
  *
  * @module
  */
@@ -10,9 +11,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TaskCancelledError, TaskClient, TaskFailedError } from '../mcp-client/index.js';
-import { answerElicitation, cannedSample, LineReader } from './terminal-answers.js';
+import { NO_TIMEOUT } from '../mcp-client/task-client.wire.js';
+import { hostClientTasks } from './client-tasks.js';
+import { mayCallAsTask } from './task-support.js';
+import { LineReader } from './terminal-answers.js';
 
 /** Help text of `mcp-tasks call`. */
 export const CALL_HELP = `Usage: mcp-tasks call (URL | --stdio "COMMAND") TOOL [JSON_ARGS] [options]
@@ -20,16 +24,24 @@ export const CALL_HELP = `Usage: mcp-tasks call (URL | --stdio "COMMAND") TOOL [
 Calls TOOL as a task on an MCP server, prints each status change as it happens, answers the
 server's questions, and prints the result. Exit code 0 when the task completed without isError.
 
+When the server sends elicitation/create or sampling/createMessage as a task (SEP-1686 _meta, or
+2025-11-25 params.task), call hosts that task itself: it declares the client capability
+tasks.requests.{elicitation.create, sampling.createMessage}, answers the server's tasks/get,
+tasks/result, tasks/list, tasks/cancel, tasks/delete, and prints each status change on stderr as
+"client task ID (METHOD): status: …". The answers are the same as without a task.
+
   URL                      a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp
   --stdio "COMMAND"        start the server as a child process and talk over stdio
   JSON_ARGS                the tool's arguments as a JSON object (default {})
 
 Options:
-  --dialect D              sep-1686 (default) or 2025-11-25
+  --dialect D              sep-1686 (default) or 2025-11-25; with 2025-11-25, a tool the server
+                           does not list as running as a task is called without one
   --keep-alive MS          requested retention (keepAlive / ttl)
   --answer JSON            answer elicitation with this JSON object instead of asking on the terminal
   --sample-reply TEXT      the canned model's reply to sampling requests (default "(canned reply)")
-  --poll MS                polling interval until the server suggests one (default 500)
+  --poll MS                polling interval until the server suggests one, and the interval
+                           the tasks call hosts suggest to the server (default 500)
   -h, --help               show this help
 `;
 
@@ -108,40 +120,59 @@ export async function call(argv: readonly string[]): Promise<number> {
     transport = new StreamableHTTPClientTransport(new URL(target!));
   }
 
-  const client = new Client({ name: 'mcp-tasks-call', version: '0.1.0' }, { capabilities: { elicitation: {}, sampling: {} } });
-  const lines = new LineReader();
-  client.setRequestHandler(ElicitRequestSchema, (request) => answerElicitation(request.params, lines, answer));
-  client.setRequestHandler(CreateMessageRequestSchema, async () => cannedSample(values['sample-reply'] ?? '(canned reply)'));
+  const client = new Client({ name: 'mcp-tasks-call', version: '0.1.0' });
+  const hosting = hostClientTasks(client, {
+    lines: new LineReader(),
+    answer,
+    sampleReply: values['sample-reply'] ?? '(canned reply)',
+    pollFrequency,
+  });
   await client.connect(transport);
   try {
-    const tasks = new TaskClient(client, { dialect, pollFrequency });
-    const pending = tasks.beginCallTool(
-      { name: tool, arguments: args },
-      keepAlive === undefined ? {} : dialect === 'sep-1686' ? { keepAlive } : { ttl: keepAlive },
-    );
-    process.stdout.write(`task ${await pending.taskId}\n`);
-    let last = '';
     let result: CallToolResult;
-    try {
-      result = await pending.result({
-        onTaskStatus: (task) => {
-          const line = `status: ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ''}`;
-          if (line !== last) process.stdout.write(`${line}\n`);
-          last = line;
-        },
-      });
-    } catch (error) {
-      // A task that ended failed or cancelled is an answer, not a crash of the command.
-      if (error instanceof TaskFailedError || error instanceof TaskCancelledError) {
-        process.stdout.write(`${error.message}\n`);
-        return 1;
-      }
-      throw error;
+    if (await mayCallAsTask(client, tool, dialect)) {
+      const outcome = await followTask(client, { name: tool, arguments: args }, dialect, keepAlive, pollFrequency);
+      if (typeof outcome === 'number') return outcome;
+      result = outcome;
+    } else {
+      process.stdout.write(`no task: the server does not run ${tool} as a task; calling it directly\n`);
+      result = await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, { timeout: NO_TIMEOUT });
     }
     printResult(result);
     return result.isError === true ? 1 : 0;
   } finally {
     await client.close();
+    await hosting.dispose();
     process.stdin.destroy();
+  }
+}
+
+/** Calls the tool as a task and prints its status lines; resolves with its result, or the exit code of a task that ended without one. */
+async function followTask(
+  client: Client,
+  params: { name: string; arguments: Record<string, unknown> },
+  dialect: 'sep-1686' | '2025-11-25',
+  keepAlive: number | undefined,
+  pollFrequency: number,
+): Promise<CallToolResult | number> {
+  const tasks = new TaskClient(client, { dialect, pollFrequency });
+  const pending = tasks.beginCallTool(params, keepAlive === undefined ? {} : dialect === 'sep-1686' ? { keepAlive } : { ttl: keepAlive });
+  process.stdout.write(`task ${await pending.taskId}\n`);
+  let last = '';
+  try {
+    return await pending.result({
+      onTaskStatus: (task) => {
+        const line = `status: ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ''}`;
+        if (line !== last) process.stdout.write(`${line}\n`);
+        last = line;
+      },
+    });
+  } catch (error) {
+    // A task that ended failed or cancelled is an answer, not a crash of the command.
+    if (error instanceof TaskFailedError || error instanceof TaskCancelledError) {
+      process.stdout.write(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
   }
 }

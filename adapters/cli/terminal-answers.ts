@@ -27,12 +27,27 @@ export class LineReader {
     });
   }
 
-  /** The next line, or `null` once stdin has ended. */
-  next(): Promise<string | null> {
+  /**
+   * The next line, or `null` once stdin has ended or `signal` aborted. An aborted wait gives up its
+   * place, so the line typed next goes to the next question rather than to a cancelled one.
+   */
+  next(signal?: AbortSignal): Promise<string | null> {
     const line = this.#queue.shift();
     if (line !== undefined) return Promise.resolve(line);
-    if (this.#closed) return Promise.resolve(null);
-    return new Promise((resolve) => this.#waiting.push(resolve));
+    if (this.#closed || signal?.aborted) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const wake = (got: string | null): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(got);
+      };
+      const onAbort = (): void => {
+        const at = this.#waiting.indexOf(wake);
+        if (at >= 0) this.#waiting.splice(at, 1);
+        resolve(null);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.push(wake);
+    });
   }
 }
 
@@ -46,7 +61,8 @@ function convert(raw: string, field: Field): string | number | boolean {
 
 /**
  * Answers an elicitation: with `answer` when given, otherwise by asking each field on stderr and
- * reading a line from stdin; an empty first line (or closed stdin) declines.
+ * reading a line from stdin; an empty first line (or closed stdin) declines. `signal` (the hosted
+ * task's, when the server asked for a task) stops the questions once the server cancelled it.
  *
  * @example
  * ```ts
@@ -57,6 +73,7 @@ export async function answerElicitation(
   params: ElicitRequest['params'],
   lines: LineReader,
   answer: Record<string, unknown> | undefined,
+  signal?: AbortSignal,
 ): Promise<ElicitResult> {
   process.stderr.write(`? ${params.message}\n`);
   if (answer) return { action: 'accept', content: answer as ElicitResult['content'] & object };
@@ -65,7 +82,7 @@ export async function answerElicitation(
   const content: Record<string, string | number | boolean> = {};
   for (const [name, field] of fields) {
     process.stderr.write(`  ${field.title ?? name}${field.description ? ` (${field.description})` : ''}: `);
-    const line = await lines.next();
+    const line = await lines.next(signal);
     if (line === null || (line === '' && Object.keys(content).length === 0)) return { action: 'decline' };
     content[name] = convert(line, field);
   }
