@@ -2,16 +2,24 @@
  * Newline-delimited JSON-RPC over stdin/stdout that answers bad input instead of dropping it: a
  * line that is not JSON gets -32700 (Parse error), a request that is not a valid JSON-RPC/MCP
  * message gets -32600 (Invalid Request) naming what was wrong, a batch gets -32600 (MCP has no
- * batches). The SDK's own stdio transport only reports such lines to `onerror`, so the requester
- * would wait forever for an answer.
+ * batches), a line longer than the limit gets -32600 and is skipped to its end. The SDK's own
+ * stdio transport only reports such lines to `onerror`, so the requester would wait forever for an
+ * answer.
+ *
+ * Lines are framed on the 0x0A byte and decoded only once complete: a read may end inside a
+ * multi-byte UTF-8 character, and decoding each read on its own would turn it into U+FFFD.
  *
  * @module
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-/** Longest line accepted; a longer one is answered with an error and skipped. */
+/** Longest line accepted by default, in bytes of UTF-8 (8 MiB). */
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+// Fatal, so a line that is not UTF-8 is refused instead of delivered with U+FFFD in it.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 const errorReply = (id: string | number | null, code: number, message: string): JSONRPCMessage =>
   ({ jsonrpc: '2.0', id, error: { code, message } }) as unknown as JSONRPCMessage;
@@ -60,6 +68,16 @@ export function readLine(line: string): { message: JSONRPCMessage } | { reply: J
   return checkMessage(value);
 }
 
+/** Options of {@link JsonRpcStdioTransport}. */
+export interface JsonRpcStdioTransportOptions {
+  /**
+   * Longest line accepted, in bytes of UTF-8 (without its newline); a longer one is answered with
+   * -32600 and skipped.
+   * @default 8_388_608 (8 MiB)
+   */
+  readonly maxLineBytes?: number;
+}
+
 /**
  * The stdio transport of `mcp-tasks serve --stdio`.
  *
@@ -72,28 +90,74 @@ export class JsonRpcStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  #buffer = '';
+  /** Bytes of the line being read, kept as the chunks they came in (no copy until it ends). */
+  #parts: Buffer[] = [];
+  #partBytes = 0;
+  /** True while the rest of an oversized line is being thrown away. */
+  #skipping = false;
   readonly #stdin: NodeJS.ReadableStream;
   readonly #stdout: NodeJS.WritableStream;
+  readonly #maxLineBytes: number;
 
-  constructor(stdin: NodeJS.ReadableStream = process.stdin, stdout: NodeJS.WritableStream = process.stdout) {
+  /**
+   * @param stdin - where requests come from
+   * @param stdout - where answers go
+   * @param options - line limit
+   */
+  constructor(
+    stdin: NodeJS.ReadableStream = process.stdin,
+    stdout: NodeJS.WritableStream = process.stdout,
+    options: JsonRpcStdioTransportOptions = {},
+  ) {
     this.#stdin = stdin;
     this.#stdout = stdout;
+    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
   }
 
   readonly #onData = (chunk: Buffer | string): void => {
-    this.#buffer += chunk.toString();
+    const data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    let start = 0;
     let end: number;
-    while ((end = this.#buffer.indexOf('\n')) >= 0) {
-      const line = this.#buffer.slice(0, end).replace(/\r$/, '');
-      this.#buffer = this.#buffer.slice(end + 1);
-      if (line.trim() !== '') this.#handle(line);
+    while ((end = data.indexOf(NEWLINE, start)) >= 0) {
+      this.#append(data.subarray(start, end));
+      const skipped = this.#skipping;
+      const parts = this.#parts;
+      this.#parts = [];
+      this.#partBytes = 0;
+      this.#skipping = false;
+      if (!skipped) this.#line(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+      start = end + 1;
     }
-    if (this.#buffer.length > MAX_LINE_BYTES) {
-      this.#buffer = '';
-      void this.send(errorReply(null, -32600, `Invalid Request: line longer than ${MAX_LINE_BYTES} bytes`));
-    }
+    if (start < data.length) this.#append(data.subarray(start));
   };
+
+  /** Adds bytes to the current line, or refuses the line once it outgrows the limit. */
+  #append(bytes: Buffer): void {
+    if (this.#skipping || bytes.length === 0) return;
+    this.#partBytes += bytes.length;
+    // A "\r" that ends the line is not part of it; count it only once more bytes follow.
+    const counted = bytes[bytes.length - 1] === CARRIAGE_RETURN ? this.#partBytes - 1 : this.#partBytes;
+    if (counted > this.#maxLineBytes) {
+      this.#parts = [];
+      this.#partBytes = 0;
+      this.#skipping = true;
+      void this.send(errorReply(null, -32600, `Invalid Request: line longer than ${this.#maxLineBytes} bytes`));
+      return;
+    }
+    this.#parts.push(bytes);
+  }
+
+  #line(bytes: Buffer): void {
+    const body = bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.subarray(0, -1) : bytes;
+    let line: string;
+    try {
+      line = utf8.decode(body);
+    } catch {
+      this.#refuse(errorReply(null, -32700, 'Parse error: the line is not valid UTF-8'));
+      return;
+    }
+    if (line.trim() !== '') this.#handle(line);
+  }
 
   readonly #onEnd = (): void => {
     this.onclose?.();
@@ -103,11 +167,15 @@ export class JsonRpcStdioTransport implements Transport {
     const read = readLine(line);
     if (read === null) return;
     if ('reply' in read) {
-      this.onerror?.(new Error(`Refused input: ${JSON.stringify(read.reply)}`));
-      void this.send(read.reply);
+      this.#refuse(read.reply);
       return;
     }
     this.onmessage?.(read.message);
+  }
+
+  #refuse(reply: JSONRPCMessage): void {
+    this.onerror?.(new Error(`Refused input: ${JSON.stringify(reply)}`));
+    void this.send(reply);
   }
 
   async start(): Promise<void> {
