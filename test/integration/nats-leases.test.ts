@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats } from '../../runtime/backends/nats/connection.js';
@@ -13,12 +12,19 @@ describe('LeaseManager (real nats-server)', () => {
   let ncB: NatsConnection;
   let nodeA: LeaseManager;
   let nodeB: LeaseManager;
+  // Expiry is decided on the caller's clock: these two share one, moved by hand, so a test can
+  // stand one millisecond before a lease's expiry and then on it.
+  let now = 1_000_000;
+  let clockedA: LeaseManager;
+  let clockedB: LeaseManager;
   beforeAll(async () => {
     server = await startNatsServer({ jetstream: true });
     ncA = await connectNats({ servers: server.url });
     ncB = await connectNats({ servers: server.url });
     nodeA = await LeaseManager.open(ncA);
     nodeB = await LeaseManager.open(ncB);
+    clockedA = await LeaseManager.open(ncA, { bucketPrefix: 'clocked', now: () => now });
+    clockedB = await LeaseManager.open(ncB, { bucketPrefix: 'clocked', now: () => now });
   });
   afterAll(async () => {
     await ncA?.close();
@@ -49,25 +55,26 @@ describe('LeaseManager (real nats-server)', () => {
 
   it('should let another node take over an expired lease, and the old holder lose it', async () => {
     const k = key('takeover');
-    const old = await nodeA.acquire(k, 'A', 150);
-    expect(old).not.toBeNull();
-    expect(await nodeB.acquire(k, 'B', 5_000)).toBeNull();
-    await delay(200);
-    const holder = await nodeB.holder(k);
-    expect(isExpired(holder, Date.now())).toBe(true);
-    const taken = await nodeB.acquire(k, 'B', 5_000);
+    const old = await clockedA.acquire(k, 'A', 150);
+    expect(old?.expiresAt).toBe(now + 150);
+    now += 149;
+    expect(isExpired(await clockedB.holder(k), now)).toBe(false);
+    expect(await clockedB.acquire(k, 'B', 5_000)).toBeNull();
+    now += 1;
+    expect(isExpired(await clockedB.holder(k), now)).toBe(true);
+    const taken = await clockedB.acquire(k, 'B', 5_000);
     expect(taken?.nodeId).toBe('B');
-    const error = await nodeA.renew(old!).catch((e: unknown) => e);
+    const error = await clockedA.renew(old!).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeaseLostError);
-    expect(await nodeA.release(old!)).toBe(false);
-    expect((await nodeA.holder(k))?.nodeId).toBe('B');
+    expect(await clockedA.release(old!)).toBe(false);
+    expect((await clockedA.holder(k))?.nodeId).toBe('B');
   });
 
   it('should let only one of two nodes take over the same expired lease', async () => {
     const k = key('double-takeover');
-    await nodeA.acquire(k, 'A', 100);
-    await delay(150);
-    const [b, c] = await Promise.all([nodeB.acquire(k, 'B', 5_000), nodeA.acquire(k, 'C', 5_000)]);
+    expect(await clockedA.acquire(k, 'A', 100)).not.toBeNull();
+    now += 100;
+    const [b, c] = await Promise.all([clockedB.acquire(k, 'B', 5_000), clockedA.acquire(k, 'C', 5_000)]);
     expect([b, c].filter((l) => l !== null)).toHaveLength(1);
   });
 

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { connectNats } from '../../runtime/backends/nats/connection.js';
 import { WorkQueue, type WorkContext } from '../../runtime/backends/nats/work-queue.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
@@ -17,6 +17,27 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await delay(20);
   }
+}
+
+/**
+ * Waits until `count` ack waits have passed on the server's own clock: a message on a consumer of
+ * its own with the same ack wait, pulled and never acked, is redelivered once per ack wait. An item
+ * delivered before this starts and not kept alive would have been redelivered by the time it returns.
+ */
+async function ackWaitsPass(nc: NatsConnection, name: string, ackWaitMs: number, count: number): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.add({ name, subjects: [`${name}.tick`], storage: StorageType.Memory });
+  await jsm.consumers.add(name, { durable_name: name, ack_policy: AckPolicy.Explicit, ack_wait: nanos(ackWaitMs) });
+  const js = jetstream(nc);
+  await js.publish(`${name}.tick`, '');
+  const consumer = await js.consumers.get(name, name);
+  const timeoutMs = ackWaitMs * (count + 1) + 10_000;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const m = await consumer.next({ expires: 1_000 });
+    if (m !== null && m.info.deliveryCount > count) return;
+  }
+  throw new Error(`${count} ack waits of ${ackWaitMs} ms did not pass within ${timeoutMs} ms`);
 }
 
 describe('WorkQueue (real nats-server)', () => {
@@ -88,17 +109,27 @@ describe('WorkQueue (real nats-server)', () => {
     const qA = await WorkQueue.open<Job>(ncA, { prefix: 'long', ackWaitMs: 500 });
     const qB = await WorkQueue.open<Job>(ncB, { prefix: 'long', ackWaitMs: 500 });
     const runs: string[] = [];
+    let finish: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
     const stop = new AbortController();
+    const handler = (by: string) => async (): Promise<void> => {
+      runs.push(by);
+      await finished;
+    };
     const done = Promise.all([
-      qA.consume(async () => { runs.push('A'); await delay(1_600); }, { signal: stop.signal, pollMs: 1_000 }),
-      qB.consume(async () => { runs.push('B'); await delay(1_600); }, { signal: stop.signal, pollMs: 1_000 }),
+      qA.consume(handler('A'), { signal: stop.signal, pollMs: 1_000 }),
+      qB.consume(handler('B'), { signal: stop.signal, pollMs: 1_000 }),
     ]);
     await qA.enqueue({ id: 'long-1', n: 1 });
     await until(() => runs.length >= 1, 3_000);
-    await delay(2_000); // 4x the ack wait
+    // Four ack waits while the item runs; without heartbeats the idle consumer gets it after one.
+    await ackWaitsPass(ncA, 'long_clock', 500, 4);
+    const info = await (await jetstreamManager(ncA)).consumers.info(qA.stream, qA.durable);
+    finish();
     stop.abort();
     await done;
     expect(runs).toHaveLength(1);
+    expect(info.delivered.consumer_seq).toBe(1); // delivered once, never redelivered
   });
 
   it('should redeliver to another consumer an item whose consumer died without acking', async () => {

@@ -42,11 +42,18 @@ async function expectMcpError(promise: Promise<unknown>, code: number): Promise<
 }
 
 /**
+ * Work the test holds open: `createTask` leaves here how to finish the task, and the test calls it
+ * when it chooses. It resolves to whether the store took the result.
+ */
+type Held = Map<string, () => Promise<boolean>>;
+
+/**
  * An SDK McpServer on `store` with one task tool, `work {ms}`, written the way the SDK's own example
  * (examples/server/simpleStreamableHttp.js, tool `delay`) writes it: createTask makes the task in
- * `extra.taskStore` and stores the result out of band; getTask/getTaskResult read the store.
+ * `extra.taskStore` and stores the result out of band; getTask/getTaskResult read the store. With
+ * `hold`, the result is stored when the test releases the work (see {@link Held}), not after `ms`.
  */
-function buildServer(store: TaskStore, timers: Set<NodeJS.Timeout>): McpServer {
+function buildServer(store: TaskStore, timers: Set<NodeJS.Timeout>, held: Held = new Map()): McpServer {
   const server = new McpServer(
     { name: 'task-store-test', version: '0.0.0' },
     { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: store },
@@ -55,20 +62,28 @@ function buildServer(store: TaskStore, timers: Set<NodeJS.Timeout>): McpServer {
     'work',
     {
       description: 'works ms milliseconds; with `fail`, ends with an isError result carrying that text',
-      inputSchema: { ms: z.number(), fail: z.string().optional() },
+      inputSchema: { ms: z.number(), fail: z.string().optional(), hold: z.boolean().optional() },
       execution: { taskSupport: 'required' },
     },
     {
-      async createTask({ ms, fail }, { taskStore, taskRequestedTtl }) {
+      async createTask({ ms, fail, hold }, { taskStore, taskRequestedTtl }) {
         const task = await taskStore.createTask({ ttl: taskRequestedTtl ?? null, pollInterval: TASK_POLL });
+        // A cancelled (or evicted) task refuses the result: that refusal is expected here.
+        const finish = (): Promise<boolean> =>
+          (fail === undefined
+            ? taskStore.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: `worked ${ms} ms` }] })
+            : taskStore.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text: fail }], isError: true })
+          ).then(
+            () => true,
+            () => false,
+          );
+        if (hold === true) {
+          held.set(task.taskId, finish);
+          return { task };
+        }
         const timer = setTimeout(() => {
           timers.delete(timer);
-          // A cancelled (or evicted) task refuses the result: that refusal is expected here.
-          const stored =
-            fail === undefined
-              ? taskStore.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: `worked ${ms} ms` }] })
-              : taskStore.storeTaskResult(task.taskId, 'failed', { content: [{ type: 'text', text: fail }], isError: true });
-          stored.catch(() => undefined);
+          void finish();
         }, ms);
         timers.add(timer);
         return { task };
@@ -86,6 +101,8 @@ function buildServer(store: TaskStore, timers: Set<NodeJS.Timeout>): McpServer {
 
 interface Linked {
   client: Client;
+  /** Finishes held work (`hold: true`): resolves to whether the store took its result. */
+  readonly release: (taskId: string) => Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -98,7 +115,8 @@ afterEach(async () => {
 /** McpServer on `store` + SDK Client over InMemoryTransport.createLinkedPair(). */
 async function linked(store: TaskStore): Promise<Linked> {
   const timers = new Set<NodeJS.Timeout>();
-  const server = buildServer(store, timers);
+  const held: Held = new Map();
+  const server = buildServer(store, timers, held);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'task-store-client', version: '0.0.0' }, { capabilities: {} });
@@ -109,7 +127,13 @@ async function linked(store: TaskStore): Promise<Linked> {
     await server.close();
   };
   cleanups.push(close);
-  return { client, close };
+  const release = (taskId: string): Promise<boolean> => {
+    const finish = held.get(taskId);
+    if (!finish) throw new Error(`no held work for task ${taskId}`);
+    held.delete(taskId);
+    return finish();
+  };
+  return { client, release, close };
 }
 
 function runtimeStore(options: TaskRuntimeOptions = {}): { runtime: TaskRuntime; store: RuntimeTaskStore } {
@@ -118,8 +142,8 @@ function runtimeStore(options: TaskRuntimeOptions = {}): { runtime: TaskRuntime;
   return { runtime, store: new RuntimeTaskStore(runtime) };
 }
 
-async function createWork(client: Client, ms: number, ttl: number): Promise<string> {
-  const created = await client.request({ method: 'tools/call', params: { name: 'work', arguments: { ms }, task: { ttl } } }, CreateTaskResultSchema);
+async function createWork(client: Client, ms: number, ttl: number, hold = false): Promise<string> {
+  const created = await client.request({ method: 'tools/call', params: { name: 'work', arguments: { ms, hold }, task: { ttl } } }, CreateTaskResultSchema);
   expect(created.task.status).toBe('working');
   return created.task.taskId;
 }
@@ -130,6 +154,23 @@ async function waitStatus(client: Client, taskId: string, status: string, timeou
     const task = await client.experimental.tasks.getTask(taskId);
     if (task.status === status) return;
     if (Date.now() > deadline) throw new Error(`task ${taskId} never became ${status}: ${JSON.stringify(task)}`);
+    await sleep(20);
+  }
+}
+
+/** Polls until `tasks/get` says the task is gone (-32602), within `timeoutMs`. */
+async function waitEvicted(client: Client, taskId: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const gone = await client.experimental.tasks.getTask(taskId).then(
+      () => false,
+      (error: unknown) => {
+        if (error instanceof McpError && error.code === INVALID_PARAMS) return true;
+        throw error;
+      },
+    );
+    if (gone) return;
+    if (Date.now() > deadline) throw new Error(`task ${taskId} was not evicted within ${timeoutMs} ms`);
     await sleep(20);
   }
 }
@@ -201,11 +242,12 @@ describe('RuntimeTaskStore behind the SDK McpServer (InMemoryTransport)', () => 
 
   it('tasks/cancel cancels a running task; it stays cancelled and a second cancel is -32602', async () => {
     const { store } = runtimeStore();
-    const { client } = await linked(store);
-    const taskId = await createWork(client, 400, 60_000);
+    const { client, release } = await linked(store);
+    const taskId = await createWork(client, 400, 60_000, true);
     const cancelled = await client.experimental.tasks.cancelTask(taskId);
     expect(cancelled).toMatchObject({ taskId, status: 'cancelled' });
-    await sleep(600); // past the moment the work tries to store its result
+    // The work now tries to store its result: the store must refuse it, and the task stay cancelled.
+    expect(await release(taskId)).toBe(false);
     expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
     const listed = await client.experimental.tasks.listTasks();
     expect(listed.tasks.find((t) => t.taskId === taskId)?.status).toBe('cancelled');
@@ -214,12 +256,17 @@ describe('RuntimeTaskStore behind the SDK McpServer (InMemoryTransport)', () => 
 
   it('a running task whose ttl has elapsed is still there and later completes with its result', async () => {
     const { store } = runtimeStore();
-    const { client } = await linked(store);
-    const taskId = await createWork(client, 700, 200);
-    await sleep(400); // twice the ttl, while the work still runs
+    const { client, release } = await linked(store);
+    const taskId = await createWork(client, 700, 200, true);
+    // A task created after it with the same ttl and ended at once: its eviction is due no earlier
+    // than any deadline the running task's ttl could have set, and deadlines fire in order.
+    const marker = await createWork(client, 0, 200);
+    await waitStatus(client, marker, 'completed');
+    await waitEvicted(client, marker);
     const task = await client.experimental.tasks.getTask(taskId);
     expect(task).toMatchObject({ taskId, status: 'working', ttl: 200 });
     expect((await client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toContain(taskId);
+    expect(await release(taskId)).toBe(true);
     const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
     expect(result.content).toEqual([{ type: 'text', text: 'worked 700 ms' }]);
     expect(metaOf(result)?.[RELATED]).toEqual({ taskId });
@@ -229,9 +276,8 @@ describe('RuntimeTaskStore behind the SDK McpServer (InMemoryTransport)', () => 
     const store = new InMemoryTaskStore();
     cleanups.push(async () => store.cleanup());
     const { client } = await linked(store);
-    const taskId = await createWork(client, 700, 200);
-    await sleep(400);
-    await expectMcpError(client.experimental.tasks.getTask(taskId), INVALID_PARAMS);
+    const taskId = await createWork(client, 700, 200, true);
+    await waitEvicted(client, taskId);
   });
 
   it('a second session (sessionId passed to the store) gets null / not-found for the first session\'s task', async () => {

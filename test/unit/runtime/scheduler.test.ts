@@ -1,33 +1,65 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineScheduler } from '../../../runtime/index.js';
 
+// Fake timers move Date.now (the scheduler's default clock) and its setTimeout together, so each
+// test can stand just before a deadline and assert nothing fired, then step onto it.
+const T0 = 1_000_000;
+
 describe('DeadlineScheduler', () => {
-  it('should fire keys in deadline order, once each', async () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: T0 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('should fire keys in deadline order, once each, at their deadline and not before', () => {
     const fired: string[] = [];
     const s = new DeadlineScheduler((k) => fired.push(k));
-    const now = Date.now();
-    s.schedule('c', now + 30);
-    s.schedule('a', now + 5);
-    s.schedule('b', now + 15);
-    await delay(80);
+    s.schedule('c', T0 + 30);
+    s.schedule('a', T0 + 5);
+    s.schedule('b', T0 + 15);
+    vi.advanceTimersByTime(4);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['a']);
+    vi.advanceTimersByTime(9);
+    expect(fired).toEqual(['a']);
+    vi.advanceTimersByTime(16);
     expect(fired).toEqual(['a', 'b', 'c']);
     expect(s.size).toBe(0);
+    vi.advanceTimersByTime(1_000);
+    expect(fired).toEqual(['a', 'b', 'c']);
     s.dispose();
   });
 
-  it('should honour the latest deadline of a key and forget cancelled keys', async () => {
+  it('should honour the latest deadline of a key and forget cancelled keys', () => {
     const fired: string[] = [];
     const s = new DeadlineScheduler((k) => fired.push(k));
-    const now = Date.now();
-    s.schedule('moved', now + 5);
-    s.schedule('moved', now + 40);
-    s.schedule('gone', now + 5);
+    // 'first' keeps the old entries off the top of the heap, so they surface only when due.
+    s.schedule('first', T0 + 5);
+    s.schedule('moved', T0 + 5);
+    s.schedule('moved', T0 + 40);
+    s.schedule('gone', T0 + 5);
     s.cancel('gone');
-    await delay(20);
-    expect(fired).toEqual([]);
-    await delay(60);
-    expect(fired).toEqual(['moved']);
+    expect(s.size).toBe(2);
+    // Past the old deadlines, one tick before the new one.
+    vi.advanceTimersByTime(39);
+    expect(fired).toEqual(['first']);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['first', 'moved']);
+    s.dispose();
+  });
+
+  it('should fire a deadline moved earlier at the earlier time', () => {
+    const fired: string[] = [];
+    const s = new DeadlineScheduler((k) => fired.push(k));
+    s.schedule('k', T0 + 1_000);
+    s.schedule('k', T0 + 10);
+    vi.advanceTimersByTime(10);
+    expect(fired).toEqual(['k']);
+    vi.advanceTimersByTime(1_000);
+    expect(fired).toEqual(['k']);
     s.dispose();
   });
 });
