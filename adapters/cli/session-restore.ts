@@ -4,14 +4,17 @@
  *
  * The SDK 1.x has no public way to start a transport or server in an already-initialized state
  * (its own docs send multi-node users to stateless mode, which loses the session scoping that
- * task isolation needs), so this sets the few private fields `initialize` would have set. It
- * checks that they exist and fails loudly otherwise, so an SDK upgrade cannot silently break it.
+ * task isolation needs), so this sets the few private fields `initialize` would have set, through
+ * the accessors of `sdk-internals.ts`: they fail loudly when a field changed, so an SDK upgrade
+ * cannot silently break resuming, relaying or request id spreading.
  *
  * @module
  */
 import { randomInt } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { assertSdkInternals } from '../mcp-server/sdk-internals-check.js';
+import { awaitsResponse, isHandlingRequest, markSessionInitialized, restoreClientInfo, setNextRequestId } from '../mcp-server/sdk-internals.js';
 
 /** What a node remembers about a session from its `initialize` request. */
 export interface SessionRecord {
@@ -45,7 +48,7 @@ export function sessionRecordOf(initialize: unknown): SessionRecord {
 /**
  * Makes a transport and server for session `sessionId`, already initialized with `record`.
  *
- * @throws Error when the SDK's internals are not the expected ones
+ * @throws SdkInternalsError when the SDK's internals are not the expected ones
  * @example
  * ```ts
  * const transport = await resumeSession(id, record, () => createTaskServer(info, options));
@@ -58,28 +61,17 @@ export async function resumeSession(
   createServer: () => Server,
   prepare: (transport: StreamableHTTPServerTransport) => void = () => undefined,
 ): Promise<{ readonly transport: StreamableHTTPServerTransport; readonly server: Server }> {
+  // Before anything is created: a changed SDK fails here, not halfway through a resume.
+  assertSdkInternals();
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
-  const inner = (transport as unknown as { _webStandardTransport?: Record<string, unknown> })._webStandardTransport;
   const server = createServer();
-  const serverFields = server as unknown as Record<string, unknown>;
-  if (!inner || typeof inner['_initialized'] !== 'boolean') {
-    throw new Error('This SDK version hides the session fields a node needs to resume another node\'s session');
-  }
   // Before connect: the server chains its own close handling onto what is set here.
   prepare(transport);
   await server.connect(transport);
-  inner['_initialized'] = true;
-  inner['sessionId'] = sessionId;
-  serverFields['_clientCapabilities'] = record.capabilities;
-  if (record.clientInfo) serverFields['_clientVersion'] = record.clientInfo;
+  markSessionInitialized(transport, sessionId);
+  restoreClientInfo(server, record.capabilities, record.clientInfo);
   spreadRequestIds(server);
   return { transport, server };
-}
-
-interface ProtocolInternals {
-  _requestMessageId?: number;
-  _responseHandlers?: Map<unknown, unknown>;
-  _requestHandlerAbortControllers?: Map<unknown, unknown>;
 }
 
 /**
@@ -87,14 +79,15 @@ interface ProtocolInternals {
  * (elicitation, sampling) to one session; with ids from 0 on every node, an answer relayed from
  * another node could match the wrong request.
  *
+ * @throws SdkInternalsError when the SDK's internals are not the expected ones
  * @example
  * ```ts
  * spreadRequestIds(server);
  * ```
  */
 export function spreadRequestIds(server: Server): void {
-  const internals = server as unknown as ProtocolInternals;
-  if (typeof internals._requestMessageId === 'number') internals._requestMessageId = randomInt(1, 2 ** 40);
+  assertSdkInternals();
+  setNextRequestId(server, randomInt(1, 2 ** 40));
 }
 
 /**
@@ -102,16 +95,16 @@ export function spreadRequestIds(server: Server): void {
  * or a cancel of a request it is handling. Anything else from the client that has an id to
  * place is another node's, and is relayed.
  *
+ * @throws SdkInternalsError when the SDK's internals are not the expected ones
  * @example
  * ```ts
  * if (isRelayable(message) && !placesHere(server, message)) directory.relay(sessionId, message);
  * ```
  */
 export function placesHere(server: Server, message: Record<string, unknown>): boolean {
-  const internals = server as unknown as ProtocolInternals;
-  if (!('method' in message)) return internals._responseHandlers?.has(Number(message['id'])) ?? true;
+  if (!('method' in message)) return awaitsResponse(server, Number(message['id']));
   const params = message['params'] as { requestId?: unknown } | undefined;
-  return internals._requestHandlerAbortControllers?.has(params?.requestId) ?? true;
+  return isHandlingRequest(server, params?.requestId);
 }
 
 /**

@@ -11,11 +11,14 @@ import type { TaskRuntime, TaskView } from '../../runtime/index.js';
 import { renderTask2025 } from '../dialects/2025-11-25/index.js';
 import { requestKey, type TaskHost } from './request-context.js';
 import type { ConnectionContext } from './request-handlers.js';
+import { assertSdkInternals } from './sdk-internals-check.js';
+import { sdkCancelHandler } from './sdk-internals.js';
 import type { OpenTaskRequests } from './task-execution.js';
 
 /**
  * Wires one connection of a task host to the runtime. Call before `connect()`.
  *
+ * @throws SdkInternalsError when the SDK's internals are not the expected ones
  * @example
  * ```ts
  * const connection = wireConnection(host, runtime);
@@ -23,6 +26,8 @@ import type { OpenTaskRequests } from './task-execution.js';
  * ```
  */
 export function wireConnection(host: TaskHost, runtime: TaskRuntime): ConnectionContext {
+  // Every task server and client host is wired here first: a changed SDK fails at start-up.
+  assertSdkInternals();
   const open: OpenTaskRequests = new Map();
   const inFlight = new Set<string>();
 
@@ -52,13 +57,12 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
   // notifications/cancelled for a SEP-1686 task request cancels its task (§4.8.1) and is ignored
   // once the task is terminal (§4.8.3). The SDK's own handling (aborting the request so that no
   // response is sent for it) must still run, so it is called after ours.
-  const sdk = host as unknown as { _oncancel?: (n: unknown) => Promise<void> };
-  const sdkCancel = typeof sdk._oncancel === 'function' ? sdk._oncancel.bind(host) : undefined;
+  const sdkCancel = sdkCancelHandler(host);
   host.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
     const { requestId, reason } = notification.params;
     const task = requestId === undefined ? undefined : open.get(requestKey(requestId));
     if (task) await runtime.cancel(task.taskId, task.owner, reason ?? null).catch(() => undefined);
-    await sdkCancel?.(notification);
+    await sdkCancel(notification);
   });
 
   // Only a server knows its peer's (the client's) capabilities; a client host sends no input requests.

@@ -8,6 +8,8 @@
 import { z } from 'zod';
 import { RELATED_TASK_META_KEY } from '../dialects/sep-1686/index.js';
 import type { TaskHost } from './request-context.js';
+import { assertSdkInternals } from './sdk-internals-check.js';
+import { notificationHandler } from './sdk-internals.js';
 
 const CREATED = 'notifications/tasks/created';
 
@@ -15,8 +17,6 @@ const CreatedNotificationSchema = z.object({
   method: z.literal(CREATED),
   params: z.looseObject({ _meta: z.looseObject({ [RELATED_TASK_META_KEY]: z.looseObject({ taskId: z.string() }) }) }),
 });
-
-type RawHandler = (notification: unknown) => Promise<void>;
 
 /**
  * Per peer: task id → what to do when its `notifications/tasks/created` arrives.
@@ -34,13 +34,15 @@ export class CreatedRouter {
    * The router of `peer`, installing its handler on first use. A handler someone else installed
    * before is kept and still called for every notification: the SDK has no getter for it, hence
    * the read of its private map.
+   *
+   * @throws SdkInternalsError when the SDK's internals are not the expected ones
    */
   static for(peer: object): CreatedRouter {
     const known = CreatedRouter.#routers.get(peer);
     if (known !== undefined) return known;
+    assertSdkInternals();
     const host = peer as TaskHost;
-    const handlers = (peer as { _notificationHandlers?: unknown })._notificationHandlers;
-    const previous = handlers instanceof Map ? (handlers.get(CREATED) as RawHandler | undefined) : undefined;
+    const previous = notificationHandler(peer, CREATED);
     const router = new CreatedRouter();
     host.setNotificationHandler(CreatedNotificationSchema, async (notification) => {
       router.#routes.get(notification.params._meta[RELATED_TASK_META_KEY].taskId)?.();
