@@ -18,7 +18,7 @@ import {
 } from './harness/cluster.js';
 import { attachHttpSession, attachHttpWire } from './harness/http-wire.js';
 import { isRecord } from './harness/types.js';
-import { ok, sleep } from './harness/json.js';
+import { ok } from './harness/json.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 import { create2025, getTask, statusOf } from './harness/task-calls.js';
 import type { Wire } from './harness/types.js';
@@ -40,6 +40,23 @@ describe('audit on a NATS cluster of two nodes', () => {
   /** Audit lines of `event` (for `taskId`) over every node. */
   const audit = (event: string, taskId?: string): LogLine[] =>
     nodes.flatMap((n) => n.lines()).filter((l) => l['event'] === event && (taskId === undefined || l['taskId'] === taskId));
+
+  /**
+   * Waits until each node's event feed has delivered an event published after every event so far:
+   * through each node, a tasks/result of a fresh task waits for that task's end, and wakes when the
+   * end arrives through the node's own feed. A node logs in order, so a line it would have logged
+   * on seeing an earlier event is in once its task.result line for the fresh task is.
+   */
+  async function feedsPassed(): Promise<void> {
+    const marker = await create2025(owner, 'sleep', { ms: 200 });
+    await Promise.all([owner, ownerOnB].map(async (wire) => ok(await wire.request('tasks/result', { taskId: marker.taskId }))));
+    await pollUntil(
+      'each node to log the fresh task result',
+      async () => audit('task.result', marker.taskId),
+      (ls) => [a, b].every((n) => ls.some((l) => l['node'] === n.nodeId)),
+      { diagnostics: diag },
+    );
+  }
 
   beforeAll(async () => {
     nats = await startNatsServer({ jetstream: true });
@@ -67,8 +84,8 @@ describe('audit on a NATS cluster of two nodes', () => {
     ok(await ownerOnB.request('tasks/result', { taskId: task.taskId }));
     const { node: runner } = await waitForRunner(nodes, task.taskId, { diagnostics: diag });
     await pollUntil('the completed line', async () => audit('task.status', task.taskId), (ls) => ls.some((l) => l['to'] === 'completed'), { diagnostics: diag });
-    // Both nodes watch every event; give a second line time to show up if one were written.
-    await sleep(1_000);
+    // Both nodes watch every event: a second line, if one were written, is in once both feeds passed it.
+    await feedsPassed();
 
     const who = { taskId: task.taskId, session: owner.sessionId, principal: null };
     const created = audit('task.created', task.taskId);
@@ -84,7 +101,7 @@ describe('audit on a NATS cluster of two nodes', () => {
     await waitForRunner(nodes, task.taskId, { diagnostics: diag });
     ok(await ownerOnB.request('tasks/cancel', { taskId: task.taskId }));
     await pollUntil('the cancelled line', async () => audit('task.status', task.taskId), (ls) => ls.some((l) => l['to'] === 'cancelled'), { diagnostics: diag });
-    await sleep(1_000);
+    await feedsPassed();
     expect(audit('task.status', task.taskId).filter((l) => l['to'] === 'cancelled')).toEqual([expect.objectContaining({ from: 'working', node: b.nodeId })]);
     expect(audit('task.cancelled', task.taskId)).toEqual([expect.objectContaining({ node: b.nodeId, session: owner.sessionId })]);
   });

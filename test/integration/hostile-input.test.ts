@@ -518,9 +518,9 @@ function sentIdsOf(target: Target): JsonRpcId[] {
 async function expectNoAnswer(wire: Wire, context: string, send: () => Promise<void>): Promise<void> {
   const before = wire.inbound.length;
   await send();
-  // ping is answered after anything sent before it (stdio is ordered; HTTP POSTs were awaited).
+  // ping is answered after anything sent before it (stdio is ordered; HTTP POSTs were awaited, and
+  // a response only ever travels on the POST of its request): an answer would be in by now.
   const { id } = await ask(wire, 'ping');
-  await sleep(5);
   const stray = wire.inbound.slice(before).filter((entry) => entry.kind === 'response' && entry.message.id !== id);
   if (stray.length > 0) throw new Error(`${context}: got an answer to something that must not be answered: ${JSON.stringify(stray).slice(0, 600)}`);
 }

@@ -10,10 +10,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createTaskServer, type TaskToolDefinition } from '../../adapters/mcp-server/index.js';
-import { createTaskRuntime } from '../../runtime/index.js';
+import { createTaskRuntime, type TaskRuntime } from '../../runtime/index.js';
 import { sleep, type Rec } from './harness/json.js';
 
 
@@ -48,6 +48,8 @@ interface Asked {
 
 interface Harness {
   readonly client: Client;
+  /** The server's runtime (in this process): what it has taken in is visible there. */
+  readonly runtime: TaskRuntime;
   readonly asked: Asked[];
   /** Resolves when `n` elicitations have arrived. */
   arrived(n: number, timeoutMs?: number): Promise<void>;
@@ -105,6 +107,7 @@ async function setup(): Promise<Harness> {
 
   return {
     client,
+    runtime,
     asked,
     firstAnswered,
     releaseSecond: () => release(),
@@ -142,16 +145,8 @@ async function pollUntil(client: Client, taskId: string, wanted: (s: string) => 
   }
 }
 
-/** tasks/get every 25 ms for `ms`. */
-async function statusesFor(client: Client, taskId: string, ms: number): Promise<string[]> {
-  const seen: string[] = [];
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    seen.push(await statusOf(client, taskId));
-    await sleep(25);
-  }
-  return seen;
-}
+/** The owner of the tasks this client creates (the in-memory transport has no session). */
+const OWNER = { session: null, principal: null };
 
 function textOf(result: Rec): unknown {
   const content = result['content'];
@@ -173,9 +168,11 @@ async function checkHeldPhase(h: Harness, taskId: string, relatedKey: string, re
   expect(second.at, 'both elicitations are sent concurrently').toBeLessThanOrEqual(first.answeredAt ?? Number.POSITIVE_INFINITY);
 
   await h.firstAnswered;
-  // One of two answered: still input_required, for as long as the second is held.
-  const held = await statusesFor(h.client, taskId, 300);
-  expect(held.length).toBeGreaterThan(3);
+  // The runtime has taken the first answer in (only the second is pending now), so whatever the
+  // answer moves has moved: one of two answered, still input_required, poll after poll.
+  await vi.waitFor(async () => expect((await h.runtime.pendingInputRequests(taskId, OWNER)).length).toBe(1), { timeout: 3_000, interval: 10 });
+  const held: string[] = [];
+  for (let i = 0; i < 5; i++) held.push(await statusOf(h.client, taskId));
   expect(held, 'input_required while one of two elicitations is unanswered').toEqual(held.map(() => 'input_required'));
   expect(second.answeredAt).toBeUndefined();
   expect(resultOut(), 'no final result while an elicitation is pending').toBe(false);

@@ -3,8 +3,9 @@
  * limit gets JSON-RPC error -32029 naming the limit and when to retry, and the requester's other
  * tasks are unharmed.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectHttp } from './harness/http-wire.js';
+import { ok } from './harness/json.js';
 import { connectStdio } from './harness/stdio-wire.js';
 import { create2025, createSep, getTask, statusOf, textOf } from './harness/task-calls.js';
 import type { Connect, Wire } from './harness/types.js';
@@ -41,8 +42,16 @@ describe.each([
     expect(refused.length).toBeGreaterThan(0);
     expect(refused[0]!.error!.message).toMatch(/^Limit exceeded: pollsPerSecond \(2 per second per requester\); retry after \d+ ms$/);
     expect(refused[0]!.error!.data).toMatchObject({ limit: 'pollsPerSecond' });
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect(statusOf(await getTask(wire, task.taskId))).toBe('completed');
+    // Once the budget has refilled (a refused poll uses none of it), tasks/get answers again.
+    const later = await vi.waitFor(
+      async () => {
+        const answer = await wire!.request('tasks/get', { taskId: task.taskId });
+        expect(answer.error?.code, 'still over the poll rate').not.toBe(LIMITED);
+        return answer;
+      },
+      { timeout: 5_000, interval: 100 },
+    );
+    expect(statusOf(ok(later))).toBe('completed');
   });
 
   it('refuses a task over --max-running-tasks until one ends', async () => {

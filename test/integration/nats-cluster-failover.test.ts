@@ -10,6 +10,9 @@
  * leaves a replacement to be started by the next test that needs two workers.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connectNats } from '../../runtime/backends/nats/connection.js';
+import { nameFromPrefix } from '../../runtime/backends/nats/keys.js';
 import {
   closeNodes,
   clusterStatus,
@@ -23,7 +26,7 @@ import {
   type LogLine,
 } from './harness/cluster.js';
 import { attachHttpWire } from './harness/http-wire.js';
-import { ok, sleep, type Rec } from './harness/json.js';
+import { ok, type Rec } from './harness/json.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 import {
   create2025,
@@ -177,6 +180,31 @@ async function waitState(c: Cluster, taskId: string, done: (s: Rec) => boolean, 
   return { state, at: Date.now() };
 }
 
+/**
+ * Waits until the run queue of `c` holds nothing and its consumer has nothing delivered and
+ * unacked: every run queued so far, a dead worker's own (redelivered once its ack wait passed)
+ * included, has been taken by a live worker and settled, run or dropped. A worker logs `task run`
+ * before it settles the item.
+ */
+async function runQueueDrained(c: Cluster, timeoutMs: number): Promise<void> {
+  const nc = await connectNats({ servers: nats!.url });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const base = nameFromPrefix(c.prefix);
+    await pollUntil(
+      `the run queue of ${c.label} to be drained`,
+      async () => {
+        const [stream, consumer] = [await jsm.streams.info(`${base}_work`), await jsm.consumers.info(`${base}_work`, `${base}_workers`)];
+        return { stored: stream.state.messages, pending: consumer.num_pending, unacked: consumer.num_ack_pending };
+      },
+      (q) => q.stored === 0 && q.pending === 0 && q.unacked === 0,
+      { timeoutMs, intervalMs: 100, diagnostics: () => c.diag() },
+    );
+  } finally {
+    await nc.close();
+  }
+}
+
 /** The one of two workers that is not `runner`. */
 function otherOf(workers: readonly ClusterNode[], runner: ClusterNode): ClusterNode {
   const other = workers.find((w) => w !== runner);
@@ -216,8 +244,9 @@ describe('a worker SIGKILLed while running a task that is not safe to re-run', (
       expect(lost['lostNode'], JSON.stringify(lost)).toBe(runner.nodeId);
       expect(lost['action'], JSON.stringify(lost)).toBe('lost');
 
-      // not safe to re-run: no other attempt, anywhere; and it stays as it ended
-      await sleep(500);
+      // not safe to re-run: no other attempt, anywhere; and it stays as it ended. Every run queued
+      // for it is settled by then, the killed worker's own included.
+      await runQueueDrained(c, 15_000);
       expect(survivor.taskRuns(taskId), `long_job was re-run without --retry-restart\n${c.diag()}`).toEqual([]);
       expect(c.front.taskRuns(taskId)).toEqual([]);
       expect(statusOf(await getTask(c.wire, taskId)), c.diag()).toBe(state['status']);
@@ -323,7 +352,13 @@ describe('cancelling through the front node while the worker runs the task (one 
       { timeoutMs: LEASE_TTL + 3_000, intervalMs: 250, diagnostics: () => c.diag() },
     );
 
-    await sleep(Math.max(0, naturalEnd + 1_000 - Date.now()));
+    // Past the time the job would have ended, on the runner's own timers: the same job, started
+    // after the cancel on the same (only) worker, completes; the cancelled job's steps were all due
+    // before its own.
+    const control = await create2025(c.wire, 'long_job', { seconds: JOB_SECONDS });
+    await waitState(c, control.taskId, (s) => statusOf(s) === 'completed', 'completed (the same job, started after the cancel)', JOB_SECONDS * 1_000 + 5_000);
+    expect(runner.taskRuns(control.taskId), c.diag()).toHaveLength(1);
+    expect(Date.now()).toBeGreaterThanOrEqual(naturalEnd);
     const later = await getTask(c.wire, taskId);
     const context = `cancelled: ${JSON.stringify(cancelled)}, later: ${JSON.stringify(later)}\n${c.diag()}`;
     expect(statusOf(later), context).toBe('cancelled');

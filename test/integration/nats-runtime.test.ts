@@ -43,6 +43,16 @@ async function pair(extra: NatsTaskRuntimeOptions = {}): Promise<{ front: NatsTa
   return { front, worker, prefix };
 }
 
+/**
+ * A clock for the nodes of one test: real time, moved ahead by hand. Jumping onto a deadline
+ * reaches it at once on every node, before any timer of the cluster has had a chance to act.
+ */
+function skewedClock(): { now: () => number; jumpTo: (at: number) => void } {
+  let skew = 0;
+  const now = (): number => Date.now() + skew;
+  return { now, jumpTo: (at) => void (skew += Math.max(0, at - now())) };
+}
+
 const create = (r: NatsTaskRuntime, taskId: string, handler: string, params: unknown, o: { keepAlive?: number; who?: typeof owner } = {}) =>
   r.create({ taskId, owner: o.who ?? owner, dialect: 'sep-1686', method: 'tools/call', handler, params, ...(o.keepAlive !== undefined && { keepAlive: o.keepAlive }) });
 
@@ -153,12 +163,14 @@ describe('NATS runtime across nodes', () => {
   });
 
   it('removes a task once its keepAlive has passed, on every node, result included', async () => {
-    const { front, worker } = await pair();
+    const clock = skewedClock();
+    const { front, worker } = await pair({ now: clock.now });
     await create(front, 'brief', 'sleep', { ms: 1 }, { keepAlive: 300 });
     const done = await front.waitForTerminal('brief', owner, { timeout: 5_000 });
     expect(done.expiresAt).toBe(done.updatedAt + 300);
-    await delay(400);
-    // Past its retention the task is gone everywhere, even before the timer removes it.
+    clock.jumpTo(done.expiresAt!);
+    // Past its retention the task is gone everywhere, even before the timer removes it (it has
+    // not had the time to: the clock jumped).
     await expect(worker.get('brief', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
     for (let i = 0; i < 100; i++) {
       const listed = (await front.list(owner)).tasks.map((t) => t.taskId);
@@ -175,7 +187,9 @@ describe('NATS runtime across nodes', () => {
     expect(t.status).toBe('working');
     const changes: string[] = [];
     const stop = worker.subscribe((c) => changes.push(c.task.status), { taskId: 'ext', owner });
-    await delay(100);
+    // The watch starts after the record it reads on the worker's connection; a read sent after it
+    // on that connection answers after it, so the watch has its starting point before the writes.
+    await worker.get('ext', owner);
     await worker.update('ext', owner, { status: 'input_required', statusMessage: 'wait' });
     await front.update('ext', owner, { status: 'completed', result: { ok: true } });
     expect((await worker.result('ext', owner)).result).toEqual({ ok: true });
@@ -205,7 +219,8 @@ describe('NATS runtime across nodes', () => {
   });
 
   it('runs a task again under an id used before, once the first task was deleted or expired', async () => {
-    const { front } = await pair();
+    const clock = skewedClock();
+    const { front } = await pair({ now: clock.now });
     await create(front, 'again-id', 'sleep', { ms: 1 });
     await front.waitForTerminal('again-id', owner, { timeout: 5_000 });
     await front.delete('again-id', owner);
@@ -213,8 +228,8 @@ describe('NATS runtime across nodes', () => {
     expect((await front.waitForOutcome('again-id', owner, { timeout: 5_000 })).result).toMatchObject({ slept: 2 });
 
     await create(front, 'brief-id', 'sleep', { ms: 1 }, { keepAlive: 100 });
-    await front.waitForTerminal('brief-id', owner, { timeout: 5_000 });
-    await delay(120); // past its keepAlive, perhaps before the retention timer removed it
+    const brief = await front.waitForTerminal('brief-id', owner, { timeout: 5_000 });
+    clock.jumpTo(brief.expiresAt!); // past its keepAlive, before the retention timer removed it
     await expect(front.get('brief-id', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
     // Within the server's dedup window of the first task's messages: the new one must still run.
     await create(front, 'brief-id', 'sleep', { ms: 3 });

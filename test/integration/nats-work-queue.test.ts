@@ -40,6 +40,24 @@ async function ackWaitsPass(nc: NatsConnection, name: string, ackWaitMs: number,
   throw new Error(`${count} ack waits of ${ackWaitMs} ms did not pass within ${timeoutMs} ms`);
 }
 
+/**
+ * Waits until the queue holds nothing and its consumer has nothing delivered and unacked: every
+ * item was acked (a work-queue stream drops an item once acked), so no delivery of any of them can
+ * still come. Returns the consumer's info, whose delivered count includes redeliveries.
+ */
+async function allAcked(nc: NatsConnection, queue: WorkQueue<Job>, timeoutMs: number) {
+  const jsm = await jetstreamManager(nc);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [stream, consumer] = [await jsm.streams.info(queue.stream), await jsm.consumers.info(queue.stream, queue.durable)];
+    if (stream.state.messages === 0 && consumer.num_pending === 0 && consumer.num_ack_pending === 0) return { stream, consumer };
+    if (Date.now() > deadline) {
+      throw new Error(`items left after ${timeoutMs} ms: ${stream.state.messages} stored, ${consumer.num_pending} pending, ${consumer.num_ack_pending} unacked`);
+    }
+    await delay(20);
+  }
+}
+
 describe('WorkQueue (real nats-server)', () => {
   let server: NatsServer;
   const connections: NatsConnection[] = [];
@@ -74,18 +92,22 @@ describe('WorkQueue (real nats-server)', () => {
     // a retried enqueue is dropped by message id
     expect((await qA.enqueue({ id: 'job-0', n: 0 })).duplicate).toBe(true);
     await until(() => seen.length >= 40, 8_000);
-    await delay(300); // anything delivered twice would show up now
+    // Every item acked (each handler has run by then): nothing is left that could be delivered again.
+    const { stream, consumer } = await allAcked(ncA, qA, 8_000);
     stop.abort();
     await done;
     expect(seen.map((s) => s.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
     expect(new Set(seen.map((s) => s.by))).toEqual(new Set(['A', 'B']));
+    // The server's own count: 40 items stored (the retried enqueue was dropped), 40 deliveries.
+    expect(stream.state.last_seq).toBe(40);
+    expect(consumer.delivered.consumer_seq).toBe(40);
     // work-queue retention: every acked item is gone from the stream
-    const jsm = await jetstreamManager(ncA);
-    expect((await jsm.streams.info(qA.stream)).state.messages).toBe(0);
+    expect(stream.state.messages).toBe(0);
   });
 
   it('should redeliver a failed item and ack it once it succeeds', async () => {
-    const q = await WorkQueue.open<Job>(await connect(), { prefix: 'retry', ackWaitMs: 2_000 });
+    const nc = await connect();
+    const q = await WorkQueue.open<Job>(nc, { prefix: 'retry', ackWaitMs: 2_000 });
     const attempts: WorkContext[] = [];
     const stop = new AbortController();
     const done = q.consume(
@@ -97,11 +119,13 @@ describe('WorkQueue (real nats-server)', () => {
     );
     await q.enqueue({ id: 'flaky', n: 1 });
     await until(() => attempts.length >= 3, 5_000);
-    await delay(300);
+    // Acked on the third attempt: gone from the queue, so no fourth delivery can come.
+    const { consumer } = await allAcked(nc, q, 5_000);
     stop.abort();
     await done;
     expect(attempts.map((a) => a.deliveryCount)).toEqual([1, 2, 3]);
     expect(attempts[2]?.redelivered).toBe(true);
+    expect(consumer.delivered.consumer_seq).toBe(3);
   });
 
   it('should keep a long item from redelivery with working() heartbeats', async () => {

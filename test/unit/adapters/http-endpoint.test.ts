@@ -1,5 +1,4 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { echoTool } from '../../../adapters/cli/demo-tools.js';
 import { startHttpEndpoint, type HttpEndpoint } from '../../../adapters/cli/http-endpoint.js';
 import { createTaskServer } from '../../../adapters/mcp-server/index.js';
@@ -59,7 +58,7 @@ describe('HTTP endpoint', () => {
     const session = res.headers.get('mcp-session-id');
     await res.text();
     expect(session).toBeTruthy();
-    await delay(350);
+    await vi.waitFor(() => expect(counts.closed()).toBeGreaterThan(0), { timeout: 3_000, interval: 20 });
     expect(counts.closed()).toBe(1);
     const again = await fetch(endpoint.url, {
       method: 'POST',

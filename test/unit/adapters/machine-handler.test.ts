@@ -1,5 +1,5 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { longJobMachine } from '../../../adapters/cli/long-job.machine.js';
 import { HandlerRuns, MAX_FINISHED_HANDLER_RUNS, handlerStatus, machineHandler, type HandlerRun, type MachineWorkContext } from '../../../adapters/inspector/index.js';
 
@@ -27,6 +27,10 @@ const counter = setup({
 });
 
 describe('machineHandler', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("should resolve with the machine's output, set its status messages, and report each state", async () => {
     const runs = new HandlerRuns();
     const reports: HandlerRun[] = [];
@@ -45,17 +49,27 @@ describe('machineHandler', () => {
   });
 
   it('should stop the actor on abort, reject like an aborted wait, and report it stopped where it was', async () => {
+    // The machine's 5 ms steps run on setTimeout and runs are stamped with Date.now: faked, so
+    // the test decides how many steps' worth of time pass.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const runs = new HandlerRuns();
+    const reports: HandlerRun[] = [];
+    runs.watch((r) => void reports.push(r));
     const abort = new AbortController();
-    const running = machineHandler(counter, { runs })({ to: 1_000 }, context('t2', abort.signal));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const ctx = context('t2', abort.signal);
+    const running = machineHandler(counter, { runs })({ to: 1_000 }, ctx);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(ctx.messages).toEqual(['at 1', 'at 2', 'at 3', 'at 4', 'at 5']);
     abort.abort();
     await expect(running).rejects.toMatchObject({ name: 'AbortError' });
     const run = runs.get('t2', owner)!;
     expect(run).toMatchObject({ status: 'stopped', states: ['counter.counting'] });
     const count = run.updatedAt;
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    // Stopped for good: no more steps.
+    const reported = reports.length;
+    // Stopped for good: 200 steps' worth of time later, no more steps.
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(ctx.messages).toHaveLength(5);
+    expect(reports).toHaveLength(reported);
     expect(runs.get('t2', owner)!.updatedAt).toBe(count);
   });
 

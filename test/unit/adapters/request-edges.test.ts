@@ -1,7 +1,6 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTaskServer } from '../../../adapters/mcp-server/index.js';
 import { askNameTool, longJobTool } from '../../../adapters/cli/demo-tools.js';
 import { createTaskRuntime, type TaskRuntime } from '../../../runtime/index.js';
@@ -30,29 +29,51 @@ async function rawPeer(): Promise<{ send(m: object): Promise<void>; seen: Messag
 
 const owner = { session: null, principal: null };
 
+/**
+ * Waits (bounded) until `find` gives something; what it must be is asserted afterwards. Every
+ * message here travels in memory, so a wait is only ever for the server's next turns.
+ */
+function arrived<T>(what: string, find: () => T | undefined): Promise<T> {
+  return vi.waitFor(
+    () => {
+      const found = find();
+      if (found === undefined) throw new Error(`${what} has not arrived`);
+      return found;
+    },
+    { timeout: 3_000, interval: 5 },
+  );
+}
+
+const responseTo = (peer: { seen: Message[] }, id: number | string) => arrived(`the response to ${id}`, () => peer.seen.find((m) => m.id === id && m.method === undefined));
+
 describe('request edge cases', () => {
   it('should cancel a SEP-1686 task whose notifications/cancelled arrives right behind its request', async () => {
     const peer = await rawPeer();
     const call = peer.send({ id: 1, method: 'tools/call', params: { name: 'long_job', arguments: { seconds: 5 }, _meta: { 'modelcontextprotocol.io/task': { taskId: 'racy' } } } });
     const cancel = peer.send({ method: 'notifications/cancelled', params: { requestId: 1, reason: 'changed my mind' } });
     await Promise.all([call, cancel]);
-    await delay(100);
-    expect((await runtime.get('racy', owner)).status).toBe('cancelled');
+    // Until it has ended (a cancel that got lost would leave it working for its 5 s).
+    const ended = await vi.waitFor(
+      async () => {
+        const task = await runtime.get('racy', owner);
+        expect(task.status).not.toBe('working');
+        return task;
+      },
+      { timeout: 3_000, interval: 5 },
+    );
+    expect(ended.status).toBe('cancelled');
   });
 
   it('should still deliver input over tasks/result when the request carries a related-task key', async () => {
     const peer = await rawPeer();
     await peer.send({ id: 1, method: 'tools/call', params: { name: 'ask_name', arguments: {}, task: {} } });
-    await delay(50);
-    const created = peer.seen.find((m) => m.id === 1)?.result as { task: { taskId: string } };
+    const created = (await responseTo(peer, 1)).result as { task: { taskId: string } };
     const taskId = created.task.taskId;
     await peer.send({ id: 2, method: 'tasks/result', params: { taskId, _meta: { 'io.modelcontextprotocol/related-task': { taskId } } } });
-    await delay(50);
-    const ask = peer.seen.find((m) => m.method === 'elicitation/create');
-    expect(ask?.params?.['_meta']).toEqual({ 'io.modelcontextprotocol/related-task': { taskId } });
-    await peer.send({ id: ask!.id!, result: { action: 'accept', content: { name: 'Ada' } } });
-    await delay(50);
-    const result = peer.seen.find((m) => m.id === 2);
+    const ask = await arrived('elicitation/create', () => peer.seen.find((m) => m.method === 'elicitation/create'));
+    expect(ask.params?.['_meta']).toEqual({ 'io.modelcontextprotocol/related-task': { taskId } });
+    await peer.send({ id: ask.id!, result: { action: 'accept', content: { name: 'Ada' } } });
+    const result = await responseTo(peer, 2);
     expect(result?.error).toBeUndefined();
     expect(result?.result?.['content']).toEqual([{ type: 'text', text: 'Hello, Ada' }]);
   });
@@ -61,40 +82,45 @@ describe('request edge cases', () => {
     const peer = await rawPeer();
     const meta = { 'modelcontextprotocol.io/task': { taskId: 'both-keys' }, 'io.modelcontextprotocol/related-task': { taskId: 'x' } };
     await peer.send({ id: 1, method: 'tools/call', params: { name: 'ask_name', arguments: {}, _meta: meta } });
-    await delay(50);
-    expect(peer.seen.some((m) => m.method === 'notifications/tasks/created')).toBe(true);
-    const ask = peer.seen.find((m) => m.method === 'elicitation/create');
-    await peer.send({ id: ask!.id!, result: { action: 'accept', content: { name: 'Bo' } } });
-    await delay(50);
-    expect(peer.seen.find((m) => m.id === 1)?.result?.['content']).toEqual([{ type: 'text', text: 'Hello, Bo' }]);
+    await arrived('notifications/tasks/created', () => peer.seen.find((m) => m.method === 'notifications/tasks/created'));
+    const ask = await arrived('elicitation/create', () => peer.seen.find((m) => m.method === 'elicitation/create'));
+    await peer.send({ id: ask.id!, result: { action: 'accept', content: { name: 'Bo' } } });
+    expect((await responseTo(peer, 1)).result?.['content']).toEqual([{ type: 'text', text: 'Hello, Bo' }]);
   });
 
   it('should hand a pending input over to another open tasks/result when the first one is cancelled', async () => {
     const peer = await rawPeer();
     await peer.send({ id: 1, method: 'tools/call', params: { name: 'ask_name', arguments: {}, task: {} } });
-    await delay(50);
-    const taskId = (peer.seen.find((m) => m.id === 1)?.result as { task: { taskId: string } }).task.taskId;
+    const taskId = ((await responseTo(peer, 1)).result as { task: { taskId: string } }).task.taskId;
+    const asks = () => peer.seen.filter((m) => m.method === 'elicitation/create');
+    await vi.waitFor(async () => expect(await runtime.pendingInputRequests(taskId, owner)).toHaveLength(1), { timeout: 3_000, interval: 5 });
+    // A tasks/result looks up the pending input requests, sends them, and waits for the outcome.
+    // Once both calls wait, and their look-ups (no I/O: settled within this turn) are done, a
+    // second copy of the question would be out already.
+    const waits = vi.spyOn(runtime, 'waitForOutcome');
     await peer.send({ id: 2, method: 'tasks/result', params: { taskId } });
     await peer.send({ id: 3, method: 'tasks/result', params: { taskId } });
-    await delay(50);
-    const asks = () => peer.seen.filter((m) => m.method === 'elicitation/create');
+    await arrived('both tasks/result waiting', () => (waits.mock.calls.filter(([id]) => id === taskId).length >= 2 ? true : undefined));
+    await arrived('elicitation/create', () => asks()[0]);
+    await new Promise<void>((resolve) => setImmediate(resolve));
     expect(asks()).toHaveLength(1); // sent once, over the first call
     await peer.send({ method: 'notifications/cancelled', params: { requestId: 2, reason: 'client gave up on this call' } });
-    await delay(50);
+    await arrived('the elicitation sent again', () => asks()[1]);
     expect(asks()).toHaveLength(2); // given back, and sent again over the second call
     await peer.send({ id: asks()[1]!.id!, result: { action: 'accept', content: { name: 'Cy' } } });
-    await delay(50);
-    expect(peer.seen.find((m) => m.id === 3)?.result?.['content']).toEqual([{ type: 'text', text: 'Hello, Cy' }]);
+    expect((await responseTo(peer, 3)).result?.['content']).toEqual([{ type: 'text', text: 'Hello, Cy' }]);
+    // The task has ended and both deliverers have stopped: these were all the copies ever sent.
+    expect(asks()).toHaveLength(2);
   });
 
   it('should answer CreateTaskResult with working even when the work asks for input at once, then push input_required', async () => {
     const peer = await rawPeer();
     await peer.send({ id: 1, method: 'tools/call', params: { name: 'ask_name', arguments: {}, task: {} } });
-    await delay(50);
-    const created = peer.seen.find((m) => m.id === 1)?.result as { task: { taskId: string; status: string } };
+    const created = (await responseTo(peer, 1)).result as { task: { taskId: string; status: string } };
     expect(created.task.status).toBe('working');
-    const pushed = peer.seen.filter((m) => m.method === 'notifications/tasks/status').map((m) => m.params?.['status']);
-    expect(pushed).toContain('input_required');
+    const pushed = () => peer.seen.filter((m) => m.method === 'notifications/tasks/status').map((m) => m.params?.['status']);
+    await arrived('an input_required status notification', () => (pushed().includes('input_required') ? true : undefined));
+    expect(pushed()).toContain('input_required');
   });
 });
 

@@ -492,6 +492,8 @@ describe('taskMachine', () => {
       readonly input: TaskHandlerInput;
       readonly signal: AbortSignal;
       readonly resolve: (output: TaskHandlerOutput) => void;
+      /** The promise the machine's promise actor got: awaiting it runs after the actor's own reaction. */
+      readonly settled: Promise<TaskHandlerOutput>;
     }
     /** A handler whose promise the test settles by hand. */
     function controlledHandler() {
@@ -499,7 +501,12 @@ describe('taskMachine', () => {
       const machine = taskMachine.provide({
         actors: {
           handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(
-            ({ input, signal }) => new Promise<TaskHandlerOutput>((resolve) => calls.push({ input, signal, resolve })),
+            ({ input, signal }) => {
+              let resolve!: (output: TaskHandlerOutput) => void;
+              const settled = new Promise<TaskHandlerOutput>((r) => (resolve = r));
+              calls.push({ input, signal, resolve, settled });
+              return settled;
+            },
           ),
         },
       });
@@ -567,7 +574,8 @@ describe('taskMachine', () => {
       expect(signal.aborted).toBe(true);
       const cancelled = actor.getSnapshot();
       resolve({ outcome: 'completed', resultRef: 'too-late', at: 6_000 });
-      await new Promise((r) => setTimeout(r, 10));
+      // XState reacted to the late outcome before this await resumes (its reaction was registered first).
+      await call().settled;
       expect(actor.getSnapshot().value).toBe('cancelled');
       expect(actor.getSnapshot().context).toEqual(cancelled.context);
     });
@@ -579,7 +587,7 @@ describe('taskMachine', () => {
       actor.send(taskEvents.complete('by-event', 2));
       expect(call().signal.aborted).toBe(true);
       call().resolve({ outcome: 'failed', error: 'late', at: 3 });
-      await new Promise((r) => setTimeout(r, 10));
+      await call().settled;
       expect(actor.getSnapshot().value).toBe('completed');
       expect(actor.getSnapshot().context.resultRef).toBe('by-event');
       expect(actor.getSnapshot().context.error).toBeNull();

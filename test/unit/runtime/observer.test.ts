@@ -2,8 +2,7 @@
  * The operator's view of the memory backend (`runtime.observe()`): every owner's tasks, their
  * timelines and live updates, on a real runtime.
  */
-import { setTimeout as delay } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TaskOwner } from '../../../machines/index.js';
 import {
   createTaskRuntime,
@@ -95,8 +94,14 @@ describe('runtime.observe() on the memory backend', () => {
   it('should show input requests and answers, live and in the timeline', async () => {
     const { updates } = make();
     await create('t1', 'ask');
-    await delay(5);
-    const [request] = await runtime.pendingInputRequests('t1', alice);
+    const [request] = await vi.waitFor(
+      async () => {
+        const pending = await runtime.pendingInputRequests('t1', alice);
+        expect(pending).toHaveLength(1);
+        return pending;
+      },
+      { timeout: 2_000, interval: 5 },
+    );
     const key = await keyOf('t1');
     expect((await observer.list())[0]).toMatchObject({ status: 'input_required', pendingInputs: [request!.inputId] });
     await runtime.answerInput('t1', alice, request!.inputId, { result: 'Ada' });

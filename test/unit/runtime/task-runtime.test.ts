@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createTaskRuntime,
   DuplicateTaskIdError,
@@ -20,7 +20,15 @@ const bob = { session: 's-bob', principal: null };
 let runtime: TaskRuntime;
 afterEach(async () => {
   await runtime.dispose();
+  vi.useRealTimers();
 });
+
+/**
+ * Fakes the clock the runtime's deadlines run on (Date.now, its default `now`, and setTimeout)
+ * before the runtime is made; setImmediate stays real, so work still starts on the next turn.
+ * A test can then stand just before a deadline, or far past one, without waiting for it.
+ */
+const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
 
 function make(options: TaskRuntimeOptions = {}): TaskRuntime {
   runtime = createTaskRuntime(options);
@@ -133,32 +141,42 @@ describe('createTaskRuntime', () => {
   });
 
   it('should expire a terminal task keepAlive ms after it ended, and say so', async () => {
+    fakeClock();
     make();
     await create('short', 'echo', alice, 50);
     const done = await runtime.waitForTerminal('short', alice, { timeout: 2000 });
     expect(done.expiresAt).toBe(done.updatedAt + 50);
     expect((await runtime.get('short', alice)).status).toBe('completed');
-    await delay(120);
+    // One ms before its deadline it is still there; on the deadline it is gone.
+    await vi.advanceTimersByTimeAsync(done.expiresAt! - Date.now() - 1);
+    expect((await runtime.get('short', alice)).status).toBe('completed');
+    await vi.advanceTimersByTimeAsync(1);
     await expect(runtime.get('short', alice)).rejects.toThrow(TaskExpiredError);
     expect((await runtime.list(alice)).tasks.map((t) => t.taskId)).not.toContain('short');
     expect(runtime.stats()).toEqual({ live: 0, retained: 0 });
   });
 
   it('should never evict a running task, whatever its keepAlive', async () => {
+    fakeClock();
     make();
     await create('running', 'wait', alice, 0);
-    await delay(60);
+    await workStarted();
+    // Far past a keepAlive of 0 (the 'wait' work itself ends at 60 s): any deadline set for the
+    // running task has fired by now.
+    await vi.advanceTimersByTimeAsync(10_000);
     expect((await runtime.get('running', alice)).status).toBe('working');
     await runtime.cancel('running', alice);
-    await delay(30);
+    await vi.advanceTimersByTimeAsync(0);
     await expect(runtime.get('running', alice)).rejects.toThrow(TaskExpiredError);
   });
 
   it('should allow an id again after its task expired or was deleted', async () => {
+    fakeClock();
     make();
     await create('reuse', 'echo', alice, 10);
     await runtime.waitForTerminal('reuse', alice, { timeout: 2000 });
-    await delay(50);
+    await vi.advanceTimersByTimeAsync(10);
+    await expect(runtime.get('reuse', alice)).rejects.toThrow(TaskExpiredError);
     await create('reuse');
     await runtime.waitForTerminal('reuse', alice, { timeout: 2000 });
     await runtime.delete('reuse', alice);
@@ -168,12 +186,15 @@ describe('createTaskRuntime', () => {
   });
 
   it('should cancel then delete a running task, and not let its old deadline touch a new task of the same id', async () => {
+    fakeClock();
     make({ defaultKeepAlive: 30 });
     await create('d', 'wait');
     await runtime.delete('d', alice);
     await expect(runtime.get('d', alice)).rejects.toThrow(TaskNotFoundError);
     await create('d', 'wait');
-    await delay(80);
+    await workStarted();
+    // Far past the deleted task's deadline (30 ms after its cancel), short of the work's own 60 s.
+    await vi.advanceTimersByTimeAsync(10_000);
     expect((await runtime.get('d', alice)).status).toBe('working');
   });
 
@@ -230,13 +251,22 @@ describe('createTaskRuntime', () => {
 
   it('should keep a cancelled task cancelled, without a result, when its handler finishes anyway', async () => {
     make();
-    runtime.registerHandler('stubborn', async () => {
-      await delay(40); // ignores its abort signal
-      return { late: true };
+    let finished: Promise<unknown> | undefined;
+    runtime.registerHandler('stubborn', () => {
+      finished = (async () => {
+        await delay(40); // ignores its abort signal
+        return { late: true };
+      })();
+      return finished;
     });
     await create('s1', 'stubborn');
+    await workStarted();
     await runtime.cancel('s1', alice);
-    await delay(80);
+    // The late result is back, and the runtime has taken it in: its reaction to the handler's
+    // promise runs in microtasks, all of which are done by the next turn of the event loop.
+    expect(finished, 'the handler ran before the cancel').toBeDefined();
+    await finished;
+    await workStarted();
     expect(await runtime.outcome('s1', alice)).toMatchObject({ task: { status: 'cancelled' }, hasResult: false, result: undefined });
   });
 
