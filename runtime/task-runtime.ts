@@ -118,9 +118,12 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
         // A task without work is driven from outside (update); its handler never settles.
         if (!entry?.work) return new Promise<never>(() => undefined);
         const { handler, params } = entry.work;
-        // The work starts on the next turn of the event loop: whoever created the task has
-        // announced it (a task begins `working`, SEP-1686 `submitted`) before the work can move it.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        // The work starts as soon as `create` has taken the task's first view (a task begins
+        // `working`, SEP-1686 `submitted`): one microtask, not a turn of the event loop, so work
+        // that ends quickly has ended by the requester's first look. Putting the announcement on
+        // the wire ahead of what the work causes (status notifications, input requests) is the
+        // adapter's job.
+        await Promise.resolve();
         if (signal.aborted) return { outcome: 'failed', error: 'Ended before its work started', at: now() };
         try {
           const result = await handler(params, {
@@ -353,8 +356,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       return page.more ? { tasks, nextCursor: encodeCursor(page.lastSeq) } : { tasks };
     },
 
-    async result(taskId, owner) {
-      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
+    async result(taskId, owner, o = {}) {
+      if (o.countsAsPoll !== false) limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       const entry = find(taskId, owner);
       if (entry.status !== 'completed') throw new TaskNotCompletedError(taskId, entry.status);
       return { task: view(entry), result: entry.result };

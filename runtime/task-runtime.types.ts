@@ -199,7 +199,7 @@ export interface TaskRuntime {
   /** One page of the owner's tasks, oldest first. @throws InvalidCursorError */
   list(owner: TaskOwner, options?: { cursor?: string | undefined; limit?: number }): Promise<TaskPage>;
   /** The result of a completed task. @throws TaskNotCompletedError when it is not `completed` */
-  result(taskId: string, owner: TaskOwner): Promise<{ task: TaskView; result: unknown }>;
+  result(taskId: string, owner: TaskOwner, options?: ReadOptions): Promise<{ task: TaskView; result: unknown }>;
   /** What a terminal task produced (result, or none). @throws TaskNotCompletedError while it runs */
   outcome(taskId: string, owner: TaskOwner, options?: ReadOptions): Promise<TaskOutcome>;
   /**

@@ -6,7 +6,7 @@
  * @module
  */
 import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { isTerminalStatus } from '../../machines/index.js';
+import { isTerminalStatus, type TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime, TaskView } from '../../runtime/index.js';
 import { renderTask2025 } from '../dialects/2025-11-25/index.js';
 import { requestKey, type TaskHost } from './request-context.js';
@@ -31,21 +31,41 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
   const open: OpenTaskRequests = new Map();
   const inFlight = new Set<string>();
 
-  // notifications/tasks/status for the 2025-11-25 tasks this connection created, on every change;
-  // each is watched on its own, until it ends or the connection closes.
+  // notifications/tasks/status for the 2025-11-25 tasks this connection creates, on every change;
+  // each is watched on its own, from before it exists (its work starts at once, and may change it
+  // before the creation returns) until it ends or the connection closes. What changes before the
+  // CreateTaskResult has left waits for it: a requester hears of a task first from that reply.
   const watching = new Set<() => void>();
-  const watch = (created: TaskView): void => {
+  const watch = (taskId: string, owner: TaskOwner): ((created: TaskView | null) => void) => {
+    const send = (params: Record<string, unknown>): void => void host.notification({ method: 'notifications/tasks/status', params }).catch(() => undefined);
+    let held: Record<string, unknown>[] | null = [];
     const stop = runtime.subscribe(
-      ({ task }) => {
+      ({ task, previous }) => {
+        if (previous === null) return; // the creation itself: the CreateTaskResult tells it
         if (isTerminalStatus(task.status)) {
           stop();
           watching.delete(stop);
         }
-        host.notification({ method: 'notifications/tasks/status', params: renderTask2025(task) }).catch(() => undefined);
+        const params = renderTask2025(task);
+        if (held) held.push(params);
+        else send(params);
       },
-      { taskId: created.taskId, owner: created.owner },
+      { taskId, owner },
     );
     watching.add(stop);
+    return (created) => {
+      if (created === null) {
+        stop();
+        watching.delete(stop);
+        return;
+      }
+      // The SDK sends the reply once the request handler returns, within this turn of the loop.
+      setImmediate(() => {
+        const queued = held ?? [];
+        held = null;
+        for (const params of queued) send(params);
+      });
+    };
   };
   const previousOnClose = host.onclose;
   host.onclose = () => {
@@ -75,5 +95,5 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
     return true;
   };
 
-  return { host, runtime, open, inFlight, peerSupports, takeovers: new Set(), onCreated2025: watch };
+  return { host, runtime, open, inFlight, peerSupports, takeovers: new Set(), watch2025: watch };
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from 'zod';
+import type { TaskOwner } from '../../machines/index.js';
 import type { TaskView, TaskRuntime } from '../../runtime/index.js';
 import type { RequestWorkContext, TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from './definitions.js';
 import type { InputChannel } from './input-delivery.js';
@@ -20,7 +21,8 @@ export interface ConnectionContext extends InputChannel {
   readonly host: TaskHost;
   readonly runtime: TaskRuntime;
   readonly open: OpenTaskRequests;
-  readonly onCreated2025: (task: TaskView) => void;
+  /** Starts the status notifications of a 2025-11-25 task about to be created; call the result with the created task (or `null` when creation failed). */
+  readonly watch2025: (taskId: string, owner: TaskOwner) => (created: TaskView | null) => void;
 }
 
 /** A request schema that accepts any params, so that we, not a schema library, word the errors. */

@@ -44,8 +44,8 @@ export interface ExecuteRequest {
   readonly host: TaskHost;
   /** The same work as a plain call. */
   readonly direct: (ctx: RequestWorkContext) => Promise<unknown>;
-  /** Called with each 2025-11-25 task this connection creates (for status notifications). */
-  readonly onCreated2025?: (task: TaskView) => void;
+  /** Watches each 2025-11-25 task this connection creates, from before it exists (for status notifications). */
+  readonly watch2025?: (taskId: string, owner: TaskOwner) => (created: TaskView | null) => void;
 }
 
 function readTaskRequest(r: ExecuteRequest) {
@@ -99,10 +99,13 @@ export async function executeRequest(r: ExecuteRequest): Promise<Record<string, 
 
 async function createTask2025(r: ExecuteRequest, ttl: number | null | undefined): Promise<Record<string, unknown>> {
   let task: TaskView;
+  const taskId = randomUUID();
+  const owner = ownerOf(r.extra);
+  const created = r.watch2025?.(taskId, owner);
   try {
     task = await r.runtime.create({
-      taskId: randomUUID(),
-      owner: ownerOf(r.extra),
+      taskId,
+      owner,
       dialect: SPEC_2025_11_25,
       method: r.method,
       label: r.label,
@@ -111,9 +114,10 @@ async function createTask2025(r: ExecuteRequest, ttl: number | null | undefined)
       params: r.params,
     });
   } catch (error) {
+    created?.(null);
     throw toJsonRpcError(error);
   }
-  r.onCreated2025?.(task);
+  created?.(task);
   return { task: renderTask2025(task) };
 }
 
@@ -132,22 +136,25 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
   // Messages go through the host with only relatedRequestId: the SDK's extra.send* would divert
   // them into a task message queue whenever the request carries a 2025-11-25 related-task key.
   const relatedRequestId = r.extra.requestId;
-  // Input requests travel over the original request, which stays open until the task ends (§4.4).
-  const stopInputs = deliverInputs(
-    r.runtime,
-    taskId,
-    owner,
-    (input, signal) =>
-      r.host.request({ method: input.method, params: withRelatedMeta(input.params, taskId) }, AnyResultSchema, {
-        relatedRequestId,
-        signal,
-        timeout: INPUT_REQUEST_TIMEOUT_MS,
-      }),
-    r,
-  );
+  let stopInputs = (): void => undefined;
   try {
-    // The notification travels on the request's own stream (Streamable HTTP) ahead of the response.
+    // The notification travels on the request's own stream (Streamable HTTP) ahead of the response,
+    // and ahead of any input request: the work has started already, and may be asking.
     await r.host.notification({ method: 'notifications/tasks/created', params: { _meta: relatedMeta(taskId) } }, { relatedRequestId });
+    // Input requests travel over the original request, which stays open until the task ends
+    // (§4.4); those asked before this point are pending, and are sent now.
+    stopInputs = deliverInputs(
+      r.runtime,
+      taskId,
+      owner,
+      (input, signal) =>
+        r.host.request({ method: input.method, params: withRelatedMeta(input.params, taskId) }, AnyResultSchema, {
+          relatedRequestId,
+          signal,
+          timeout: INPUT_REQUEST_TIMEOUT_MS,
+        }),
+      r,
+    );
     // Deliberately not tied to extra.signal: a dropped connection must not cancel a task; only
     // notifications/cancelled (handled by the caller) or tasks/delete end it early.
     // The server's own wait: not a poll of the requester, so never refused by its poll rate.

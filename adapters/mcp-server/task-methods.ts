@@ -26,6 +26,9 @@ function handle(server: TaskHost, method: string, answer: (params: unknown, extr
   });
 }
 
+/** Reads that complete a request whose first look-up was charged: not charged again. */
+const SAME_REQUEST = { countsAsPoll: false } as const;
+
 /**
  * Installs the task methods on an SDK server. The server must declare the `tasks` capability.
  *
@@ -50,9 +53,11 @@ export function installTaskMethods(
   handle(server, 'tasks/result', async (params, extra) => {
     const taskId = taskIdParam(params, 'tasks/result');
     const owner = ownerOf(extra);
+    // One request, one poll: the look-up that finds the task's dialect is charged, the reads that
+    // complete it are not.
     const task = await runtime.get(taskId, owner);
     // SEP-1686 answers at once and only for completed tasks (§4.6).
-    if (task.dialect !== SPEC_2025_11_25) return withRelatedMetaFor(task, (await runtime.result(taskId, owner)).result);
+    if (task.dialect !== SPEC_2025_11_25) return withRelatedMetaFor(task, (await runtime.result(taskId, owner, SAME_REQUEST)).result);
     // 2025-11-25 blocks until the task is terminal, then returns exactly what the request would
     // have. Meanwhile the task's input requests travel over this call (the spec's input_required flow).
     const stopInputs = deliverInputs(
@@ -71,7 +76,7 @@ export function installTaskMethods(
     );
     let outcome;
     try {
-      outcome = await runtime.waitForOutcome(taskId, owner, { signal: extra.signal });
+      outcome = await runtime.waitForOutcome(taskId, owner, { signal: extra.signal, countsAsPoll: false });
     } finally {
       stopInputs();
     }

@@ -46,8 +46,8 @@ export function auditRuntime<R extends TaskRuntime>(runtime: R, audit: AuditLog)
 
     list: (owner, o) => lookup('list', null, owner, () => runtime.list(owner, o)),
 
-    async result(taskId, owner) {
-      const out = await lookup('result', taskId, owner, () => runtime.result(taskId, owner));
+    async result(taskId, owner, o) {
+      const out = await lookup('result', taskId, owner, () => runtime.result(taskId, owner, o));
       audit.retrieved('result', out.task, owner, true);
       return out;
     },

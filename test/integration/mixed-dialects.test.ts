@@ -7,7 +7,7 @@
  * each task in the dialect it was created in.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { attachHttpWire } from './harness/http-wire.js';
@@ -15,6 +15,7 @@ import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
 import { connectSdkClientTo, type SdkPeer } from './harness/sdk-client.js';
 import { isRecord, type JSONRPCResponse, type JsonRpcId, type Wire } from './harness/types.js';
 import { sleep, type Rec, metaOf, ok } from './harness/json.js';
+import { expectPollInterval } from './harness/poll-interval.js';
 
 const SEP_TASK = 'modelcontextprotocol.io/task';
 const SEP_RELATED = 'modelcontextprotocol.io/related-task';
@@ -60,7 +61,7 @@ function expectSepShape(task: Rec, taskId: string, keepAlive: number, where: 'ge
   for (const key of Object.keys(task)) expect(SEP_KEYS, `unexpected key '${key}' in a SEP-1686 task: ${JSON.stringify(task)}`).toContain(key);
   expect(task['taskId']).toBe(taskId);
   expect(task['keepAlive']).toBe(keepAlive);
-  expect(task['pollFrequency']).toBe(POLL);
+  expectPollInterval(task['pollFrequency'], POLL, { status: task['status'] });
   if (where === 'get') expect(metaOf(task)?.[SEP_RELATED]).toEqual({ taskId });
   else if (metaOf(task)?.[SEP_RELATED] !== undefined) expect(metaOf(task)?.[SEP_RELATED]).toEqual({ taskId });
   expect(metaOf(task)?.[RELATED]).toBeUndefined();
@@ -72,7 +73,7 @@ function expectSpecShape(task: Rec, taskId: string, ttl: number): void {
   for (const key of Object.keys(task)) expect(SPEC_KEYS, `unexpected key '${key}' in a 2025-11-25 task: ${JSON.stringify(task)}`).toContain(key);
   expect(task['taskId']).toBe(taskId);
   expect(task['ttl']).toBe(ttl);
-  expect(task['pollInterval']).toBe(POLL);
+  expectPollInterval(task['pollInterval'], POLL, { status: task['status'], createdAt: Date.parse(task['createdAt'] as string) });
   expect(task['createdAt']).toMatch(ISO_8601);
   expect(task['lastUpdatedAt']).toMatch(ISO_8601);
   expect(Date.parse(task['lastUpdatedAt'] as string)).toBeGreaterThanOrEqual(Date.parse(task['createdAt'] as string));
@@ -151,6 +152,22 @@ async function pollSdk(peer: SdkPeer, taskId: string, check: (task: Rec) => void
     if (Date.now() > deadline) throw new Error(`task ${taskId} did not finish: ${JSON.stringify(task)}`);
     await sleep(POLL);
   }
+}
+
+/**
+ * Runs a short 2025-11-25 task of `peer`'s own until its completed notifications/tasks/status is
+ * in `notes`; returns its id.
+ */
+async function ownTaskNotified(peer: SdkPeer, notes: Rec[]): Promise<string> {
+  const created = await peer.client.request({ method: 'tools/call', params: { name: 'sleep', arguments: { ms: 1 }, task: { ttl: 60_000 } } }, Raw);
+  const taskId = CreateTaskResultSchema.parse(created).task.taskId;
+  await vi.waitFor(
+    () => {
+      if (!notes.some((n) => n['taskId'] === taskId && n['status'] === 'completed')) throw new Error(`no completed notification for ${taskId} yet: ${JSON.stringify(notes)}`);
+    },
+    { timeout: 5_000, interval: 20 },
+  );
+  return taskId;
 }
 
 describe('one HTTP server, two dialects', () => {
@@ -260,12 +277,20 @@ describe('one HTTP server, two dialects', () => {
     for (const id of sepIds) await expectMcpError(peer.client.experimental.tasks.getTaskResult(id, CallToolResultSchema), INVALID_PARAMS, NOT_FOUND);
 
     // status notifications reach the creating session only (positive control: the SDK client heard its own)
-    await sleep(200);
-    for (const id of specTasks) expect(sdkNotes.some((n) => n['taskId'] === id && n['status'] === 'completed'), JSON.stringify(sdkNotes)).toBe(true);
-    expect(observerNotes, 'a session that created nothing received task notifications').toEqual([]);
     expect((await sdkList(observer)).length).toBe(0);
-    const sdkSeen = JSON.stringify(sdkNotes);
+    // Each SDK session then runs a task of its own to its completed notification: notifications
+    // reach a session in order on its stream, so whatever was sent to it before is in by then.
+    const peerMarker = await ownTaskNotified(peer, sdkNotes);
+    const observerMarker = await ownTaskNotified(observer, observerNotes);
+    for (const id of specTasks) expect(sdkNotes.some((n) => n['taskId'] === id && n['status'] === 'completed'), JSON.stringify(sdkNotes)).toBe(true);
+    expect(
+      observerNotes.filter((n) => n['taskId'] !== observerMarker),
+      'a session that created nothing (but its marker) received task notifications',
+    ).toEqual([]);
+    const sdkSeen = JSON.stringify(sdkNotes.filter((n) => n['taskId'] !== peerMarker));
     for (const id of sepIds) expect(sdkSeen).not.toContain(id);
+    // Every request of the raw session is answered: no stream of its own is open that could still
+    // carry anything to it.
     const rawSeen = JSON.stringify(raw.notifications);
     for (const id of specTasks) expect(rawSeen).not.toContain(id);
   });

@@ -17,6 +17,7 @@ import {
   type Wire,
 } from './harness/types.js';
 import { sleep, type Rec, ok } from './harness/json.js';
+import { expectPollInterval } from './harness/poll-interval.js';
 
 const META = 'modelcontextprotocol.io/task';
 const RELATED = 'modelcontextprotocol.io/related-task';
@@ -121,7 +122,7 @@ function expectTaskShape(state: Rec, taskId: string, expected: { keepAlive: numb
   expect(STATUSES).toContain(state['status']);
   if (expected.status !== undefined) expect(state['status']).toBe(expected.status);
   expect(state['keepAlive']).toBe(expected.keepAlive);
-  expect(state['pollFrequency']).toBe(expected.pollFrequency);
+  expectPollInterval(state['pollFrequency'], expected.pollFrequency, { status: state['status'] });
   expect(relatedOf(state)).toEqual({ taskId });
   if (state['statusMessage'] !== undefined) expect(typeof state['statusMessage']).toBe('string');
 }
@@ -371,7 +372,8 @@ export function defineSep1686Flows(name: string, connect: Connect): void {
         const whileRunning = (await listPages(wire)).tasks.filter((t) => t['taskId'] === taskId);
         expect(whileRunning).toHaveLength(1);
         expect(['submitted', 'working']).toContain(whileRunning[0]?.['status']);
-        expect(whileRunning[0]).toMatchObject({ taskId, keepAlive: 45_000, pollFrequency: POLL });
+        expect(whileRunning[0]).toMatchObject({ taskId, keepAlive: 45_000 });
+        expectPollInterval(whileRunning[0]?.['pollFrequency'], POLL, { status: whileRunning[0]?.['status'] });
 
         ok(await wire.responseFor(requestId));
         const afterwards = (await listPages(wire)).tasks.filter((t) => t['taskId'] === taskId);
@@ -472,7 +474,8 @@ export function defineSep1686Flows(name: string, connect: Connect): void {
         expect(result['content']).toEqual(text(words));
         expect(result['isError'] ?? false).toBe(false);
         expect(relatedOf(result)).toBeUndefined();
-        await sleep(100);
+        // A task's notifications/tasks/created travels ahead of its tools/call response, on the same
+        // stream: had a task been made, its notification would be in by now.
         expect(createdCount(wire, taskId)).toBe(0);
         fails(await getTask(wire, taskId), INVALID_PARAMS, NOT_FOUND);
         expect(await listedIds(wire)).not.toContain(taskId);
@@ -530,7 +533,10 @@ export function defineSep1686Flows(name: string, connect: Connect): void {
         expect(statusOf(cancelled)).toBe('cancelled');
         expect(cancelled['taskId']).toBe(taskId);
 
-        await sleep(1_000);
+        // Three of its steps' worth of time on the server's own timers: a 1 s long_job started after
+        // the cancel completes (the cancelled job's steps, had they gone on, were due before its own).
+        const control = await startTask(wire, 'long_job', { seconds: 1 });
+        expect(ok(await wire.responseFor(control.requestId, 5_000))['content']).toEqual(text('long_job done in 1 s'));
         const later = await taskState(wire, taskId);
         expect(statusOf(later)).toBe('cancelled');
         // the work has ceased: no further progress after cancellation
@@ -552,7 +558,9 @@ export function defineSep1686Flows(name: string, connect: Connect): void {
         const wire = server();
         const { taskId, requestId, result } = await runTask(wire, 'sleep', { ms: 30 });
         await wire.notify('notifications/cancelled', { requestId, reason: 'too late' });
-        await sleep(300);
+        // Messages are handled in the order they arrive (a notification's handler before a later
+        // request's): by the time ping is answered, the late cancel has been dealt with.
+        ok(await wire.request('ping', {}));
         expect(statusOf(await taskState(wire, taskId))).toBe('completed');
         expect(ok(await wire.request('tasks/result', { taskId }))).toEqual(result);
       });
@@ -619,6 +627,16 @@ export function defineSep1686Flows(name: string, connect: Connect): void {
     describe('server with --default-keep-alive 300 --max-keep-alive 1000', () => {
       const server = useServer(pool, EXPIRY_FLAGS);
 
+      /**
+       * Waits until the server's expiry has passed the default keepAlive (300 ms) counted from now,
+       * on its own clock: a control task with the default keepAlive, completed after this call,
+       * expires. Anything due earlier under the default is gone by then (deadlines fire in order).
+       */
+      async function defaultKeepAlivePassed(wire: Wire): Promise<void> {
+        const { taskId } = await runTask(wire, 'sleep', { ms: 0 });
+        await pollUntil(`the control task ${taskId} to expire`, () => getTask(wire, taskId), (res) => res.error !== undefined, 4_000, 20);
+      }
+
       /** Polls tasks/get until the task is gone; returns ms elapsed since `since`. */
       async function expectExpiry(wire: Wire, taskId: string, since: number, minMs: number, maxMs: number): Promise<void> {
         const gone = await pollUntil(
@@ -654,7 +672,7 @@ export function defineSep1686Flows(name: string, connect: Connect): void {
         const { taskId, result } = await runTask(wire, 'sleep', { ms: 0 }, { keepAlive: 900 });
         const completedAt = Date.now();
         expect((await taskState(wire, taskId))['keepAlive']).toBe(900);
-        await sleep(450 - (Date.now() - completedAt));
+        await defaultKeepAlivePassed(wire);
         // past the 300 ms default, still there
         expect(statusOf(await taskState(wire, taskId))).toBe('completed');
         expect(ok(await wire.request('tasks/result', { taskId }))).toEqual(result);
@@ -673,7 +691,8 @@ export function defineSep1686Flows(name: string, connect: Connect): void {
       it('should not expire a task that is still running, only after it reaches a terminal status', async () => {
         const wire = server();
         const { taskId, requestId } = await startTask(wire, 'long_job', { seconds: 0.8 });
-        await sleep(500);
+        // Past the 300 ms default keepAlive counted from its start, on the server's own clock.
+        await defaultKeepAlivePassed(wire);
         expect(statusOf(await taskState(wire, taskId))).toBe('working');
         const result = ok(await wire.responseFor(requestId));
         const completedAt = Date.now();

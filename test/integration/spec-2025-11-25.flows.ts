@@ -15,6 +15,7 @@ import {
 import type { ConnectSdk, SdkPeer } from './harness/sdk-client.js';
 import { sleep, type Rec, metaOf } from './harness/json.js';
 import { isRecord } from './harness/types.js';
+import { expectPollInterval } from './harness/poll-interval.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const SEP_RELATED = 'modelcontextprotocol.io/related-task';
@@ -81,7 +82,7 @@ function expectTask2025(task: Rec, expected: { taskId?: string; ttl?: number | n
   expect(Date.parse(task['lastUpdatedAt'] as string)).toBeGreaterThanOrEqual(Date.parse(task['createdAt'] as string));
   expect('ttl' in task, 'ttl is always present (number or null)').toBe(true);
   if (expected.ttl !== undefined) expect(task['ttl']).toBe(expected.ttl);
-  if (expected.pollInterval !== undefined) expect(task['pollInterval']).toBe(expected.pollInterval);
+  if (expected.pollInterval !== undefined) expectPollInterval(task['pollInterval'], expected.pollInterval, { status: task['status'], createdAt: Date.parse(task['createdAt'] as string) });
   if (task['statusMessage'] !== undefined) expect(typeof task['statusMessage']).toBe('string');
   // nothing of the SEP-1686 dialect
   expect(task).not.toHaveProperty('keepAlive');
@@ -296,15 +297,18 @@ export function define2025Flows(name: string, connect: ConnectSdk): void {
           });
         pending.catch(() => undefined);
 
-        await sleep(400);
-        expect(settledAt, 'tasks/result answered while the task was still working').toBeUndefined();
+        // A tasks/get sent after it finds the task still working, and tasks/result not answered.
         expect((await peer.client.experimental.tasks.getTask(task.taskId)).status).toBe('working');
+        expect(settledAt, 'tasks/result answered while the task was still working').toBeUndefined();
 
         const result = await pending;
         expect(result.content).toEqual([{ type: 'text', text: 'slept 1200 ms' }]);
         expect(metaOf(result)?.[RELATED]).toEqual({ taskId: task.taskId });
         expect(settledAt! - createdAt).toBeGreaterThanOrEqual(1_000);
-        expect((await peer.client.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
+        const completed = await peer.client.experimental.tasks.getTask(task.taskId);
+        expect(completed.status).toBe('completed');
+        // Answered only once the task had completed (the server stamps that moment; same host clock).
+        expect(settledAt!, 'tasks/result answered before the task completed').toBeGreaterThanOrEqual(Date.parse(completed.lastUpdatedAt));
       });
 
       it('task shape: ISO timestamps, lastUpdatedAt >= createdAt, the requested ttl, pollInterval = --poll-frequency, no related-task _meta', async () => {
@@ -341,7 +345,10 @@ export function define2025Flows(name: string, connect: ConnectSdk): void {
 
         const right = await rawGet(peer.client, task.taskId);
         expect(right['status']).toBe('cancelled');
-        await sleep(1_000); // five more steps' worth of time
+        // Five more steps' worth of time on the server's own timers: a 1 s long_job started after the
+        // cancel completes (the cancelled job's steps, had they gone on, were due before its own).
+        const control = await createTask(peer, 'long_job', { seconds: 1 }, 60_000);
+        expect((await waitTerminal(peer, control.taskId)).status).toBe('completed');
         const later = await rawGet(peer.client, task.taskId);
         expect(later['status']).toBe('cancelled');
         expect(later['statusMessage']).toBe(right['statusMessage']);
@@ -425,8 +432,11 @@ export function define2025Flows(name: string, connect: ConnectSdk): void {
         expect((await peer.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).content).toEqual([
           { type: 'text', text: 'long_job done in 0.5 s' },
         ]);
-        // nothing after the terminal one
-        await sleep(300);
+        // nothing after the terminal one: the same job again, started after it, ends with its own
+        // terminal notification on the same stream; the first job's timers were all due before its
+        // own, so whatever they sent is in by then
+        const control = await createTask(peer, 'long_job', { seconds: 0.5 }, 60_000);
+        await log.waitFor((n) => n['taskId'] === control.taskId && TERMINAL.includes(n['status'] as string), `a terminal notifications/tasks/status for ${control.taskId}`);
         expect(log.of(task.taskId).at(-1)).toEqual(final);
         expect(log.of(task.taskId).filter((n) => TERMINAL.includes(n['status'] as string))).toHaveLength(1);
       });

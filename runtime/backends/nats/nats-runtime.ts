@@ -265,8 +265,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       return page.more ? { tasks, nextCursor: encodeCursor(page.lastOrder) } : { tasks };
     },
 
-    async result(taskId, owner) {
-      limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
+    async result(taskId, owner, o = {}) {
+      if (o.countsAsPoll !== false) limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
       const { key, record } = await find(taskId, owner);
       if (record.status !== 'completed') throw new TaskNotCompletedError(taskId, record.status);
       return { task: viewOf(record), result: (await store.getResult(key))?.result };
