@@ -14,8 +14,6 @@
 export { createTaskRuntime } from './task-runtime.js';
 
 export { resolveTaskRuntimeOptions } from './options.js';
-export { suggestedPollInterval, MIN_POLL_INTERVAL_MS } from './poll-interval.js';
-export type { PollTiming } from './poll-interval.js';
 export type { TaskRuntimeOptions, ResolvedTaskRuntimeOptions } from './options.js';
 export type {
   TaskRuntime,

@@ -9,7 +9,8 @@
  * A definition is known by its `run` function. The first one under a name gets the plain handler
  * name (`tools/call:sleep`): the name every node of a NATS cluster registers for the same
  * definitions, so a front node's task runs on any worker. A different `run` under a name already
- * taken gets a name of its own (`tools/call:sleep#2`), known only to the process that registered it
+ * taken gets a name of its own in the memory backend (`tools/call:sleep` + `\u00012`), known only to
+ * this process; on a cluster every definition of a name shares the plain name (the first wins)
  * and kept as long as the runtime (its tasks may run any time): a server that makes new closures
  * for every session registers one handler per session.
  *
@@ -52,7 +53,15 @@ export function registerWorkOnce(runtime: TaskRuntime, method: string, label: st
   if (!byRun) byBase.set(base, (byRun = new Map<unknown, string>()));
   const known = byRun.get(run);
   if (known !== undefined) return known;
-  const name = byRun.size === 0 ? base : `${base}#${byRun.size + 1}`;
+  // On a cluster (a runtime with a node id) another node could never run a name only this process
+  // knows, so there every definition of a name shares the plain one: the first registered wins.
+  if (byRun.size > 0 && 'nodeId' in runtime) {
+    const first = byRun.values().next().value!;
+    byRun.set(run, first);
+    return first;
+  }
+  // \u0001 cannot be part of a tool name the requester sends, so no real tool is ever shadowed.
+  const name = byRun.size === 0 ? base : `${base}\u0001${byRun.size + 1}`;
   byRun.set(run, name);
   register(name);
   return name;

@@ -8,7 +8,6 @@
 import type { TaskOwner, TaskStatus } from '../../machines/index.js';
 import { TaskLimitError, TaskNotFoundError } from '../errors.js';
 import type { TaskView } from '../task-runtime.types.js';
-import { suggestedPollInterval } from '../poll-interval.js';
 import { AuditEvent, type AuditLogger, type AuditOptions, type SecurityReport } from './audit.types.js';
 import { SuspicionCounters, type SuspicionFlag } from './suspicion-counters.js';
 
@@ -82,8 +81,7 @@ export class AuditLog {
 
   /** A requester polled a task (`get`): counted against the suggested poll interval. */
   polled(task: TaskView, owner: TaskOwner): void {
-    // Judged against what the task suggested at the previous poll (the interval adapts to its age).
-    this.#flag(this.counters.poll(owner, task.taskId, task.status, (at) => suggestedPollInterval(task, at)));
+    this.#flag(this.counters.poll(owner, task.taskId, task.status, () => task.pollFrequency));
   }
 
   /** A requester fetched what a terminal task produced. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { suggestedPollInterval, type TaskView } from '../../../runtime/index.js';
+import type { TaskView } from '../../../runtime/index.js';
 import { isoTime } from './iso-time.js';
 
 /** Name of this dialect, stored with each task created in it. */
@@ -76,7 +76,7 @@ export function statusOf2025(task: TaskView): { status: string; statusMessage: s
  * renderTask2025(view); // { taskId, status: 'working', createdAt: '2025-…Z', lastUpdatedAt, ttl, pollInterval }
  * ```
  */
-export function renderTask2025(task: TaskView, now = Date.now()): Record<string, unknown> {
+export function renderTask2025(task: TaskView): Record<string, unknown> {
   const { status, statusMessage } = statusOf2025(task);
   const out: Record<string, unknown> = {
     taskId: task.taskId,
@@ -84,7 +84,7 @@ export function renderTask2025(task: TaskView, now = Date.now()): Record<string,
     createdAt: isoTime(task.createdAt),
     lastUpdatedAt: isoTime(task.updatedAt),
     ttl: task.keepAlive,
-    pollInterval: suggestedPollInterval(task, now),
+    pollInterval: task.pollFrequency,
   };
   if (statusMessage !== null) out['statusMessage'] = statusMessage;
   return out;

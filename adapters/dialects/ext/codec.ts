@@ -6,7 +6,7 @@
  * @experimental the 2026-07-28 protocol is a draft.
  * @module
  */
-import { suggestedPollInterval, type TaskView } from '../../../runtime/index.js';
+import type { TaskView } from '../../../runtime/index.js';
 import { isoTime } from '../2025-11-25/iso-time.js';
 import { statusOf2025 } from '../2025-11-25/codec.js';
 
@@ -55,7 +55,7 @@ export function renderTaskExt(task: TaskView, now = Date.now()): Record<string, 
     createdAt: isoTime(task.createdAt),
     lastUpdatedAt: isoTime(task.updatedAt),
     ttlMs: ttlMs(task, now),
-    pollIntervalMs: Math.max(1, Math.ceil(suggestedPollInterval(task, now))),
+    pollIntervalMs: Math.max(1, Math.ceil(task.pollFrequency)),
   };
   if (statusMessage !== null) out['statusMessage'] = statusMessage;
   return out;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { suggestedPollInterval, type TaskView } from '../../../runtime/index.js';
+import type { TaskView } from '../../../runtime/index.js';
 
 /** Name of this dialect, stored with each task created in it. */
 export const SEP_1686 = 'sep-1686';
@@ -98,12 +98,12 @@ export function withRelatedMeta(result: unknown, taskId: string): Record<string,
  * renderTask(view); // { taskId: 't1', status: 'working', keepAlive: 60000, pollFrequency: 1000 }
  * ```
  */
-export function renderTask(task: TaskView, now = Date.now()): Record<string, unknown> {
+export function renderTask(task: TaskView): Record<string, unknown> {
   const out: Record<string, unknown> = {
     taskId: task.taskId,
     status: task.status,
     keepAlive: task.keepAlive,
-    pollFrequency: suggestedPollInterval(task, now),
+    pollFrequency: task.pollFrequency,
   };
   if (task.statusMessage !== null) out['statusMessage'] = task.statusMessage;
   if (task.error !== null && (task.status === 'failed' || task.status === 'unknown')) out['error'] = task.error;
