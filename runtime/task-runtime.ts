@@ -400,6 +400,8 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
       if (!actor || isTerminalStatus(entry.status)) throw new TaskTerminalError(taskId, entry.status);
       if (entry.work) throw new InvalidArgumentError(`Task ${taskId} runs a handler; only tasks without one are updated from outside`);
       if (change.status === 'completed' || (change.status === 'failed' && 'result' in change)) {
+        // The same rule as a handler's result: refused (the task unchanged) when not JSON or too large.
+        checkResult(change.result, opts.limits.maxResultBytes);
         entry.result = change.result;
         entry.hasResult = true;
       }

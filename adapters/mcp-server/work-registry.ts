@@ -9,10 +9,10 @@
  * A definition is known by its `run` function. The first one under a name gets the plain handler
  * name (`tools/call:sleep`): the name every node of a NATS cluster registers for the same
  * definitions, so a front node's task runs on any worker. A different `run` under a name already
- * taken gets a name of its own in the memory backend (`tools/call:sleep` + `\u00012`), known only to
- * this process; on a cluster every definition of a name shares the plain name (the first wins)
- * and kept as long as the runtime (its tasks may run any time): a server that makes new closures
- * for every session registers one handler per session.
+ * taken gets a name of its own in the memory backend (`tools/call:sleep` + `\u00012`), kept as long
+ * as the runtime (its tasks may run any time): a server that makes new closures for every session
+ * registers one handler per session. On a cluster no other node could run such a name, so there
+ * every definition of a name shares the plain one, and the first registered wins.
  *
  * @module
  */

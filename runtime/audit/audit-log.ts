@@ -81,7 +81,7 @@ export class AuditLog {
 
   /** A requester polled a task (`get`): counted against the suggested poll interval. */
   polled(task: TaskView, owner: TaskOwner): void {
-    this.#flag(this.counters.poll(owner, task.taskId, task.status, () => task.pollFrequency));
+    this.#flag(this.counters.poll(owner, task.taskId, task.status, task.pollFrequency));
   }
 
   /** A requester fetched what a terminal task produced. */

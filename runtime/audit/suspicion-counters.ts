@@ -149,14 +149,14 @@ export class SuspicionCounters {
    * `tasks/result` reads the status first).
    *
    * @param status - the status this poll returned
-   * @param intervalAt - the task's suggested polling interval at a given time, ms
+   * @param pollFrequency - the task's suggested polling interval, ms
    * @returns the flag when this poll made the requester cross the threshold, else `null`
    */
-  poll(owner: TaskOwner, taskId: string, status: TaskStatus, intervalAt: (at: number) => number): SuspicionFlag | null {
+  poll(owner: TaskOwner, taskId: string, status: TaskStatus, pollFrequency: number): SuspicionFlag | null {
     const now = this.#now();
     const key = `${ownerKeyOf(owner)}\u0000${taskId}`;
     const mark = this.#polls.get(key);
-    const fast = mark !== undefined && !mark.changed && now - mark.at < intervalAt(mark.at) / 2;
+    const fast = mark !== undefined && !mark.changed && now - mark.at < pollFrequency / 2;
     touch(this.#polls, key, { at: now, status, changed: mark === undefined || mark.status !== status }, this.thresholds.maxTracked);
     if (!fast) return null;
     this.#fastPolls++;

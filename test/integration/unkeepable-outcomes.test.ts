@@ -85,6 +85,15 @@ describe.each(backends)('outcomes that cannot be kept ($name)', ({ open }) => {
     expect(outcome.failure ?? null).toBeNull();
   });
 
+  it('should refuse an update from outside whose result is not JSON, leaving the task as it was', async () => {
+    // A task without a handler, as the SDK's TaskStore drives it.
+    await runtime.create({ taskId: 'u1', owner, dialect: '2025-11-25', method: 'tools/call', params: {} });
+    await expect(runtime.update('u1', owner, { status: 'completed', result: circular() })).rejects.toThrow(/result cannot be stored as JSON: .*circular/i);
+    expect((await runtime.get('u1', owner)).status).toBe('working');
+    await runtime.update('u1', owner, { status: 'completed', result: { content: [] } });
+    expect((await runtime.outcome('u1', owner)).result).toEqual({ content: [] });
+  });
+
   it('should still complete the next task of the same runtime', async () => {
     const outcome = await run('ok1', 'fine');
     expect(outcome.task.status).toBe('completed');

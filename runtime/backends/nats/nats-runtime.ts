@@ -38,7 +38,7 @@ import { newRecord, pendingInputsOf, viewOf, type TaskRecord } from './task-reco
 import { applyToTask, persistently, type ExpiryItem, type NodeLog, type RegisteredHandler, type RunItem, type TaskSpace } from './task-space.js';
 import { TaskWorker } from './task-worker.js';
 import { WorkQueue } from './work-queue.js';
-import { checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../../task-identity.js';
+import { checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../../task-identity.js';
 import { RequesterLimiter } from '../../limits.js';
 import { auditRuntime, disabledSecurityReport, openAudit } from '../../audit/index.js';
 import { RunningTasks } from './running-tasks.js';
@@ -332,6 +332,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       if (isTerminalStatus(record.status)) throw new TaskTerminalError(taskId, record.status);
       if (record.work) throw new InvalidArgumentError(`Task ${taskId} runs a handler; only tasks without one are updated from outside`);
       const withResult = change.status === 'completed' || (change.status === 'failed' && 'result' in change);
+      // The same rule as a handler's result: refused (the task unchanged) when not JSON or too large.
+      if (withResult) checkResult(change.result, opts.limits.maxResultBytes);
       if (withResult) await store.putResult(key, change.result);
       let current = record;
       for (const event of eventsForUpdate(record.status, change, key, now())) {

@@ -49,26 +49,26 @@ describe('SuspicionCounters', () => {
 
   it('should count polls of one task sooner than half its poll interval, after the grace of a new status', () => {
     const { c, tick } = counters({ fastPolls: 2 });
-    expect(c.poll(a, 't1', 'working', () => 1000)).toBeNull(); // first poll
+    expect(c.poll(a, 't1', 'working', 1000)).toBeNull(); // first poll
     tick(100);
-    expect(c.poll(a, 't1', 'working', () => 1000)).toBeNull(); // right after a new status (the first): grace
+    expect(c.poll(a, 't1', 'working', 1000)).toBeNull(); // right after a new status (the first): grace
     tick(100);
-    expect(c.poll(a, 't1', 'working', () => 1000)).toBeNull(); // fast #1
+    expect(c.poll(a, 't1', 'working', 1000)).toBeNull(); // fast #1
     expect(c.report('n').totals.fastPolls).toBe(1);
     tick(500);
-    expect(c.poll(a, 't1', 'working', () => 1000)).toBeNull(); // half the interval: fine
+    expect(c.poll(a, 't1', 'working', 1000)).toBeNull(); // half the interval: fine
     tick(500);
-    expect(c.poll(a, 't1', 'completed', () => 1000)).toBeNull(); // new status
+    expect(c.poll(a, 't1', 'completed', 1000)).toBeNull(); // new status
     tick(1);
-    expect(c.poll(a, 't1', 'completed', () => 1000)).toBeNull(); // the get of a tasks/result right after: grace
+    expect(c.poll(a, 't1', 'completed', 1000)).toBeNull(); // the get of a tasks/result right after: grace
     expect(c.report('n').totals.fastPolls).toBe(1);
     tick(1);
-    expect(c.poll(a, 't1', 'completed', () => 1000)).toBeNull(); // fast #2
+    expect(c.poll(a, 't1', 'completed', 1000)).toBeNull(); // fast #2
     tick(1);
-    expect(c.poll(a, 't1', 'completed', () => 1000)).toMatchObject({ reason: 'fast-polls', count: 3, threshold: 2 }); // fast #3
+    expect(c.poll(a, 't1', 'completed', 1000)).toMatchObject({ reason: 'fast-polls', count: 3, threshold: 2 }); // fast #3
     // Another task of the same requester, and the same id of another requester, are their own.
-    expect(c.poll(a, 't2', 'working', () => 1000)).toBeNull();
-    expect(c.poll(b, 't1', 'working', () => 1000)).toBeNull();
+    expect(c.poll(a, 't2', 'working', 1000)).toBeNull();
+    expect(c.poll(b, 't1', 'working', 1000)).toBeNull();
     expect(c.report('n').top).toEqual([expect.objectContaining({ session: 'a', fastPolls: 3, flagged: true })]);
   });
 
@@ -93,14 +93,14 @@ describe('SuspicionCounters', () => {
     expect(report.tracked).toBe(3);
     expect(report.totals.failedLookups).toBe(11);
     expect(report.top.map((r) => r.session)).toEqual(['s9', 's8']);
-    for (let i = 0; i < 10; i++) c.poll(a, `t${i}`, 'working', () => 1000);
+    for (let i = 0; i < 10; i++) c.poll(a, `t${i}`, 'working', 1000);
     // t0 was forgotten: its next poll is a first poll again and the one after is its grace; had
     // t0 been kept, the second would be fast.
-    c.poll(a, 't0', 'working', () => 1000);
-    c.poll(a, 't0', 'working', () => 1000);
+    c.poll(a, 't0', 'working', 1000);
+    c.poll(a, 't0', 'working', 1000);
     expect(c.report('n').totals.fastPolls).toBe(0);
-    c.poll(a, 't9', 'working', () => 1000);
-    c.poll(a, 't9', 'working', () => 1000);
+    c.poll(a, 't9', 'working', 1000);
+    c.poll(a, 't9', 'working', 1000);
     expect(c.report('n').totals.fastPolls).toBe(1);
   });
 
