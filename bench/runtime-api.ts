@@ -7,8 +7,8 @@
  * @module
  */
 import { performance } from 'node:perf_hooks';
-import { createActor, fromPromise, toPromise } from 'xstate';
-import { taskEvents, taskMachine, type TaskHandlerInput, type TaskHandlerOutput, type TaskInput } from '../machines/index.js';
+import { createActor, toPromise } from 'xstate';
+import { taskEvents, taskMachine, type TaskInput } from '../machines/index.js';
 import { createTaskRuntime, type TaskRuntime } from '../runtime/index.js';
 import { alternate, type Benchmark, type BenchRow } from './lib/report.js';
 
@@ -49,12 +49,8 @@ async function runtimeSample(n: number, concurrency: number): Promise<number> {
   }
 }
 
-/** The ceiling: the same machine, its handler resolving at once, started and awaited to its final state. */
-const bareMachine = taskMachine.provide({
-  actors: {
-    handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(async ({ input }) => ({ outcome: 'completed', resultRef: input.taskId, at: Date.now() })),
-  },
-});
+/** The ceiling: the same machine as one actor, its work resolving at once and its outcome sent as the event that ends it. */
+const work = async (): Promise<unknown> => RESULT;
 
 async function actorSample(n: number, concurrency: number): Promise<number> {
   return drive(n, concurrency, async (i) => {
@@ -62,8 +58,10 @@ async function actorSample(n: number, concurrency: number): Promise<number> {
       taskId: `t${i}`, owner: OWNER, dialect: 'sep-1686', method: 'tools/call', label: 'ok',
       keepAlive: 300_000, pollFrequency: 1000, createdAt: Date.now(),
     };
-    const actor = createActor(bareMachine, { input }).start();
+    const actor = createActor(taskMachine, { input }).start();
     actor.send(taskEvents.start());
+    await work();
+    actor.send(taskEvents.complete(input.taskId, Date.now()));
     await toPromise(actor); // resolves when the machine reaches a final state
     const status = actor.getSnapshot().value;
     if (status !== 'completed') throw new Error(`bare actor ended ${status}`);

@@ -1,42 +1,33 @@
 /**
  * The task lifecycle of SEP-1686 §4.3 as one XState v5 machine: exactly the edges of the spec's
- * state diagram, nothing more. Pure: the work itself is the `handler` actor, a placeholder that the
- * runtime replaces with `machine.provide({ actors: { handler } })`.
+ * state diagram, nothing more. Pure: the work runs beside the actor (in the runtime's task core),
+ * which tells the machine how it ended with `task.complete` / `task.fail`, and stops the work when
+ * the actor reaches a terminal state.
  *
  * @module
  */
-import { and, assign, fromPromise, or, setup, stateIn } from 'xstate';
+import { assign, setup } from 'xstate';
 import type { TaskEvent } from './task.events.js';
-import type { TaskContext, TaskHandlerOutput, TaskInput } from './task.types.js';
-
-/** What the injected handler actor receives: enough to find the task's work in the runtime. */
-export interface TaskHandlerInput {
-  readonly taskId: string;
-  readonly owner: TaskContext['owner'];
-}
-
-const isLive = or([stateIn('submitted'), stateIn('working'), stateIn('input_required')]);
+import type { TaskContext, TaskInput } from './task.types.js';
 
 /**
  * The lifecycle machine. States are the SEP-1686 statuses; `completed`, `failed`, `cancelled` and
  * `unknown` are final, so a terminal task never changes. `input_required` is left only when no
- * input request is pending (§4.4). The handler actor is invoked at the root so that it keeps
- * running across `working` ⇄ `input_required`, and is stopped (its `AbortSignal` fires) as soon as
- * any terminal state is reached, which is how cancel halts the work.
+ * input request is pending (§4.4). The machine invokes nothing: a task is one actor, whatever state
+ * it is restored in (`taskMachine.resolveState`), and the work's outcome is an event like any
+ * other, so a late outcome of a cancelled task is refused by the same rule as any late event.
  *
  * @example
  * ```ts
- * import { createActor, fromPromise } from 'xstate';
+ * import { createActor } from 'xstate';
  * import { taskMachine, taskEvents } from 'mcp-task-actors/machines';
  *
- * const machine = taskMachine.provide({
- *   actors: { handler: fromPromise(async () => ({ outcome: 'completed', resultRef: 'r1', at: Date.now() })) },
- * });
- * const actor = createActor(machine, {
+ * const actor = createActor(taskMachine, {
  *   input: { taskId: 't1', owner: { session: null, principal: null }, dialect: 'sep-1686',
  *            method: 'tools/call', label: 'sleep', keepAlive: 60_000, pollFrequency: 1000, createdAt: Date.now() },
  * }).start();
  * actor.send(taskEvents.start());
+ * actor.send(taskEvents.complete('r1')); // the work's outcome
  * ```
  */
 export const taskMachine = setup({
@@ -44,10 +35,6 @@ export const taskMachine = setup({
     context: {} as TaskContext,
     events: {} as TaskEvent,
     input: {} as TaskInput,
-  },
-  actors: {
-    // Default: work that never settles. A node that only mirrors a task (or a test) keeps it.
-    handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(() => new Promise<never>(() => undefined)),
   },
   guards: {
     isNewInput: ({ context, event }) =>
@@ -112,47 +99,6 @@ export const taskMachine = setup({
     resultRef: null,
   }),
   initial: 'submitted',
-  invoke: {
-    id: 'handler',
-    src: 'handler',
-    input: ({ context }) => ({ taskId: context.taskId, owner: context.owner }),
-    // The handler's outcome counts only while the task is live: a terminal task never changes,
-    // even when a late outcome is applied to a restored snapshot with the pure transition function.
-    onDone: [
-      {
-        guard: and([isLive, ({ event }) => event.output.outcome === 'completed']),
-        target: '.completed',
-        actions: assign({
-          resultRef: ({ event }) => (event.output.outcome === 'completed' ? event.output.resultRef : null),
-          updatedAt: ({ event }) => event.output.at,
-          pendingInputs: () => [],
-        }),
-      },
-      {
-        guard: isLive,
-        target: '.failed',
-        actions: assign({
-          error: ({ event }) => (event.output.outcome === 'failed' ? event.output.error : 'Task failed'),
-          statusMessage: ({ event }) => (event.output.outcome === 'failed' ? event.output.error : 'Task failed'),
-          updatedAt: ({ event }) => event.output.at,
-          pendingInputs: () => [],
-        }),
-      },
-    ],
-    onError: [
-      {
-        guard: isLive,
-        target: '.failed',
-        actions: assign({
-          error: ({ event }) => `Task handler crashed: ${String(event.error)}`,
-          statusMessage: ({ event }) => `Task handler crashed: ${String(event.error)}`,
-          pendingInputs: () => [],
-        }),
-      },
-      // A late crash of a terminal task's handler is swallowed rather than escalated.
-      { actions: [] },
-    ],
-  },
   // Each live state lists all its edges, written out rather than shared, so that the machine reads
   // as the spec's list of valid paths (§4.3.2) and a reviewer can check it line by line.
   states: {

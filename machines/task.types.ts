@@ -91,7 +91,3 @@ export interface TaskContext extends TaskInput {
   resultRef: string | null;
 }
 
-/** What the injected `handler` actor resolves with. */
-export type TaskHandlerOutput =
-  | { readonly outcome: 'completed'; readonly resultRef: string; readonly at: number }
-  | { readonly outcome: 'failed'; readonly error: string; readonly at: number };

@@ -11,7 +11,7 @@
  *
  * @module
  */
-export { createTaskRuntime } from './task-runtime.js';
+export { createTaskRuntime } from './backends/memory/memory-runtime.js';
 
 export { resolveTaskRuntimeOptions } from './options.js';
 export type { TaskRuntimeOptions, ResolvedTaskRuntimeOptions } from './options.js';

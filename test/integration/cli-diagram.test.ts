@@ -26,6 +26,9 @@ describe('mcp-tasks diagram', () => {
       const parsed = await parseMermaid(run.stdout, 'task');
       expect(parsed.states.map((s) => s.path).sort()).toEqual(states.map((s) => s.id).sort());
       expect(parsed.edges).toHaveLength(transitions.length);
+      // The machine invokes nothing: no handler outcome edge is drawn from any state.
+      expect(parsed.edges.filter((e) => /^(done|error): /.test(e.label))).toEqual([]);
+      expect(run.stdout).not.toMatch(/(done|error): handler/);
     }
   });
 

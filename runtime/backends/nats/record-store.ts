@@ -19,7 +19,8 @@ import type { InputRequest, TaskView } from '../../task-runtime.types.js';
 import { isWrongLastSequence } from './errors.js';
 import { EventStream } from './event-stream.js';
 import { hashToken, nameFromPrefix } from './keys.js';
-import { viewOf, type TaskRecord } from './task-record.js';
+import { viewOf } from '../../core/view.js';
+import type { TaskRecord } from './task-record.js';
 
 /** What is published on a task's subject after each change. */
 export interface FeedEvent {
@@ -31,6 +32,8 @@ export interface FeedEvent {
   readonly node: string;
   /** The new input request, for `task.input.request`. */
   readonly input?: InputRequest;
+  /** The lifecycle event the record took, for the actor of the node running the task. */
+  readonly event?: TaskEvent;
 }
 
 /** Names and replication of the NATS structures. */

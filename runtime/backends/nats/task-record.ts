@@ -9,7 +9,7 @@
  */
 import { getInitialSnapshot, transition } from 'xstate';
 import { isTerminalStatus, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../../machines/index.js';
-import type { InputRequest, TaskView } from '../../task-runtime.types.js';
+import type { InputRequest } from '../../task-runtime.types.js';
 
 /** The work behind a task, as any worker needs it to run it. */
 export interface StoredWork {
@@ -99,19 +99,6 @@ export function applyEvent(record: TaskRecord, event: TaskEvent): TaskRecord | n
     // Only completed tasks, and failed ones whose handler kept a result, have a result to return.
     hasResult: (status === 'completed' || status === 'failed') && record.hasResult,
   };
-}
-
-/**
- * The runtime's view of a stored task.
- *
- * @param record - the stored task
- * @example
- * ```ts
- * const view = viewOf(record); // { taskId, status, statusMessage, expiresAt, … }
- * ```
- */
-export function viewOf(record: TaskRecord): TaskView {
-  return { ...record.context, status: record.status, expiresAt: record.expiresAt };
 }
 
 /**

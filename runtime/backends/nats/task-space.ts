@@ -8,7 +8,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
 import { TaskRuntimeError } from '../../errors.js';
-import type { HandlerOptions, TaskHandler } from '../../task-runtime.types.js';
+import type { RegisteredHandler } from '../../core/core-runtime.js';
 import type { EventFeed } from './event-feed.js';
 import type { Lease, LeaseManager } from './leases.js';
 import type { RecordStore } from './record-store.js';
@@ -37,11 +37,7 @@ export interface ExpiryItem {
 /** Structured log sink: the CLI writes JSON lines; embedders pass their logger. */
 export type NodeLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
-/** A registered handler and how it may be retried. */
-export interface RegisteredHandler {
-  readonly handler: TaskHandler;
-  readonly options: HandlerOptions;
-}
+export type { RegisteredHandler };
 
 /** Everything a node's parts share. */
 export interface TaskSpace {
@@ -102,7 +98,7 @@ export async function applyToTask(
       const moved = applyEvent(record, event);
       return moved && extra ? { ...moved, ...extra(record) } : moved;
     },
-    () => ({ kind: event.type }),
+    () => ({ kind: event.type, event }),
     writeId,
   );
   // Not awaited: the timer is queued in the background (a failure is logged, the task stays readable).

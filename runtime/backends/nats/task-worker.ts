@@ -1,18 +1,18 @@
 /**
  * The worker role: pulls runs from the shared work queue, takes each task's lease, and runs the
- * task as an XState actor of the lifecycle machine whose invoked handler is the registered work.
- * Whatever the handler does (status message, input request, outcome) is written to the task's
- * record; what other nodes do to the task (cancel, delete, an input answer) reaches the actor
- * through the task's event subject, and a cancel stops the actor, which aborts the handler.
+ * task as a {@link TaskRun} of the task core, resumed from the state its record is in. Whatever
+ * the work does (status message, input request, outcome) is written to the task's record; every
+ * event the record takes, from this node or another (cancel, delete, an input answer), reaches
+ * the run's actor through the task's event subject, in the record's order, and a terminal one
+ * aborts the work.
  *
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { createActor, fromPromise, type Actor } from 'xstate';
-import { isTerminalStatus, taskEvents, taskMachine, type TaskHandlerInput, type TaskHandlerOutput } from '../../../machines/index.js';
-import { InvalidArgumentError, TaskFailure, TaskLimitError, TaskTerminalError } from '../../errors.js';
-import { checkResult } from '../../task-identity.js';
-import type { TaskHandlerContext } from '../../task-runtime.types.js';
+import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
+import type { Settled } from '../../core/outcome.js';
+import { TaskRun, type RunPort } from '../../core/task-run.js';
+import type { InputRequest } from '../../task-runtime.types.js';
 import { LeaseLostError } from './errors.js';
 import type { FeedWatch } from './event-feed.js';
 import type { Lease } from './leases.js';
@@ -26,12 +26,9 @@ interface Running {
   readonly taskId: string;
   readonly attempt: number;
   lease: Lease;
-  actor: Actor<typeof taskMachine> | null;
+  run: TaskRun | null;
   watch: FeedWatch | null;
   renew: NodeJS.Timeout | null;
-  /** Input requests of this run waiting for an answer, by input id. */
-  readonly waiting: Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void }>;
-  inputCount: number;
   holdsSlot: boolean;
   slotWait: Promise<void> | null;
 }
@@ -39,7 +36,7 @@ interface Running {
 /** How long a worker pulls nothing after it was handed a run whose handler it does not have. */
 const MISSING_HANDLER_PAUSE_MS = 300;
 
-/** Event kinds a run writes itself. */
+/** Event kinds a run writes itself: they need no second look at the record. */
 const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 'task.input.request']);
 
 /** Deliveries of a run whose task record is not there (yet) before it is dropped. */
@@ -50,6 +47,23 @@ const OUTCOME_WRITE_MS = 120_000;
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The event that brings a run's actor to the terminal state its record is in (or deleted). */
+function endingOf(record: TaskRecord | null, at: number): TaskEvent {
+  const c = record?.context;
+  switch (record?.status) {
+    case 'completed':
+      return taskEvents.complete(c!.resultRef ?? '', c!.updatedAt);
+    case 'failed':
+      return taskEvents.fail(c!.error ?? 'Task failed', c!.updatedAt);
+    case 'unknown':
+      return taskEvents.lose(c!.error ?? 'The outcome of this task is unknown', c!.updatedAt);
+    case 'cancelled':
+      return taskEvents.cancel(c!.statusMessage, c!.updatedAt);
+    default:
+      return taskEvents.cancel('Deleted', at);
+  }
 }
 
 /** A counting semaphore: at most `size` tasks hold a slot. */
@@ -222,10 +236,12 @@ export class TaskWorker {
         : taskEvents.message(`Worker ${record.node ?? 'unknown'} was lost; running again on ${space.nodeId} (attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`, at);
     // The worker that runs the handler says how it may be retried: its declaration is the one in force.
     const declared = { ...work, retry: registered.options.retry ?? 'never', maxAttempts: registered.options.maxAttempts ?? space.maxAttempts };
-    const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, actor: null, watch: null, renew: null, waiting: new Map(), inputCount: 0, holdsSlot: true, slotWait: null };
+    const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, run: null, watch: null, renew: null, holdsSlot: true, slotWait: null };
     // Watch before the start is written: a cancel right after it must not slip through unseen.
     run.watch = space.feed.watch(item.key, (event) => {
-      // This run's own moves need no second look; anything another node did (or any ending) does.
+      // The run's actor takes every event its record takes, in the record's order.
+      if (event.event) run.run?.send(event.event);
+      // This run's own moves need no second look; anything another node did (an answer, an end) does.
       if (event.node === space.nodeId && OWN_MOVES.has(event.kind)) return;
       void this.#reconcile(run);
     });
@@ -245,102 +261,75 @@ export class TaskWorker {
     this.#running.set(item.key, run);
     this.tasksRun++;
     space.log('info', 'task run', { taskId: record.context.taskId, attempt: item.attempt, node: space.nodeId, key: item.key });
+    // A run writes only while the record still names it: after a takeover, a stalled worker's late writes are dropped.
+    run.ours = (r: TaskRecord): boolean => r.node === space.nodeId && r.attempts === item.attempt && r.order === item.order;
+    // Resumed from the record's own state (working, input_required…), not from the start.
+    run.run = new TaskRun(
+      { status: moved.record.status, context: moved.record.context },
+      { handler: registered.handler, params: work.params, maxResultBytes: space.maxResultBytes, now: space.now },
+      this.#portOf(run),
+    );
     run.watch.from(moved.record.seq);
     run.renew = setInterval(() => void this.#renew(run), Math.max(100, Math.floor(space.leaseTtlMs / 3)));
-
-    const handler = registered.handler;
-    const params = work.params;
-    const context = moved.record.context;
-    // A run writes only while the record still names it: after a takeover, a stalled worker's late writes are dropped.
-    const ours = (r: TaskRecord): boolean => r.node === space.nodeId && r.attempts === item.attempt && r.order === item.order;
-    run.ours = ours;
-    const machine = taskMachine.provide({
-      actors: {
-        handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(async ({ signal }) => {
-          const ctx: TaskHandlerContext = {
-            taskId: context.taskId,
-            owner: context.owner,
-            dialect: context.dialect,
-            signal,
-            setStatusMessage: (message) => void applyToTask(space, item.key, taskEvents.message(message, space.now()), { only: ours }).catch(() => undefined),
-            requestInput: (method, p) => this.#requestInput(run, method, p),
-          };
-          return this.#outcome(run, signal, () => handler(params, ctx));
-        }),
-      },
-    });
-    const actor = createActor(machine, { input: { ...context } });
-    run.actor = actor;
-    actor.subscribe({
-      next: (snapshot) => {
-        if (isTerminalStatus(snapshot.value)) this.#finish(run, true);
-      },
-      error: () => this.#finish(run, true),
-    });
-    actor.start();
-    actor.send(taskEvents.start(space.now()));
+    run.run.begin();
     return true;
   }
 
-  /**
-   * Runs the handler, then writes its outcome (result first, then the terminal status). The
-   * writes are retried through a NATS outage: the outcome is decided and must not be lost, nor
-   * turned into a failure of the handler.
-   */
-  async #outcome(run: Running, signal: AbortSignal, work: () => Promise<unknown>): Promise<TaskHandlerOutput> {
+  /** How a run reaches its task's record in the task space. */
+  #portOf(run: Running): RunPort {
     const space = this.#space;
-    let settled: { ok: true; result: unknown } | { ok: false; error: unknown };
-    try {
-      const result = await work();
-      // Not JSON, or too large to keep: the task fails saying why, instead of storing it.
-      checkResult(result, space.maxResultBytes);
-      settled = { ok: true, result };
-    } catch (error) {
-      settled = { ok: false, error };
-    }
-    const at = space.now();
-    if (signal.aborted) return { outcome: 'failed', error: 'Ended while running', at };
+    return {
+      move: (event) => void applyToTask(space, run.key, event, { only: run.ours }).catch(() => undefined),
+      requestInput: (request) => this.#requestInput(run, request),
+      end: (outcome, at) => this.#keepOutcome(run, outcome, at),
+      ended: () => {
+        // Logged once, however it ended (its own outcome, a cancel from any node, a loss).
+        const status = run.run?.status;
+        if (this.#running.get(run.key) === run && status !== undefined && isTerminalStatus(status)) this.#logEnd(run, status);
+        this.#finish(run, true);
+      },
+      // Waiting for a person holds no worker slot.
+      waiting: () => {
+        if (!run.holdsSlot) return;
+        run.holdsSlot = false;
+        this.#slots.release();
+      },
+      // Back to work: it takes a worker slot again (waiting for one if the worker is full).
+      resuming: () => this.#holdSlot(run),
+    };
+  }
+
+  /**
+   * Keeps a decided outcome: the result first, then the terminal status. The writes are retried
+   * through a NATS outage: the outcome is decided and must not be lost, nor turned into a failure
+   * of the handler.
+   */
+  async #keepOutcome(run: Running, outcome: Settled, at: number): Promise<void> {
+    const space = this.#space;
     const stillWanted = (): boolean => this.#running.get(run.key) === run;
     const keep = <T>(op: () => Promise<T>): Promise<T> => persistently(op, { giveUpMs: OUTCOME_WRITE_MS, stillWanted });
+    const ending = outcome.status === 'completed' ? taskEvents.complete(run.key, at) : taskEvents.fail(outcome.error, at);
     try {
-      if (settled.ok) {
-        await keep(() => space.store.putResult(run.key, settled.result));
-        const writeId = randomUUID();
-        const out = await keep(() => applyToTask(space, run.key, taskEvents.complete(run.key, at), { extra: () => ({ hasResult: true }), only: run.ours, writeId }));
-        this.#logEnd(run, out?.record.status ?? 'deleted');
-        return { outcome: 'completed', resultRef: run.key, at };
-      }
-      let error = settled.error;
-      let hasResult = false;
-      let failure: unknown = null;
-      if (error instanceof TaskFailure) {
-        const failed = error;
-        try {
-          // A failure's result counts against the size limit too; too large, it is not kept.
-          if (failed.hasResult) checkResult(failed.result, space.maxResultBytes);
-          checkResult(failed.detail, null, 'failure detail');
-          failure = failed.detail ?? null;
-          if (failed.hasResult) {
-            await keep(() => space.store.putResult(run.key, failed.result));
-            hasResult = true;
-          }
-        } catch (unkept) {
-          if (!(unkept instanceof TaskLimitError || unkept instanceof InvalidArgumentError)) throw unkept;
-          error = unkept;
-          failure = null;
-        }
-      }
+      const kept = outcome.status === 'completed' ? { value: outcome.result } : outcome.result;
+      if (kept) await keep(() => space.store.putResult(run.key, kept.value));
+      const extra = { hasResult: kept !== undefined, failure: outcome.status === 'failed' ? outcome.failure : null };
       const writeId = randomUUID();
-      const out = await keep(() => applyToTask(space, run.key, taskEvents.fail(messageOf(error), at), { extra: () => ({ hasResult, failure }), only: run.ours, writeId }));
-      this.#logEnd(run, out?.record.status ?? 'deleted');
-      return { outcome: 'failed', error: messageOf(error), at };
+      const out = await keep(() => applyToTask(space, run.key, ending, { extra: () => extra, only: run.ours, writeId }));
+      // The actor hears of the end from the feed too; told here as well, in case that event is lost.
+      if (out?.changed) run.run?.send(ending);
+      else void this.#reconcile(run);
     } catch (writeError) {
       // Not stored (too large, or NATS gone for too long): the task ends failed saying why, if it
       // can, unless the run is no longer this node's to end.
-      if (!stillWanted()) return { outcome: 'failed', error: messageOf(writeError), at: space.now() };
+      if (!stillWanted()) return;
       const why = `The task's outcome could not be stored: ${messageOf(writeError)}`;
-      await applyToTask(space, run.key, taskEvents.fail(why, space.now()), { only: run.ours }).catch((e: unknown) => space.log('error', 'could not store an outcome', { key: run.key, error: messageOf(e) }));
-      return { outcome: 'failed', error: why, at: space.now() };
+      const failed = taskEvents.fail(why, space.now());
+      const out = await applyToTask(space, run.key, failed, { only: run.ours }).catch((e: unknown) => {
+        space.log('error', 'could not store an outcome', { key: run.key, error: messageOf(e) });
+        return null;
+      });
+      if (out?.changed) run.run?.send(failed);
+      else void this.#reconcile(run);
     }
   }
 
@@ -348,47 +337,38 @@ export class TaskWorker {
     this.#space.log('info', 'task end', { taskId: run.taskId, key: run.key, attempt: run.attempt, status, node: this.#space.nodeId });
   }
 
-  /** An input request of the handler: replayed from the record on a re-run, else stored. */
-  async #requestInput(run: Running, method: string, params: unknown): Promise<unknown> {
+  /**
+   * Writes an input request of the work with its task, unless a run before this one did (a re-run
+   * asks again under the same id: the stored request, and its answer if given, are replayed).
+   */
+  async #requestInput(run: Running, request: InputRequest): Promise<boolean> {
     const space = this.#space;
-    const inputId = `input-${++run.inputCount}`;
-    const answered = new Promise<unknown>((resolve, reject) => run.waiting.set(inputId, { resolve, reject }));
+    const { inputId, method, params } = request;
     const writeId = randomUUID();
     const out = await persistently(() => space.store.mutate(run.key, (r) => {
       if (!run.ours(r)) return null;
-      if (r.inputs.some((i) => i.inputId === inputId)) return null; // a re-run: the request exists
+      if (r.inputs.some((i) => i.inputId === inputId)) return null;
       if (isTerminalStatus(r.status)) return null;
-      const stored = { inputId, method, params };
       const moved = applyEvent(r, taskEvents.inputRequest(inputId, space.now()));
-      return moved && { ...moved, inputs: [...r.inputs, stored] };
-    }, (_b, after) => ({ kind: 'task.input.request', input: pendingInputsOf(after).find((i) => i.inputId === inputId)! }), writeId), {
+      return moved && { ...moved, inputs: [...r.inputs, { inputId, method, params }] };
+    }, (_b, after) => ({ kind: 'task.input.request', event: taskEvents.inputRequest(inputId, after.context.updatedAt), input: pendingInputsOf(after).find((i) => i.inputId === inputId)! }), writeId), {
       giveUpMs: OUTCOME_WRITE_MS,
       stillWanted: () => this.#running.get(run.key) === run,
     });
-    if (out === null || isTerminalStatus(out.record.status) || !run.ours(out.record)) {
-      run.waiting.delete(inputId);
-      throw new TaskTerminalError(out?.record.context.taskId ?? run.key, out?.record.status ?? 'unknown');
-    }
-    if (out.changed) run.actor?.send(taskEvents.inputRequest(inputId, space.now()));
-    // Waiting for a person holds no worker slot.
-    if (run.holdsSlot) {
-      run.holdsSlot = false;
-      this.#slots.release();
-    }
+    if (out === null || isTerminalStatus(out.record.status) || !run.ours(out.record)) return false;
     this.#deliverAnswers(run, out.record);
-    return answered;
+    return true;
   }
 
-  /** Re-reads the record after any event of the task: ended → stop; answers → resume. */
+  /** Re-reads the record after any event of the task another node made: ended → stop; answers → resume. */
   async #reconcile(run: Running): Promise<void> {
     if (!this.#running.has(run.key)) return;
     const read = await this.#space.store.read(run.key).catch(() => undefined);
     if (read === undefined) return;
     const record = read && 'found' in read ? read.found.record : null;
     if (record === null || isTerminalStatus(record.status)) {
-      // Cancelled, deleted or ended elsewhere: stopping the actor aborts the handler.
-      if (this.#running.get(run.key) === run) this.#logEnd(run, record?.status ?? 'deleted');
-      run.actor?.send(taskEvents.cancel(record?.context.statusMessage ?? 'Deleted', this.#space.now()));
+      // Cancelled, deleted or ended elsewhere: the actor ends as the record did, which aborts the work.
+      run.run?.send(endingOf(record, this.#space.now()));
       this.#finish(run, true);
       return;
     }
@@ -397,16 +377,9 @@ export class TaskWorker {
 
   #deliverAnswers(run: Running, record: TaskRecord): void {
     for (const input of record.inputs) {
-      const waiter = run.waiting.get(input.inputId);
       const answer = input.answer;
-      if (!waiter || answer === undefined) continue;
-      run.waiting.delete(input.inputId);
-      run.actor?.send(taskEvents.inputResponse(input.inputId, this.#space.now()));
-      // Back to work: it takes a worker slot again (waiting for one if the worker is full).
-      void this.#holdSlot(run).then(() => {
-        if ('result' in answer) waiter.resolve(answer.result);
-        else waiter.reject(new Error(answer.error));
-      });
+      if (answer === undefined || !run.run?.waitsFor(input.inputId)) continue;
+      run.run.answer(input.inputId, 'result' in answer ? { result: answer.result } : { error: new Error(answer.error) });
     }
   }
 
@@ -429,27 +402,24 @@ export class TaskWorker {
         // Another node decided this run was lost (we stalled past the lease): stop, write nothing.
         this.#space.log('warn', 'lease lost', { key: run.key, node: this.#space.nodeId });
         this.#finish(run, false);
-        run.actor?.stop();
       }
       return;
     }
     await this.#reconcile(run);
   }
 
-  /** Ends a run on this node: stops the watch, the renewals and the actor, frees lease and slot. */
+  /** Ends a run on this node: stops the watch, the renewals and the run, frees lease and slot. */
   #finish(run: Running, releaseLease: boolean): void {
     if (this.#running.get(run.key) !== run) return;
     this.#running.delete(run.key);
     run.watch?.stop();
     if (run.renew) clearInterval(run.renew);
-    for (const waiter of run.waiting.values()) waiter.reject(new InvalidArgumentError('The task ended before its input was answered'));
-    run.waiting.clear();
     if (run.holdsSlot) {
       run.holdsSlot = false;
       this.#slots.release();
     }
-    const actor = run.actor;
-    if (actor && !isTerminalStatus(actor.getSnapshot().value)) actor.stop();
+    // Not terminal here (its lease was lost, the node stops): the work is aborted, nothing more written.
+    if (run.run && !run.run.over) run.run.stop();
     if (releaseLease) void this.#space.leases.release(run.lease).catch(() => false);
   }
 }

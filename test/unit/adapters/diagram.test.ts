@@ -121,11 +121,18 @@ describe('machine diagrams', () => {
   it('should show every state and transition of the task machine in parseable Mermaid', async () => {
     const text = toMermaid(machineGraph(taskMachine));
     await expectMermaidToShow(taskMachine, text);
-    // The handler's outcome, declared on the root, is drawn from each live state.
+    // The machine invokes nothing: the work's outcome is the task.complete / task.fail event of
+    // each live state, and no invoked actor's done or error edge is drawn from anywhere.
     for (const live of ['submitted', 'working', 'input_required']) {
-      expect(text).toContain(`${live} --> completed : done: handler [guarded]`);
-      expect(text).toContain(`${live} --> failed : error: handler [guarded]`);
+      expect(text).toContain(`${live} --> completed : task.complete`);
+      expect(text).toContain(`${live} --> failed : task.fail`);
+      expect(text).not.toContain(`${live} --> completed : done: handler`);
+      expect(text).not.toContain(`${live} --> failed : error: handler`);
     }
+    expect(text).not.toMatch(/: (done|error): /);
+    const edges = machineGraph(taskMachine).edges;
+    expect(edges.filter((e) => /^xstate\.(done|error)\.actor\./.test(e.event))).toEqual([]);
+    expect(edges.filter((e) => e.declaredOn === 'task')).toEqual([]);
     expect(text).not.toMatch(/^\s*(completed|failed|cancelled|unknown) --> (?!\[\*\])/m);
   });
 

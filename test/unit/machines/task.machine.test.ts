@@ -10,15 +10,14 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { createActor, fromPromise, waitFor } from 'xstate';
+import { createActor } from 'xstate';
 import { TestModel, getShortestPaths, getSimplePaths } from '@xstate/graph';
 import { TASK_EVENT_TYPES, TERMINAL_STATUSES, taskEvents, taskMachine } from '../../../machines/index.js';
-import type { TaskEvent, TaskHandlerInput, TaskHandlerOutput, TaskInput , TaskStatus} from '../../../machines/index.js';
+import type { TaskEvent, TaskInput, TaskStatus } from '../../../machines/index.js';
 
 import {
   type TaskSnapshot,
   type TaskPath,
-  type ModelEvent,
   ALL_STATUSES,
   SPEC_EDGES,
   SELF_LOOPS,
@@ -29,7 +28,6 @@ import {
   expectedOutcome,
   INPUT,
   GRAPH_EVENTS,
-  HANDLER_DONE_EVENTS,
   PAIR_EVENTS,
   statusOf,
   serializeState,
@@ -213,10 +211,8 @@ describe('taskMachine', () => {
       expect(pairs).toBe(reachable.size * PAIR_EVENTS.length);
       expect.soft(violations).toEqual([]);
       expect.soft([...observed].sort()).toEqual([...ALLOWED_EDGES].sort());
-      // The event list exercises every event type the machine declares, and the handler's.
-      expect(new Set(PAIR_EVENTS.map((e) => e.type))).toEqual(
-        new Set([...TASK_EVENT_TYPES, 'xstate.done.actor.handler', 'xstate.error.actor.handler']),
-      );
+      // The event list exercises every event type the machine declares, and nothing else.
+      expect(new Set(PAIR_EVENTS.map((e) => e.type))).toEqual(new Set(TASK_EVENT_TYPES));
     });
 
     it('should refuse task.start outside submitted without any change', () => {
@@ -277,7 +273,7 @@ describe('taskMachine', () => {
 
     it('should never change a terminal state, for every event and every pair of events', () => {
       const violations = new Set<string>();
-      const unchanged = (terminal: TaskSnapshot, after: TaskSnapshot, events: readonly ModelEvent[]): void => {
+      const unchanged = (terminal: TaskSnapshot, after: TaskSnapshot, events: readonly TaskEvent[]): void => {
         if (after.status !== 'done' || !same(after.value, terminal.value) || !same(after.context, terminal.context)) {
           violations.add(
             `${statusOf(terminal)} × ${events.map((e) => e.type).join(', ')} → ${after.status} ${JSON.stringify(after.value)}` +
@@ -302,21 +298,6 @@ describe('taskMachine', () => {
       expect(violations.size).toBe(0);
     });
 
-    it('should ignore a late handler outcome on a terminal snapshot', () => {
-      const changed: string[] = [];
-      for (const last of [taskEvents.complete('r', 5), taskEvents.fail('e', 5), taskEvents.cancel('c', 5), taskEvents.lose('l', 5)]) {
-        const terminal = replayPure([taskEvents.start(1), last]);
-        for (const late of [...HANDLER_DONE_EVENTS, { type: 'xstate.error.actor.handler', error: 'late crash' } as const]) {
-          const after = step(terminal, late);
-          if (!same(after.value, terminal.value) || !same(after.context, terminal.context)) {
-            const what = late.type === 'xstate.done.actor.handler' ? `done(${late.output.outcome})` : 'error';
-            changed.push(`${statusOf(terminal)} × handler ${what} → ${statusOf(after)}`);
-          }
-        }
-      }
-      expect(changed).toEqual([]);
-    });
-
     it('should ignore every event on a live terminal actor', () => {
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
       try {
@@ -331,7 +312,7 @@ describe('taskMachine', () => {
           actor.send(last);
           const done = actor.getSnapshot();
           expect(done.status).toBe('done');
-          for (const event of PAIR_EVENTS) actor.send(event as TaskEvent);
+          for (const event of PAIR_EVENTS) actor.send(event);
           expect(actor.getSnapshot().value).toEqual(done.value);
           expect(actor.getSnapshot().context).toEqual(done.context);
         }
@@ -343,11 +324,11 @@ describe('taskMachine', () => {
 
   describe('persisted snapshots', () => {
     /** Drive a live actor along `events`, persist, JSON round-trip, restore and start. */
-    function roundTrip(events: readonly TaskEvent[], machine = taskMachine) {
+    function roundTrip(events: readonly TaskEvent[]) {
       const original = createActor(taskMachine, { input: INPUT }).start();
       for (const event of events) original.send(event);
       const persisted: unknown = JSON.parse(JSON.stringify(original.getPersistedSnapshot()));
-      const restored = createActor(machine, { snapshot: persisted as TaskSnapshot, input: INPUT }).start();
+      const restored = createActor(taskMachine, { snapshot: persisted as TaskSnapshot, input: INPUT }).start();
       return { original: original.getSnapshot(), persisted, restored, stopOriginal: () => original.stop() };
     }
 
@@ -402,26 +383,13 @@ describe('taskMachine', () => {
           const { original, persisted, restored } = roundTrip([taskEvents.start(1), taskEvents.inputRequest('a', 2), last]);
           expect(persisted).toMatchObject({ status: 'done', value: original.value });
           expect(restored.getSnapshot().status).toBe('done');
-          for (const event of PAIR_EVENTS) restored.send(event as TaskEvent);
+          for (const event of PAIR_EVENTS) restored.send(event);
           expect(restored.getSnapshot().value).toEqual(original.value);
           expect(restored.getSnapshot().context).toEqual(original.context);
         }
       } finally {
         warn.mockRestore();
       }
-    });
-
-    it('should restart the handler of a restored running task, whose outcome then completes it', async () => {
-      const at = 7_777;
-      const machine = taskMachine.provide({
-        actors: {
-          handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(async () => ({ outcome: 'completed', resultRef: 'after-restore', at })),
-        },
-      });
-      const { restored } = roundTrip([taskEvents.start(1), taskEvents.inputRequest('a', 2)], machine);
-      const done = await waitFor(restored, (s) => s.status === 'done', { timeout: 2_000 });
-      expect(done.value).toBe('completed');
-      expect(done.context.resultRef).toBe('after-restore');
     });
   });
 
@@ -487,110 +455,52 @@ describe('taskMachine', () => {
     });
   });
 
-  describe('invoked handler actor', () => {
-    interface HandlerCall {
-      readonly input: TaskHandlerInput;
-      readonly signal: AbortSignal;
-      readonly resolve: (output: TaskHandlerOutput) => void;
-      /** The promise the machine's promise actor got: awaiting it runs after the actor's own reaction. */
-      readonly settled: Promise<TaskHandlerOutput>;
-    }
-    /** A handler whose promise the test settles by hand. */
-    function controlledHandler() {
-      const calls: HandlerCall[] = [];
-      const machine = taskMachine.provide({
-        actors: {
-          handler: fromPromise<TaskHandlerOutput, TaskHandlerInput>(
-            ({ input, signal }) => {
-              let resolve!: (output: TaskHandlerOutput) => void;
-              const settled = new Promise<TaskHandlerOutput>((r) => (resolve = r));
-              calls.push({ input, signal, resolve, settled });
-              return settled;
-            },
-          ),
-        },
-      });
-      const call = (): HandlerCall => {
-        const first = calls[0];
-        if (first === undefined) throw new Error('handler was not invoked');
-        return first;
-      };
-      return { machine, calls, call };
-    }
+  describe('invoked actors', () => {
+    /** The ids of an actor's children: none at all is what a machine that invokes nothing has. */
+    const childIds = (snapshot: TaskSnapshot): string[] => Object.keys(snapshot.children);
 
-    const prefixes: ReadonlyArray<readonly [TaskStatus, readonly TaskEvent[]]> = [
-      ['submitted', []],
-      ['working', [taskEvents.start(1)]],
-      ['input_required', [taskEvents.start(1), taskEvents.inputRequest('a', 2), taskEvents.inputRequest('b', 3)]],
-    ];
-
-    it.each(prefixes)('should complete a task in %s when the handler resolves completed', async (status, events) => {
-      const { machine, calls, call } = controlledHandler();
-      const actor = createActor(machine, { input: INPUT }).start();
-      for (const event of events) actor.send(event);
-      expect(actor.getSnapshot().value).toBe(status);
-      expect(calls).toHaveLength(1);
-      expect(call().input).toEqual({ taskId: INPUT.taskId, owner: INPUT.owner });
-      call().resolve({ outcome: 'completed', resultRef: 'handler-result', at: 4_000 });
-      const done = await waitFor(actor, (s) => s.status === 'done', { timeout: 2_000 });
-      expect(done.value).toBe('completed');
-      expect(done.context.resultRef).toBe('handler-result');
-      expect(done.context.updatedAt).toBe(4_000);
+    it('should invoke nothing: no invoke on any state node, and no child actor in any state reached by events', () => {
+      expect(taskMachine.root.invoke).toEqual([]);
+      for (const node of Object.values(taskMachine.root.states)) expect(node.invoke, node.key).toEqual([]);
+      const live = new Set<TaskStatus>();
+      let checked = 0;
+      for (const [key, events] of shortestEventsTo) {
+        const actor = createActor(taskMachine, { input: INPUT }).start();
+        expect(actor.getSnapshot().children).toEqual({});
+        for (const event of events) {
+          actor.send(event);
+          expect(childIds(actor.getSnapshot()), `${key} after ${JSON.stringify(event)}`).toEqual([]);
+          checked += 1;
+        }
+        const status = statusOf(actor.getSnapshot());
+        expect(projectSnapshot(actor.getSnapshot())).toBe(key);
+        if (!isTerminal(status)) {
+          live.add(status);
+          expect(actor.getSnapshot().children, key).toEqual({});
+        }
+        actor.stop();
+      }
+      expect(checked).toBeGreaterThan(0);
+      expect(live).toEqual(new Set(['submitted', 'working', 'input_required']));
     });
 
-    it.each(prefixes)('should fail a task in %s when the handler resolves failed', async (status, events) => {
-      const { machine, call } = controlledHandler();
-      const actor = createActor(machine, { input: INPUT }).start();
-      for (const event of events) actor.send(event);
-      expect(actor.getSnapshot().value).toBe(status);
-      call().resolve({ outcome: 'failed', error: 'handler exploded', at: 4_001 });
-      const done = await waitFor(actor, (s) => s.status === 'done', { timeout: 2_000 });
-      expect(done.value).toBe('failed');
-      expect(done.context.error).toBe('handler exploded');
-      expect(done.context.resultRef).toBeNull();
-    });
-
-    it('should keep one handler running across working ⇄ input_required', () => {
-      const { machine, calls } = controlledHandler();
-      const actor = createActor(machine, { input: INPUT }).start();
-      actor.send(taskEvents.start(1));
-      actor.send(taskEvents.inputRequest('a', 2));
-      actor.send(taskEvents.inputResponse('a', 3));
-      expect(actor.getSnapshot().value).toBe('working');
-      expect(calls).toHaveLength(1);
-      expect(calls[0]?.signal.aborted).toBe(false);
-    });
-
-    it.each(prefixes)('should abort the handler signal when a task in %s is cancelled, and ignore its late outcome', async (status, events) => {
-      const { machine, call } = controlledHandler();
-      const actor = createActor(machine, { input: INPUT }).start();
-      for (const event of events) actor.send(event);
-      expect(actor.getSnapshot().value).toBe(status);
-      const { signal, resolve } = call();
-      expect(signal.aborted).toBe(false);
-      actor.send(taskEvents.cancel('user asked', 5_000));
-      expect(actor.getSnapshot().value).toBe('cancelled');
-      expect(actor.getSnapshot().context.pendingInputs).toEqual([]);
-      expect(signal.aborted).toBe(true);
-      const cancelled = actor.getSnapshot();
-      resolve({ outcome: 'completed', resultRef: 'too-late', at: 6_000 });
-      // XState reacted to the late outcome before this await resumes (its reaction was registered first).
-      await call().settled;
-      expect(actor.getSnapshot().value).toBe('cancelled');
-      expect(actor.getSnapshot().context).toEqual(cancelled.context);
-    });
-
-    it('should ignore a handler that settles after the task completed by event', async () => {
-      const { machine, call } = controlledHandler();
-      const actor = createActor(machine, { input: INPUT }).start();
-      actor.send(taskEvents.start(1));
-      actor.send(taskEvents.complete('by-event', 2));
-      expect(call().signal.aborted).toBe(true);
-      call().resolve({ outcome: 'failed', error: 'late', at: 3 });
-      await call().settled;
-      expect(actor.getSnapshot().value).toBe('completed');
-      expect(actor.getSnapshot().context.resultRef).toBe('by-event');
-      expect(actor.getSnapshot().context.error).toBeNull();
+    it('should start no child actor for a task restored in a live state (as a task core resumes it)', () => {
+      let checked = 0;
+      for (const snapshot of reachable.values()) {
+        const status = statusOf(snapshot);
+        if (isTerminal(status)) continue;
+        const restored = createActor(taskMachine, {
+          snapshot: taskMachine.resolveState({ value: status, context: snapshot.context }),
+          input: snapshot.context,
+        }).start();
+        expect(restored.getSnapshot().value).toBe(status);
+        expect(restored.getSnapshot().children).toEqual({});
+        restored.send(taskEvents.message('still here', 9_000));
+        expect(childIds(restored.getSnapshot())).toEqual([]);
+        restored.stop();
+        checked += 1;
+      }
+      expect(checked).toBeGreaterThanOrEqual(3);
     });
   });
 });

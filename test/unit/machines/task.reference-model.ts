@@ -7,22 +7,10 @@ import type { SnapshotFrom } from 'xstate';
 import { initialTransition, transition } from 'xstate';
 import type { StatePath } from '@xstate/graph';
 import { TaskStatus, taskEvents, taskMachine } from '../../../machines/index.js';
-import type { TaskEvent, TaskHandlerOutput, TaskInput } from '../../../machines/index.js';
+import type { TaskEvent, TaskInput } from '../../../machines/index.js';
 
 export type TaskSnapshot = SnapshotFrom<typeof taskMachine>;
 export type TaskPath = StatePath<TaskSnapshot, TaskEvent>;
-
-/** The done event of the invoked `handler` actor, as xstate delivers it to the machine. */
-export interface HandlerDoneEvent {
-  readonly type: 'xstate.done.actor.handler';
-  readonly output: TaskHandlerOutput;
-}
-/** The error event of the invoked `handler` actor (its promise rejected). */
-export interface HandlerErrorEvent {
-  readonly type: 'xstate.error.actor.handler';
-  readonly error: unknown;
-}
-export type ModelEvent = TaskEvent | HandlerDoneEvent | HandlerErrorEvent;
 
 // ---------------------------------------------------------------------------------------------
 // The reference model: the event → outcome table, written from the table, not derived from the machine.
@@ -76,7 +64,7 @@ export const REFUSED: Expected = { kind: 'refused' };
 export const sorted = (ids: readonly string[]): string[] => [...ids].sort();
 export const isTerminal = (status: TaskStatus): boolean => TERMINAL.includes(status);
 
-export function expectedOutcome(from: ModelState, event: ModelEvent): Expected {
+export function expectedOutcome(from: ModelState, event: TaskEvent): Expected {
   const { status, pending } = from;
   if (isTerminal(status)) return REFUSED;
   switch (event.type) {
@@ -100,11 +88,6 @@ export function expectedOutcome(from: ModelState, event: ModelEvent): Expected {
       return { kind: 'moved', status: 'cancelled', pending: [] };
     case 'task.lose':
       return { kind: 'moved', status: 'unknown', pending: null };
-    case 'xstate.done.actor.handler':
-      return { kind: 'moved', status: event.output.outcome === 'completed' ? 'completed' : 'failed', pending: null };
-    case 'xstate.error.actor.handler':
-      // Not in the table; a crashed handler is a failure (a §4.3 edge from every non-terminal state).
-      return { kind: 'moved', status: 'failed', pending: null };
   }
 }
 
@@ -137,19 +120,12 @@ export const GRAPH_EVENTS: readonly TaskEvent[] = [
   taskEvents.lose('worker died', 2_010),
 ];
 
-export const HANDLER_DONE_EVENTS: readonly HandlerDoneEvent[] = [
-  { type: 'xstate.done.actor.handler', output: { outcome: 'completed', resultRef: 'handler-result', at: 3_001 } },
-  { type: 'xstate.done.actor.handler', output: { outcome: 'failed', error: 'handler failed', at: 3_002 } },
-];
-
 /** Every event checked against every reachable state: graph events plus refusal probes. */
-export const PAIR_EVENTS: readonly ModelEvent[] = [
+export const PAIR_EVENTS: readonly TaskEvent[] = [
   ...GRAPH_EVENTS,
   taskEvents.inputResponse('never-requested', 2_011),
   taskEvents.cancel(null, 2_012),
   taskEvents.message('another message', 2_013),
-  ...HANDLER_DONE_EVENTS,
-  { type: 'xstate.error.actor.handler', error: 'handler crashed' },
 ];
 
 export const statusOf = (snapshot: TaskSnapshot): TaskStatus => {
@@ -174,16 +150,15 @@ export const project = (status: TaskStatus, pending: readonly string[]): string 
 export const projectSnapshot = (s: TaskSnapshot): string => project(statusOf(s), s.context.pendingInputs);
 export const modelOf = (s: TaskSnapshot): ModelState => ({ status: statusOf(s), pending: s.context.pendingInputs });
 
-/** Pure step; the handler's done event is not part of `TaskEvent`, but the machine handles it. */
-export const step = (snapshot: TaskSnapshot, event: ModelEvent): TaskSnapshot =>
-  transition(taskMachine, snapshot, event as TaskEvent)[0];
+/** Pure step: xstate's `transition`, which runs no actions' side effects and starts no actor. */
+export const step = (snapshot: TaskSnapshot, event: TaskEvent): TaskSnapshot => transition(taskMachine, snapshot, event)[0];
 
 export const eventsOf = (path: TaskPath): TaskEvent[] =>
   path.steps.map((s) => s.event).filter((e) => (e.type as string) !== 'xstate.init');
 
 export const initialSnapshot = (input: TaskInput = INPUT): TaskSnapshot => initialTransition(taskMachine, input)[0];
 
-export const replayPure = (events: readonly ModelEvent[], input: TaskInput = INPUT): TaskSnapshot =>
+export const replayPure = (events: readonly TaskEvent[], input: TaskInput = INPUT): TaskSnapshot =>
   events.reduce<TaskSnapshot>((s, e) => step(s, e), initialSnapshot(input));
 
 export const INPUT_KEYS = Object.keys(INPUT) as (keyof TaskInput)[];
@@ -194,7 +169,7 @@ export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === J
  * Compares `next` with what the table says `event` does to `prev`. Returns the observed edge
  * (`from->to`, `null` when the event was refused) and every disagreement, as readable strings.
  */
-export function judge(prev: TaskSnapshot, event: ModelEvent, next: TaskSnapshot): { edge: string | null; violations: string[] } {
+export function judge(prev: TaskSnapshot, event: TaskEvent, next: TaskSnapshot): { edge: string | null; violations: string[] } {
   const from = statusOf(prev);
   const expected = expectedOutcome(modelOf(prev), event);
   const where = `${statusOf(prev)}${JSON.stringify(prev.context.pendingInputs)} × ${JSON.stringify(event)}`;
@@ -227,13 +202,6 @@ export function judge(prev: TaskSnapshot, event: ModelEvent, next: TaskSnapshot)
     case 'task.lose':
       check(next.context.error === event.error, `error ${String(next.context.error)}`);
       break;
-    case 'xstate.done.actor.handler':
-      if (event.output.outcome === 'completed') {
-        check(next.context.resultRef === event.output.resultRef, `resultRef ${String(next.context.resultRef)}`);
-      } else {
-        check(next.context.error === event.output.error, `error ${String(next.context.error)}`);
-      }
-      break;
     default:
       break;
   }
@@ -241,7 +209,7 @@ export function judge(prev: TaskSnapshot, event: ModelEvent, next: TaskSnapshot)
 }
 
 /** Asserts that `next` agrees with the table; returns the edge, or `null` if refused. */
-export function checkPair(prev: TaskSnapshot, event: ModelEvent, next: TaskSnapshot): string | null {
+export function checkPair(prev: TaskSnapshot, event: TaskEvent, next: TaskSnapshot): string | null {
   const { edge, violations } = judge(prev, event, next);
   expect(violations).toEqual([]);
   return edge;

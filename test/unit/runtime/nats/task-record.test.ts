@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { taskEvents } from '../../../../machines/index.js';
-import { applyEvent, newRecord, pendingInputsOf, viewOf, type TaskRecord } from '../../../../runtime/backends/nats/task-record.js';
+import { applyEvent, newRecord, pendingInputsOf, type TaskRecord } from '../../../../runtime/backends/nats/task-record.js';
+import { viewOf } from '../../../../runtime/core/view.js';
 
 const input = {
   taskId: 't1',

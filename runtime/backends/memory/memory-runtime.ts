@@ -1,0 +1,40 @@
+/**
+ * The task runtime on the in-memory backend: the task core over a {@link MemoryStore}, in one
+ * process with no services.
+ *
+ * @module
+ */
+import { auditRuntime, openAudit } from '../../audit/index.js';
+import { createCoreRuntime, type RegisteredHandler } from '../../core/core-runtime.js';
+import { RequesterLimiter } from '../../limits.js';
+import { resolveTaskRuntimeOptions, type TaskRuntimeOptions } from '../../options.js';
+import type { TaskRuntime } from '../../task-runtime.types.js';
+import { MemoryStore } from './memory-store.js';
+
+/**
+ * Creates a task runtime on the in-memory backend (one process, no services).
+ *
+ * @param options - retention, polling and paging settings; see {@link TaskRuntimeOptions}
+ * @throws InvalidArgumentError when an option is out of range
+ * @example
+ * ```ts
+ * const runtime = createTaskRuntime({ maxKeepAlive: 600_000 });
+ * runtime.registerHandler('tools/call:sleep', async (params) => ({ content: [] }));
+ * const owner = { session: 's1', principal: null };
+ * await runtime.create({ taskId: 't1', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'tools/call:sleep', params: {} });
+ * const done = await runtime.waitForTerminal('t1', owner);
+ * ```
+ */
+export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime {
+  const opts = resolveTaskRuntimeOptions(options);
+  const node = options.audit?.node ?? 'local';
+  const limiter = new RequesterLimiter(opts.limits, opts.now);
+  const audit = openAudit(options.audit, 'local', opts.now);
+  const store = new MemoryStore(opts, limiter, audit, node);
+  const handlers = new Map<string, RegisteredHandler>();
+  const runtime = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (entry) => entry.hasWork });
+  if (!audit) return runtime;
+  // One process: every change is seen once, here.
+  runtime.subscribe((change) => audit.changed(change.task, change.previous));
+  return auditRuntime(runtime, audit);
+}

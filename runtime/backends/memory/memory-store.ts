@@ -1,0 +1,316 @@
+/**
+ * The memory backend's store: tasks in a map of one process, each live one running here as a
+ * {@link TaskRun} whose actor snapshot is the task's record, terminal ones kept as compact
+ * records until their retention ends. Storage and local execution only: every rule is the core's.
+ *
+ * @module
+ */
+import type { SnapshotFrom } from 'xstate';
+import { isTerminalStatus, taskEvents, type taskMachine, type TaskContext, type TaskEvent, type TaskStatus } from '../../../machines/index.js';
+import type { AuditLog } from '../../audit/index.js';
+import { disabledSecurityReport } from '../../audit/index.js';
+import type { Settled } from '../../core/outcome.js';
+import { TaskRun, type RunPort } from '../../core/task-run.js';
+import type { Moved, NewTask, TaskStore, TaskWatch } from '../../core/task-store.js';
+import { viewOf } from '../../core/view.js';
+import { DuplicateTaskIdError } from '../../errors.js';
+import type { RequesterLimiter } from '../../limits.js';
+import { Listeners } from '../../listeners.js';
+import type { ResolvedTaskRuntimeOptions } from '../../options.js';
+import { DeadlineScheduler } from '../../scheduler.js';
+import type { InputAnswer, InputRequest, TaskChange, TaskView } from '../../task-runtime.types.js';
+import { MemoryObservation } from './memory-observer.js';
+import { OwnerIndex } from './owner-index.js';
+
+const NO_WATCH: TaskWatch<Entry> = { seen: () => undefined, stop: () => undefined };
+
+/** A task of the memory backend: the core's {@link TaskState}, plus what only this backend holds. */
+export interface Entry {
+  readonly key: string;
+  readonly seq: number;
+  readonly ownerKey: string;
+  status: TaskStatus;
+  context: TaskContext;
+  /** The live task (its actor and work); `null` once it settled. */
+  run: TaskRun | null;
+  /** Whether a handler does the work (else the task is driven from outside through `update`). */
+  readonly hasWork: boolean;
+  result: unknown;
+  hasResult: boolean;
+  failure: unknown;
+  expiresAt: number | null;
+  /** Wakes of waiters and watchers of this task. */
+  watchers: Set<(ended: TaskView | null) => void> | null;
+}
+
+/**
+ * The memory store.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryStore(opts, limiter, audit, 'local');
+ * const runtime = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (e) => e.hasWork });
+ * ```
+ */
+export class MemoryStore implements TaskStore<Entry> {
+  readonly rereadMs = null;
+  readonly #opts: ResolvedTaskRuntimeOptions;
+  readonly #limiter: RequesterLimiter;
+  readonly #audit: AuditLog | null;
+  readonly #node: string;
+  readonly #entries = new Map<string, Entry>();
+  readonly #expired = new Map<string, true>();
+  readonly #index = new OwnerIndex();
+  readonly #listeners = new Listeners<TaskChange>();
+  readonly #inputListeners = new Listeners<InputRequest>();
+  readonly #observation: MemoryObservation;
+  readonly #scheduler: DeadlineScheduler;
+  #seq = 0;
+  #disposed = false;
+
+  constructor(opts: ResolvedTaskRuntimeOptions, limiter: RequesterLimiter, audit: AuditLog | null, node: string) {
+    this.#opts = opts;
+    this.#limiter = limiter;
+    this.#audit = audit;
+    this.#node = node;
+    this.#observation = new MemoryObservation(node, this.#entries);
+    this.#scheduler = new DeadlineScheduler((key) => {
+      const entry = this.#entries.get(key);
+      // A running task is never evicted, whatever an old deadline says.
+      if (!entry || !isTerminalStatus(entry.status)) return;
+      this.#remove(entry);
+      this.#expired.set(key, true);
+      if (this.#expired.size > opts.expiredMemory) this.#expired.delete(this.#expired.keys().next().value!);
+    }, opts.now);
+  }
+
+  get maxPosition(): number {
+    return this.#seq;
+  }
+
+  keyOf(ownerKey: string, taskId: string): string {
+    return `${ownerKey}\u0000${taskId}`;
+  }
+
+  read(key: string): Entry | 'expired' | null {
+    return this.#entries.get(key) ?? (this.#expired.has(key) ? 'expired' : null);
+  }
+
+  create(task: NewTask): TaskView {
+    const { key, ownerKey, input, work } = task;
+    if (this.#entries.has(key)) throw new DuplicateTaskIdError(input.taskId);
+    // Counted from here until the task settles (see #settle).
+    this.#limiter.startTask(ownerKey);
+    this.#expired.delete(key);
+    const { now } = this.#opts;
+    const entry: Entry = {
+      key,
+      seq: ++this.#seq,
+      ownerKey,
+      status: 'submitted',
+      context: null as unknown as TaskContext,
+      run: null,
+      hasWork: work !== null,
+      result: undefined,
+      hasResult: false,
+      failure: undefined,
+      expiresAt: null,
+      watchers: null,
+    };
+    const run = new TaskRun({ input }, { handler: work?.handler ?? null, params: work?.params, maxResultBytes: this.#opts.limits.maxResultBytes, now }, this.#portOf(entry));
+    const initial = run.actor.getSnapshot();
+    entry.status = initial.value;
+    entry.context = initial.context;
+    entry.run = run;
+    this.#entries.set(key, entry);
+    this.#index.add(ownerKey, entry.seq, key);
+    this.#emit(entry, null);
+    this.#observation.created(entry);
+    // Driven here from the start: a task is working as soon as it exists.
+    run.send(taskEvents.start(now()));
+    // The view is taken before the work begins (one microtask later): the task as it was created.
+    const created = viewOf(entry);
+    run.begin();
+    return created;
+  }
+
+  apply(key: string, event: TaskEvent): Moved<Entry> | null {
+    const entry = this.#entries.get(key);
+    if (!entry) return null;
+    const { status, context } = entry;
+    entry.run?.send(event);
+    return { state: entry, changed: entry.status !== status || entry.context !== context };
+  }
+
+  putResult(key: string, value: unknown): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    entry.result = value;
+    entry.hasResult = true;
+  }
+
+  result(_key: string, entry: Entry): { value: unknown } | null {
+    return entry.hasResult ? { value: entry.result } : null;
+  }
+
+  async page(ownerKey: string, after: number, limit: number): Promise<{ states: Entry[]; more: boolean; last: number }> {
+    const page = this.#index.page(ownerKey, after, limit);
+    return { states: page.keys.map((key) => this.#entries.get(key)!), more: page.more, last: page.lastSeq };
+  }
+
+  async remove(_key: string, entry: Entry): Promise<void> {
+    if (this.#entries.get(entry.key) !== entry) return;
+    this.#remove(entry);
+    this.#wake(entry, null);
+  }
+
+  answer(key: string, inputId: string, answer: InputAnswer): Moved<Entry> | null {
+    const entry = this.#entries.get(key);
+    const run = entry?.run;
+    if (!entry || !run?.waitsFor(inputId)) return null;
+    run.send(taskEvents.inputResponse(inputId, this.#opts.now()));
+    run.answer(inputId, answer);
+    return { state: entry, changed: true };
+  }
+
+  pending(_key: string, entry: Entry): InputRequest[] {
+    return entry.run?.pending ?? [];
+  }
+
+  watch(key: string, wake: (ended: TaskView | null) => void): TaskWatch<Entry> {
+    const entry = this.#entries.get(key);
+    if (!entry) return NO_WATCH;
+    const watchers = (entry.watchers ??= new Set());
+    watchers.add(wake);
+    return { seen: () => undefined, stop: () => watchers.delete(wake) };
+  }
+
+  subscribe(listener: (change: TaskChange) => void, key?: string): () => void {
+    return this.#listeners.add(listener, key);
+  }
+
+  onInputRequest(listener: (request: InputRequest) => void, key?: string): () => void {
+    return this.#inputListeners.add(listener, key);
+  }
+
+  stats(): { live: number; retained: number } {
+    let live = 0;
+    for (const entry of this.#entries.values()) if (entry.run) live++;
+    return { live, retained: this.#entries.size - live };
+  }
+
+  security(): ReturnType<AuditLog['report']> {
+    return this.#audit?.report() ?? disabledSecurityReport(this.#node);
+  }
+
+  observe(): ReturnType<MemoryObservation['open']> {
+    return this.#observation.open();
+  }
+
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    this.#scheduler.dispose();
+    for (const entry of this.#entries.values()) {
+      entry.run?.stop();
+      this.#wake(entry, null);
+    }
+    this.#entries.clear();
+    this.#listeners.clear();
+    this.#inputListeners.clear();
+    this.#observation.clear();
+  }
+
+  /** How a run reaches its record: the record is the actor's own snapshot. */
+  #portOf(entry: Entry): RunPort {
+    return {
+      move: (event) => entry.run?.send(event),
+      requestInput: (request) => {
+        const run = entry.run;
+        if (!run) return false;
+        run.send(taskEvents.inputRequest(request.inputId, this.#opts.now()));
+        this.#inputListeners.emit(request, entry.key);
+        return true;
+      },
+      end: (outcome: Settled, at) => {
+        const run = entry.run;
+        if (!run) return;
+        if (outcome.status === 'completed') {
+          entry.result = outcome.result;
+          entry.hasResult = true;
+          run.send(taskEvents.complete(entry.key, at));
+          return;
+        }
+        entry.failure = outcome.failure ?? undefined;
+        if (outcome.result) {
+          entry.result = outcome.result.value;
+          entry.hasResult = true;
+        }
+        run.send(taskEvents.fail(outcome.error, at));
+      },
+      // Not before the entry holds its run: the first snapshot is taken by `create` itself.
+      observe: (snapshot) => {
+        if (entry.run) this.#onSnapshot(entry, snapshot);
+      },
+      ended: () => {
+        // Stopped without reaching a terminal state while the runtime still runs: the outcome is not known.
+        if (!entry.run || this.#disposed) return;
+        const previous = entry.status;
+        const before = entry.context;
+        const why = 'The task stopped unexpectedly';
+        entry.status = 'unknown';
+        entry.context = { ...before, error: why, statusMessage: why, updatedAt: this.#opts.now() };
+        this.#settle(entry);
+        this.#emit(entry, previous);
+        this.#observation.changed(entry, previous, before);
+      },
+    };
+  }
+
+  #onSnapshot(entry: Entry, snapshot: SnapshotFrom<typeof taskMachine>): void {
+    const previous = entry.status;
+    const before = entry.context;
+    const status = snapshot.value;
+    if (previous === status && before === snapshot.context) return;
+    const messageChanged = snapshot.context.statusMessage !== before.statusMessage;
+    entry.context = snapshot.context;
+    entry.status = status;
+    if (isTerminalStatus(status) && entry.run) this.#settle(entry);
+    if (previous !== status || messageChanged) this.#emit(entry, previous);
+    this.#observation.changed(entry, previous, before);
+  }
+
+  /** A terminal task drops its run and keeps only its record (and result if it has one). */
+  #settle(entry: Entry): void {
+    this.#limiter.endTask(entry.ownerKey);
+    entry.run = null;
+    // Only completed tasks, and failed ones whose handler kept a result, have a result to return.
+    if (entry.status !== 'completed' && entry.status !== 'failed') {
+      entry.result = undefined;
+      entry.hasResult = false;
+    }
+    const { keepAlive, updatedAt } = entry.context;
+    if (keepAlive !== null) {
+      entry.expiresAt = updatedAt + keepAlive;
+      this.#scheduler.schedule(entry.key, entry.expiresAt);
+    }
+    if (entry.watchers) this.#wake(entry, viewOf(entry));
+  }
+
+  #wake(entry: Entry, ended: TaskView | null): void {
+    const watchers = entry.watchers;
+    entry.watchers = null;
+    if (watchers) for (const wake of watchers) wake(ended);
+  }
+
+  #emit(entry: Entry, previous: TaskStatus | null): void {
+    if (this.#listeners.isEmpty(entry.key)) return;
+    this.#listeners.emit({ task: viewOf(entry), previous }, entry.key);
+  }
+
+  #remove(entry: Entry): void {
+    this.#entries.delete(entry.key);
+    this.#observation.removed(entry);
+    this.#index.remove(entry.ownerKey, entry.seq);
+    this.#scheduler.cancel(entry.key);
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The NATS backend's store: task records in a KV bucket moved by compare-and-swap, results in
+ * another, listings in an index stream, every change published on the task's subject, work queued
+ * for worker nodes. Storage and transport only: every rule is the task core's.
+ *
+ * @module
+ */
+import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
+import type { AuditLog } from '../../audit/index.js';
+import { disabledSecurityReport } from '../../audit/index.js';
+import type { Moved, NewTask, TaskStore, TaskWatch } from '../../core/task-store.js';
+import { viewOf } from '../../core/view.js';
+import { DuplicateTaskIdError } from '../../errors.js';
+import type { ResolvedTaskRuntimeOptions } from '../../options.js';
+import type { InputAnswer, InputRequest, TaskChange, TaskView } from '../../task-runtime.types.js';
+import type { TaskObserver } from '../../observer.types.js';
+import { taskKey } from './keys.js';
+import { NatsObserver } from './nats-observer.js';
+import type { FeedEvent } from './record-store.js';
+import type { RunningTasks } from './running-tasks.js';
+import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
+import { applyToTask, persistently, type TaskSpace } from './task-space.js';
+import type { TaskWorker } from './task-worker.js';
+
+/** How often a waiter re-reads the record in case an event was lost with a connection. */
+const WAIT_REREAD_MS = 2_000;
+
+/**
+ * The NATS store of one node.
+ *
+ * @example
+ * ```ts
+ * const store = new NatsStore(space, opts, { running, worker, audit });
+ * const runtime = createCoreRuntime(opts, store, { limiter, handlers: space.handlers, hasWork: (r) => r.work !== null });
+ * ```
+ */
+export class NatsStore implements TaskStore<TaskRecord> {
+  readonly rereadMs = WAIT_REREAD_MS;
+  readonly maxPosition = Number.MAX_SAFE_INTEGER;
+  readonly #space: TaskSpace;
+  readonly #opts: ResolvedTaskRuntimeOptions;
+  readonly #running: RunningTasks | null;
+  readonly #worker: TaskWorker | null;
+  readonly #audit: AuditLog | null;
+  readonly #observers = new Set<NatsObserver>();
+  /** Creations this node has under way: a read of the same key waits for them (a poll that raced its own create). */
+  readonly #creating = new Map<string, Promise<unknown>>();
+
+  constructor(space: TaskSpace, opts: ResolvedTaskRuntimeOptions, parts: { running: RunningTasks | null; worker: TaskWorker | null; audit: AuditLog | null }) {
+    this.#space = space;
+    this.#opts = opts;
+    this.#running = parts.running;
+    this.#worker = parts.worker;
+    this.#audit = parts.audit;
+  }
+
+  keyOf(ownerKey: string, taskId: string): string {
+    return taskKey({ ownerKey, taskId });
+  }
+
+  async read(key: string): Promise<TaskRecord | 'expired' | null> {
+    const creating = this.#creating.get(key);
+    if (creating) await creating.catch(() => undefined);
+    const read = await this.#space.store.read(key);
+    if (read === null) return null;
+    return 'found' in read ? read.found.record : 'expired';
+  }
+
+  async create(task: NewTask): Promise<TaskView> {
+    const created = this.#create(task);
+    this.#creating.set(task.key, created);
+    const done = (): void => {
+      if (this.#creating.get(task.key) === created) this.#creating.delete(task.key);
+    };
+    created.then(done, done);
+    return viewOf(await created);
+  }
+
+  async #create(task: NewTask): Promise<TaskRecord> {
+    const { key, ownerKey, input } = task;
+    const space = this.#space;
+    const { now } = this.#opts;
+    const running = this.#running;
+    if (running) await running.claim(ownerKey, key, this.#opts.limits.maxConcurrentTasks!);
+    const work = task.work
+      ? { handler: task.work.name, params: task.work.params, retry: task.work.options.retry ?? 'never', maxAttempts: task.work.options.maxAttempts ?? space.maxAttempts }
+      : null;
+    // The run is queued before the record exists (a worker waits a moment for a record it cannot
+    // find yet), so a front node that dies in between leaves no task that nothing will run.
+    const queueRun = work
+      ? (order: number) => persistently(() => space.runs.enqueue({ id: `run:${key}:${order}:1`, key, attempt: 1, order, handler: work.handler }).then(() => undefined), { giveUpMs: 15_000 })
+      : undefined;
+    let created;
+    try {
+      created = await space.store.create(key, ownerKey, newRecord(input, work), queueRun);
+    } catch (error) {
+      // Not created: its running-task slot is free again (a duplicate id's slot is its live task's).
+      if (running && !(error instanceof DuplicateTaskIdError)) void running.release(ownerKey, key).catch(() => undefined);
+      // The id's previous task is past its retention but its timer has not run yet: it is gone
+      // for every reader already, so remove it now and take the id.
+      const read = error instanceof DuplicateTaskIdError ? await space.store.read(key) : null;
+      if (!read || !('found' in read) || read.found.record.expiresAt === null || read.found.record.expiresAt > now()) throw error;
+      await space.store.remove(key, read.found.record, { expired: true, revision: read.found.revision }).catch(() => undefined);
+      created = await space.store.create(key, ownerKey, newRecord(input, work), queueRun);
+    }
+    void space.store.publish(key, created.record, { kind: 'task.created', view: viewOf(created.record), previous: null, node: space.nodeId });
+    // Driven from outside (as through the SDK's TaskStore): it is working from the start.
+    if (!work) return (await applyToTask(space, key, taskEvents.start(now())))?.record ?? created.record;
+    return created.record;
+  }
+
+  async apply(key: string, event: TaskEvent, options: { readonly withResult?: boolean } = {}): Promise<Moved<TaskRecord> | null> {
+    const out = await applyToTask(this.#space, key, event, options.withResult ? { extra: () => ({ hasResult: true }) } : {});
+    return out && { state: out.record, changed: out.changed };
+  }
+
+  async putResult(key: string, value: unknown): Promise<void> {
+    await this.#space.store.putResult(key, value);
+  }
+
+  async result(key: string): Promise<{ value: unknown } | null> {
+    const stored = await this.#space.store.getResult(key);
+    return stored && { value: stored.result };
+  }
+
+  async page(ownerKey: string, after: number, limit: number): Promise<{ states: TaskRecord[]; more: boolean; last: number }> {
+    const page = await this.#space.store.page(ownerKey, after, limit);
+    return { states: page.records, more: page.more, last: page.lastOrder };
+  }
+
+  async remove(key: string, last: TaskRecord): Promise<void> {
+    const space = this.#space;
+    await space.store.publish(key, { order: last.order, seq: last.seq + 1 }, { kind: 'task.deleted', view: viewOf(last), previous: last.status, node: space.nodeId });
+    // Removing also purges the task's events, so an id used again starts a clean history.
+    await space.store.remove(key, last, { expired: false });
+  }
+
+  async answer(key: string, inputId: string, answer: InputAnswer): Promise<Moved<TaskRecord> | null> {
+    const stored = 'error' in answer ? { error: answer.error.message } : { result: answer.result };
+    let pending = false;
+    const out = await applyToTask(this.#space, key, taskEvents.inputResponse(inputId, this.#opts.now()), {
+      extra: (r) => {
+        pending = r.context.pendingInputs.includes(inputId) && r.inputs.some((i) => i.inputId === inputId && i.answer === undefined);
+        return { inputs: r.inputs.map((i) => (i.inputId === inputId ? { ...i, answer: stored } : i)) };
+      },
+    });
+    return out && { state: out.record, changed: out.changed && pending };
+  }
+
+  pending(_key: string, record: TaskRecord): InputRequest[] {
+    return pendingInputsOf(record);
+  }
+
+  watch(key: string, wake: (ended: TaskView | null) => void): TaskWatch<TaskRecord> {
+    const watch = this.#space.feed.watch(key, (event) => {
+      if (isTerminalStatus(event.view.status)) wake(event.view);
+      else if (event.kind === 'task.deleted') wake(null);
+    });
+    // Only the first `from` places the cursor: events after the record the waiter read first.
+    return { seen: (record) => watch.from(record.seq), stop: () => watch.stop() };
+  }
+
+  subscribe(listener: (change: TaskChange) => void, key?: string): () => void {
+    const emit = (event: FeedEvent): void => {
+      if (event.kind === 'task.deleted') return;
+      if (event.kind === 'task.created' || event.previous !== event.view.status || event.kind === 'task.message') {
+        listener({ task: event.view, previous: event.kind === 'task.created' ? null : event.previous });
+      }
+    };
+    if (key !== undefined) return this.#follow(key, emit);
+    return this.#space.feed.watchAll((_key, event) => emit(event));
+  }
+
+  onInputRequest(listener: (request: InputRequest) => void, key?: string): () => void {
+    const deliver = (event: FeedEvent): void => {
+      if (event.kind === 'task.input.request' && event.input) listener(event.input);
+    };
+    if (key !== undefined) return this.#follow(key, deliver);
+    return this.#space.feed.watchAll((_key, event) => deliver(event));
+  }
+
+  stats(): { live: number; retained: number } {
+    return { live: this.#worker?.running ?? 0, retained: 0 };
+  }
+
+  security(): ReturnType<AuditLog['report']> {
+    return this.#audit?.report() ?? disabledSecurityReport(this.#space.nodeId);
+  }
+
+  observe(): TaskObserver {
+    const observer = new NatsObserver(this.#space.store, this.#space.feed);
+    this.#observers.add(observer);
+    observer.onClose = () => this.#observers.delete(observer);
+    return observer;
+  }
+
+  async dispose(): Promise<void> {
+    // Observers hold a watch on the records: stopped here, or it would outlive a shared connection.
+    await Promise.all([...this.#observers].map((o) => o.close()));
+  }
+
+  /** Watches one task from its current sequence (read after the watch started, so nothing slips between). */
+  #follow(key: string, onEvent: (event: FeedEvent) => void): () => void {
+    const watch = this.#space.feed.watch(key, onEvent);
+    void this.#space.store.read(key).then(
+      (read) => watch.from(read && 'found' in read ? read.found.record.seq : 0),
+      () => watch.from(0),
+    );
+    return () => watch.stop();
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * The task core: the whole `TaskRuntime` API, once, over a {@link TaskStore}. Every rule a
+ * requester can observe lives here (id and option checks, rate limits, what a task in which state
+ * accepts, retention, the shape of an outcome, how a wait ends), so the memory and NATS backends
+ * cannot disagree on them; the running task itself is a {@link TaskRun}, also of the core.
+ *
+ * @module
+ */
+import { isTerminalStatus, taskEvents, type TaskInput, type TaskOwner } from '../../machines/index.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { InvalidArgumentError, RuntimeDisposedError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskTerminalError, TaskTimeoutError } from '../errors.js';
+import { eventsForUpdate } from '../external-update.js';
+import type { RequesterLimiter } from '../limits.js';
+import type { ResolvedTaskRuntimeOptions } from '../options.js';
+import { checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../task-identity.js';
+import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskRuntime, TaskView, WaitOptions } from '../task-runtime.types.js';
+import type { TaskState, TaskStore } from './task-store.js';
+import { viewOf } from './view.js';
+
+/** A handler as registered, with how it may be retried. */
+export interface RegisteredHandler {
+  readonly handler: TaskHandler;
+  readonly options: HandlerOptions;
+}
+
+/** What a backend gives the core besides its store. */
+export interface CoreParts<S extends TaskState> {
+  /** The requester rate limits (the NATS backend's share usage across nodes). */
+  readonly limiter: RequesterLimiter;
+  /** Registered handlers, by name (the NATS worker reads the same map). */
+  readonly handlers: Map<string, RegisteredHandler>;
+  /** Whether a stored task runs a handler (else it is driven from outside through `update`). */
+  readonly hasWork: (state: S) => boolean;
+}
+
+/** The machine input of a new task: the one place a task's identity and settings are fixed. */
+function machineInput(o: CreateTaskOptions, keepAlive: number | null, pollFrequency: number, createdAt: number): TaskInput {
+  return {
+    taskId: o.taskId,
+    owner: { session: o.owner.session, principal: o.owner.principal },
+    dialect: o.dialect,
+    method: o.method,
+    label: o.label ?? null,
+    keepAlive,
+    pollFrequency: o.pollFrequency ?? pollFrequency,
+    createdAt,
+  };
+}
+
+/**
+ * The runtime over a backend's store.
+ *
+ * @param opts - resolved runtime options
+ * @param store - the backend
+ * @param parts - limits, handlers, and how to tell a task with work
+ * @example
+ * ```ts
+ * const runtime = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (s) => s.work !== null });
+ * await runtime.create({ taskId: 't1', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'tools/call:sleep', params: {} });
+ * ```
+ */
+export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntimeOptions, store: TaskStore<S>, parts: CoreParts<S>): TaskRuntime {
+  const { now } = opts;
+  const { limiter, handlers } = parts;
+  let disposed = false;
+
+  function keyOf(taskId: string, owner: TaskOwner): string {
+    return store.keyOf(ownerKeyOf(owner), taskId);
+  }
+
+  /** The stored task, or the error a requester gets for it. */
+  async function find(taskId: string, owner: TaskOwner): Promise<{ key: string; state: S }> {
+    if (disposed) throw new RuntimeDisposedError();
+    checkTaskId(taskId, opts.limits.maxTaskIdLength);
+    const key = keyOf(taskId, owner);
+    const read = store.read(key);
+    const state = read instanceof Promise ? await read : read;
+    if (state === null) throw new TaskNotFoundError(taskId);
+    if (state === 'expired') throw new TaskExpiredError(taskId);
+    // Past its retention but not removed yet (its timer may run on another node): gone already.
+    if (state.expiresAt !== null && state.expiresAt <= now()) throw new TaskExpiredError(taskId);
+    return { key, state };
+  }
+
+  function poll(owner: TaskOwner, o: { countsAsPoll?: boolean } = {}): void {
+    if (o.countsAsPoll !== false) limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
+  }
+
+  async function outcomeOf(key: string, state: S): Promise<TaskOutcome> {
+    const kept = state.hasResult ? await store.result(key, state) : null;
+    return { task: viewOf(state), result: kept?.value, hasResult: kept !== null, failure: state.failure ?? undefined };
+  }
+
+  /** Resolves once the task ends (or is gone), re-reading it on every change the store reports. */
+  async function waitForOutcome(taskId: string, owner: TaskOwner, o: WaitOptions = {}): Promise<TaskOutcome> {
+    if (disposed) throw new RuntimeDisposedError();
+    checkTaskId(taskId, opts.limits.maxTaskIdLength);
+    poll(owner, o);
+    const key = keyOf(taskId, owner);
+    const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
+    let wake: () => void = () => undefined;
+    let lastEnd: TaskView | null = null;
+    const watch = store.watch(key, (ended) => {
+      if (ended) lastEnd = ended;
+      wake();
+    });
+    try {
+      for (;;) {
+        let found: { key: string; state: S };
+        try {
+          found = await find(taskId, owner);
+        } catch (error) {
+          // Deleted right after it ended: the outcome is what the end said (no result survives a delete).
+          if (lastEnd !== null && !disposed) return { task: lastEnd, result: undefined, hasResult: false, failure: undefined };
+          throw error;
+        }
+        watch.seen(found.state);
+        if (isTerminalStatus(found.state.status)) return await outcomeOf(key, found.state);
+        if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('Aborted');
+        const left = deadline - now();
+        if (left <= 0) throw new TaskTimeoutError(o.timeout!);
+        await new Promise<void>((resolve) => {
+          const ms = Math.min(store.rereadMs ?? Infinity, left);
+          const timer = ms === Infinity ? null : setTimeout(done, ms);
+          o.signal?.addEventListener('abort', done, { once: true });
+          function done(): void {
+            if (timer) clearTimeout(timer);
+            o.signal?.removeEventListener('abort', done);
+            wake = () => undefined;
+            resolve();
+          }
+          wake = done;
+        });
+      }
+    } finally {
+      watch.stop();
+    }
+  }
+
+  const runtime: TaskRuntime = {
+    options: opts,
+
+    registerHandler(name, handler, handlerOptions = {}) {
+      handlers.set(name, { handler, options: handlerOptions });
+    },
+
+    async create(o) {
+      if (disposed) throw new RuntimeDisposedError();
+      checkTaskId(o.taskId, opts.limits.maxTaskIdLength);
+      const registered = o.handler === undefined ? undefined : handlers.get(o.handler);
+      if (o.handler !== undefined && !registered) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
+      const keepAlive = effectiveKeepAlive(opts, o.keepAlive);
+      const ownerKey = ownerKeyOf(o.owner);
+      limiter.admit(ownerKey, 'createsPerSecond');
+      const input = machineInput(o, keepAlive, opts.pollFrequency, now());
+      const work = registered ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null } : null;
+      return store.create({ key: store.keyOf(ownerKey, o.taskId), ownerKey, input, work });
+    },
+
+    async get(taskId, owner, o) {
+      poll(owner, o);
+      return viewOf((await find(taskId, owner)).state);
+    },
+
+    async list(owner, o = {}) {
+      if (disposed) throw new RuntimeDisposedError();
+      limiter.admit(ownerKeyOf(owner), 'listsPerSecond');
+      const after = o.cursor === undefined ? 0 : decodeCursor(o.cursor, store.maxPosition);
+      const limit = Math.max(1, Math.min(o.limit ?? opts.pageSize, opts.pageSize));
+      const page = await store.page(ownerKeyOf(owner), after, limit);
+      const tasks = page.states.map(viewOf);
+      return page.more ? { tasks, nextCursor: encodeCursor(page.last) } : { tasks };
+    },
+
+    async result(taskId, owner, o) {
+      poll(owner, o);
+      const { key, state } = await find(taskId, owner);
+      if (state.status !== 'completed') throw new TaskNotCompletedError(taskId, state.status);
+      const kept = state.hasResult ? await store.result(key, state) : null;
+      return { task: viewOf(state), result: kept?.value };
+    },
+
+    async outcome(taskId, owner, o) {
+      poll(owner, o);
+      const { key, state } = await find(taskId, owner);
+      if (!isTerminalStatus(state.status)) throw new TaskNotCompletedError(taskId, state.status);
+      return outcomeOf(key, state);
+    },
+
+    waitForOutcome,
+
+    async waitForTerminal(taskId, owner, o) {
+      return (await waitForOutcome(taskId, owner, o)).task;
+    },
+
+    async update(taskId, owner, change) {
+      const { key, state } = await find(taskId, owner);
+      if (isTerminalStatus(state.status)) throw new TaskTerminalError(taskId, state.status);
+      if (parts.hasWork(state)) throw new InvalidArgumentError(`Task ${taskId} runs a handler; only tasks without one are updated from outside`);
+      const withResult = change.status === 'completed' || (change.status === 'failed' && 'result' in change);
+      if (withResult) {
+        // The same rule as a handler's result: refused (the task unchanged) when not JSON or too large.
+        checkResult(change.result, opts.limits.maxResultBytes);
+        await store.putResult(key, change.result);
+      }
+      let current: S = state;
+      for (const event of eventsForUpdate(state.status, change, key, now())) {
+        const out = await store.apply(key, event, { withResult });
+        if (out === null) throw new TaskNotFoundError(taskId);
+        current = out.state;
+      }
+      return viewOf(current);
+    },
+
+    async cancel(taskId, owner, reason = null) {
+      const { key, state } = await find(taskId, owner);
+      if (isTerminalStatus(state.status)) throw new TaskTerminalError(taskId, state.status);
+      const out = await store.apply(key, taskEvents.cancel(reason, now()));
+      if (out === null) throw new TaskNotFoundError(taskId);
+      if (!out.changed) throw new TaskTerminalError(taskId, out.state.status);
+      return viewOf(out.state);
+    },
+
+    async delete(taskId, owner) {
+      const { key, state } = await find(taskId, owner);
+      let last = state;
+      // A live task is cancelled first: its work sees the cancel and stops.
+      if (!isTerminalStatus(state.status)) last = (await store.apply(key, taskEvents.cancel('Deleted by the requester', now())))?.state ?? state;
+      await store.remove(key, last);
+    },
+
+    async pendingInputRequests(taskId, owner) {
+      const { key, state } = await find(taskId, owner);
+      return store.pending(key, state);
+    },
+
+    onInputRequest(listener, only) {
+      return store.onInputRequest(listener, only && keyOf(only.taskId, only.owner));
+    },
+
+    async answerInput(taskId, owner, inputId, answer) {
+      const { key } = await find(taskId, owner);
+      const out = await store.answer(key, inputId, answer);
+      if (out === null || !out.changed) {
+        throw new InvalidArgumentError(`Input request ${inputId} of task ${taskId} is not pending (answered already, or the task ended)`);
+      }
+      return viewOf(out.state);
+    },
+
+    subscribe(listener, only) {
+      return store.subscribe(listener, only && keyOf(only.taskId, only.owner));
+    },
+
+    stats: () => store.stats(),
+
+    security: () => store.security(),
+
+    observe() {
+      if (disposed) throw new RuntimeDisposedError();
+      return store.observe();
+    },
+
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      await store.dispose();
+    },
+  };
+  return runtime;
+}

@@ -1,0 +1,63 @@
+/**
+ * How a task's work ended, decided once for every backend: a returned value completes the task
+ * when it can be kept (JSON, within `maxResultBytes`); a thrown `TaskFailure` fails it keeping its
+ * result and detail under the same rule; anything else thrown fails it with its message.
+ *
+ * @module
+ */
+import { InvalidArgumentError, TaskFailure, TaskLimitError } from '../errors.js';
+import { checkResult } from '../task-identity.js';
+
+/** The decided outcome of a task's work, ready to be kept by the backend. */
+export type Settled =
+  | { readonly status: 'completed'; readonly result: unknown }
+  | {
+      readonly status: 'failed';
+      /** The task's error message. */
+      readonly error: string;
+      /** The `TaskFailure`'s detail (JSON-safe), or `null`. */
+      readonly failure: unknown;
+      /** Present when the failure keeps a result (a tool result with `isError`, say). */
+      readonly result?: { readonly value: unknown };
+    };
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A value that cannot be kept: the failure says why, in the words of the check that refused it. */
+function unkeepable(error: unknown): error is TaskLimitError | InvalidArgumentError {
+  return error instanceof TaskLimitError || error instanceof InvalidArgumentError;
+}
+
+/**
+ * Decides the outcome of a handler's settled promise.
+ *
+ * @param settled - the handler's value, or what it threw
+ * @param maxResultBytes - the largest result (and failure detail) a task keeps, `null` for no cap
+ * @returns the outcome to keep; never throws
+ * @example
+ * ```ts
+ * decideOutcome({ ok: true, value: { content: [] } }, 921_600); // { status: 'completed', result: { content: [] } }
+ * decideOutcome({ ok: false, error: new Error('boom') }, null);  // { status: 'failed', error: 'boom', failure: null }
+ * ```
+ */
+export function decideOutcome(settled: { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown }, maxResultBytes: number | null): Settled {
+  try {
+    if (settled.ok) {
+      // Not JSON, or too large to keep: the task fails saying why, instead of holding it.
+      checkResult(settled.value, maxResultBytes);
+      return { status: 'completed', result: settled.value };
+    }
+    const error = settled.error;
+    if (!(error instanceof TaskFailure)) return { status: 'failed', error: messageOf(error), failure: null };
+    // A failure's result and detail count against the size limit too; too large, neither is kept.
+    if (error.hasResult) checkResult(error.result, maxResultBytes);
+    checkResult(error.detail, maxResultBytes, 'failure detail');
+    const failure = error.detail ?? null;
+    return error.hasResult ? { status: 'failed', error: error.message, failure, result: { value: error.result } } : { status: 'failed', error: error.message, failure };
+  } catch (refused) {
+    if (!unkeepable(refused)) throw refused;
+    return { status: 'failed', error: refused.message, failure: null };
+  }
+}

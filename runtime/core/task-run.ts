@@ -1,0 +1,256 @@
+/**
+ * A running task on the node that runs it: one XState actor of the lifecycle machine, and the
+ * work beside it. This is the one place where a handler is called, its context built, its outcome
+ * decided and its input requests matched with their answers, whatever the backend; a backend
+ * only says, through a {@link RunPort}, how a move of the work reaches the task's record and how
+ * the outcome is kept.
+ *
+ * The actor mirrors the record: the memory backend's record is the actor's own snapshot, the NATS
+ * backend feeds it every event its record takes, in the record's order. When the actor reaches a
+ * terminal state (completed, cancelled by anyone, lost…) the work's signal aborts.
+ *
+ * @module
+ */
+import { createActor, type Actor, type SnapshotFrom } from 'xstate';
+import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../machines/index.js';
+import { TaskTerminalError } from '../errors.js';
+import type { InputAnswer, InputRequest, TaskHandler } from '../task-runtime.types.js';
+import { decideOutcome, type Settled } from './outcome.js';
+
+/** What a backend does for a run. */
+export interface RunPort {
+  /**
+   * A move the work makes itself (a status message). The memory backend sends it to the actor;
+   * the NATS backend writes it to the record, whose event brings it to the actor.
+   */
+  move(event: TaskEvent): void;
+  /**
+   * Makes an input request of the work known: written with the task so that the requester can
+   * see it. Resolves `false` when the task can no longer take it (ended, or not this run's).
+   */
+  requestInput(request: InputRequest): boolean | Promise<boolean>;
+  /** Keeps the decided outcome with the task and moves it to its terminal status. */
+  end(outcome: Settled, at: number): void | Promise<void>;
+  /** Every snapshot of the actor, the first one included (the memory backend's record). */
+  observe?(snapshot: SnapshotFrom<typeof taskMachine>): void;
+  /** Told once, when the actor is terminal or the run was stopped. */
+  ended?(): void;
+  /** The work waits for a person: it holds nothing it does not need meanwhile (a worker slot). */
+  waiting?(): void;
+  /** An answer arrived: resolves when the work may go on with it (a worker slot is free again). */
+  resuming?(): Promise<void>;
+}
+
+/** Where the actor starts: a new task's input, or the state a record is in. */
+export type RunStart = { readonly input: TaskInput } | { readonly status: TaskStatus; readonly context: TaskContext };
+
+/** What a run needs besides its port. */
+export interface RunOptions {
+  readonly handler: TaskHandler | null;
+  readonly params: unknown;
+  readonly maxResultBytes: number | null;
+  readonly now: () => number;
+}
+
+interface Waiting {
+  readonly request: InputRequest;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/**
+ * One live task: its actor and its work.
+ *
+ * @example
+ * ```ts
+ * const run = new TaskRun({ input }, { handler, params, maxResultBytes: null, now: Date.now }, port);
+ * run.send(taskEvents.start(Date.now()));
+ * run.begin();
+ * ```
+ */
+export class TaskRun {
+  readonly actor: Actor<typeof taskMachine>;
+  readonly #options: RunOptions;
+  readonly #port: RunPort;
+  readonly #abort = new AbortController();
+  readonly #waiting = new Map<string, Waiting>();
+  #inputs = 0;
+  #over = false;
+  #begun = false;
+
+  constructor(start: RunStart, options: RunOptions, port: RunPort) {
+    this.#options = options;
+    this.#port = port;
+    this.actor =
+      'input' in start
+        ? createActor(taskMachine, { input: start.input })
+        : createActor(taskMachine, { snapshot: taskMachine.resolveState({ value: start.status, context: start.context }), input: start.context });
+    this.actor.subscribe({
+      next: (snapshot) => {
+        port.observe?.(snapshot);
+        if (isTerminalStatus(snapshot.value)) this.#end(snapshot.value);
+      },
+      // The machine's actions are pure assignments: an error here is a bug, and the run ends.
+      error: () => this.#end('unknown'),
+    });
+    this.actor.start();
+  }
+
+  /** The actor's current status. */
+  get status(): TaskStatus {
+    return this.actor.getSnapshot().value;
+  }
+
+  /** True once the actor is terminal or the run was stopped. */
+  get over(): boolean {
+    return this.#over;
+  }
+
+  /** The input requests of the work still waiting for an answer, oldest first. */
+  get pending(): InputRequest[] {
+    return [...this.#waiting.values()].map((w) => w.request);
+  }
+
+  /** Whether the work waits for an answer to `inputId`. */
+  waitsFor(inputId: string): boolean {
+    return this.#waiting.has(inputId);
+  }
+
+  /**
+   * An event the task's record took (or, on the memory backend, is taking).
+   *
+   * @example
+   * ```ts
+   * run.send(taskEvents.cancel('stop', Date.now()));
+   * ```
+   */
+  send(event: TaskEvent): void {
+    if (!this.#over) this.actor.send(event);
+  }
+
+  /**
+   * Starts the work: one microtask from now, so the caller has taken the task's first view (and
+   * its requester's announcement can go out) before anything the work causes, yet work that ends
+   * quickly has ended by the requester's first look.
+   *
+   * @example
+   * ```ts
+   * run.begin();
+   * ```
+   */
+  begin(): void {
+    const handler = this.#options.handler;
+    if (!handler || this.#begun) return;
+    this.#begun = true;
+    // A port that failed to keep the outcome leaves nothing this run could still do.
+    this.#work(handler).catch(() => this.stop());
+  }
+
+  /**
+   * Gives the work an answer to one of its input requests.
+   *
+   * @returns false when the work does not wait for `inputId` (answered already, or over)
+   * @example
+   * ```ts
+   * if (!run.answer('input-1', { result: { action: 'accept' } })) refuse();
+   * ```
+   */
+  answer(inputId: string, answer: InputAnswer): boolean {
+    const waiting = this.#waiting.get(inputId);
+    if (!waiting) return false;
+    this.#waiting.delete(inputId);
+    const resume = this.#port.resuming?.() ?? Promise.resolve();
+    resume.then(
+      () => {
+        // Ended while the answer waited to be let through: it is discarded (§4.8.5).
+        if (this.#over) waiting.reject(new TaskTerminalError(waiting.request.taskId, this.status));
+        else if ('error' in answer) waiting.reject(answer.error);
+        else waiting.resolve(answer.result);
+      },
+      (error: unknown) => waiting.reject(error instanceof Error ? error : new Error(String(error))),
+    );
+    return true;
+  }
+
+  /**
+   * Stops the run without an outcome (its lease was lost, its node stops): the work's signal
+   * aborts and nothing more is written by it.
+   *
+   * @example
+   * ```ts
+   * run.stop();
+   * ```
+   */
+  stop(): void {
+    this.#end(null);
+    this.actor.stop();
+  }
+
+  async #work(handler: TaskHandler): Promise<void> {
+    const { now } = this.#options;
+    const signal = this.#abort.signal;
+    await Promise.resolve();
+    if (signal.aborted) return;
+    const context = this.actor.getSnapshot().context;
+    let settled: { ok: true; value: unknown } | { ok: false; error: unknown };
+    try {
+      settled = {
+        ok: true,
+        value: await handler(this.#options.params, {
+          taskId: context.taskId,
+          owner: context.owner,
+          dialect: context.dialect,
+          signal,
+          setStatusMessage: (message) => {
+            if (!this.#over) this.#port.move(taskEvents.message(message, now()));
+          },
+          requestInput: (method, params) => this.#requestInput(method, params),
+        }),
+      };
+    } catch (error) {
+      settled = { ok: false, error };
+    }
+    // A task that ended meanwhile (cancelled, lost) stays as it ended: its late outcome is dropped.
+    if (signal.aborted) return;
+    await this.#port.end(decideOutcome(settled, this.#options.maxResultBytes), now());
+  }
+
+  #requestInput(method: string, params: unknown): Promise<unknown> {
+    const context = this.actor.getSnapshot().context;
+    if (this.#over) return Promise.reject(new TaskTerminalError(context.taskId, this.status));
+    // Numbered in the order the work asks: a re-run asks again under the same ids (NATS replays answers).
+    const inputId = `input-${++this.#inputs}`;
+    const request: InputRequest = { taskId: context.taskId, owner: context.owner, dialect: context.dialect, inputId, method, params };
+    const answered = new Promise<unknown>((resolve, reject) => this.#waiting.set(inputId, { request, resolve, reject }));
+    const refuse = (): void => {
+      const waiting = this.#waiting.get(inputId);
+      this.#waiting.delete(inputId);
+      waiting?.reject(new TaskTerminalError(context.taskId, this.status));
+    };
+    const taken = (ok: boolean): void => {
+      if (!ok) refuse();
+      else if (this.#waiting.has(inputId)) this.#port.waiting?.();
+    };
+    try {
+      const out = this.#port.requestInput(request);
+      if (typeof out === 'boolean') taken(out);
+      else out.then(taken, refuse);
+    } catch {
+      refuse();
+    }
+    return answered;
+  }
+
+  /** The run is over: the work's signal aborts, and its unanswered requests are refused. */
+  #end(status: TaskStatus | null): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.#abort.abort();
+    // Answers that arrive after the task ended are discarded (§4.8.5); the work waiting on them stops.
+    const taskId = this.actor.getSnapshot().context.taskId;
+    const why = (): Error => (status === null ? new Error(`Task ${taskId} stopped on this node before its input was answered`) : new TaskTerminalError(taskId, status));
+    for (const waiting of this.#waiting.values()) waiting.reject(why());
+    this.#waiting.clear();
+    this.#port.ended?.();
+  }
+}

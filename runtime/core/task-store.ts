@@ -1,0 +1,95 @@
+/**
+ * The port between the task core and a backend: what a backend stores and carries, and nothing of
+ * the lifecycle. The core ({@link createCoreRuntime}) owns every rule (ids, limits, retention,
+ * which change a task in which state takes, outcomes and waits); a store keeps task states,
+ * results and listings, moves a stored task by one lifecycle event, and runs the work (here, on
+ * the memory backend; through a work queue on a worker, on NATS).
+ *
+ * @module
+ */
+import type { TaskContext, TaskEvent, TaskInput, TaskStatus } from '../../machines/index.js';
+import type { HandlerOptions, InputAnswer, InputRequest, TaskChange, TaskHandler, TaskView } from '../task-runtime.types.js';
+import type { TaskObserver } from '../observer.types.js';
+import type { SecurityReport } from '../audit/index.js';
+
+/** What the core reads of a stored task: the memory backend's entry and the NATS record both are one. */
+export interface TaskState {
+  readonly status: TaskStatus;
+  readonly context: TaskContext;
+  /** When a terminal task is removed (epoch ms); `null` while live or kept forever. */
+  readonly expiresAt: number | null;
+  readonly hasResult: boolean;
+  /** The `detail` of a handler's `TaskFailure`, or `null`/`undefined`. */
+  readonly failure: unknown;
+}
+
+/** A task to store: its machine input, and the work to run (`null`: driven from outside). */
+export interface NewTask {
+  readonly key: string;
+  readonly ownerKey: string;
+  readonly input: TaskInput;
+  readonly work: { readonly name: string; readonly handler: TaskHandler; readonly options: HandlerOptions; readonly params: unknown } | null;
+}
+
+/** A watch from {@link TaskStore.watch}. */
+export interface TaskWatch<S extends TaskState> {
+  /** The watcher read the task in this state: changes after it are what it waits for. */
+  seen(state: S): void;
+  stop(): void;
+}
+
+/** A stored task after a move, and whether this call moved it. */
+export interface Moved<S extends TaskState> {
+  readonly state: S;
+  readonly changed: boolean;
+}
+
+/**
+ * A backend, as the core sees it.
+ *
+ * @example
+ * ```ts
+ * const runtime = createCoreRuntime(opts, new MemoryStore(opts), { limiter, audit });
+ * ```
+ */
+export interface TaskStore<S extends TaskState = TaskState> {
+  /** Names a task: tasks are scoped to their owner, so two owners may use the same id. */
+  keyOf(ownerKey: string, taskId: string): string;
+  /** The stored task, `'expired'` when it was removed at the end of its retention, or `null`. */
+  read(key: string): S | 'expired' | null | Promise<S | 'expired' | null>;
+  /**
+   * Stores a new task and starts its work; throws `DuplicateTaskIdError` when the key is taken.
+   * Returns the task's view as it was created, taken before its work can move it.
+   */
+  create(task: NewTask): TaskView | Promise<TaskView>;
+  /** Moves a stored task by one event; `null` when it is gone. `withResult`: its result was kept first. */
+  apply(key: string, event: TaskEvent, options?: { readonly withResult?: boolean }): Moved<S> | null | Promise<Moved<S> | null>;
+  /** Keeps a result given from outside (`update`), before the event that makes it readable. */
+  putResult(key: string, value: unknown): void | Promise<void>;
+  /** A stored task's result (asked only when `state.hasResult`), `null` when none is kept. */
+  result(key: string, state: S): { readonly value: unknown } | null | Promise<{ readonly value: unknown } | null>;
+  /** One page of an owner's tasks, oldest first, after the position `after` (0: from the start). */
+  page(ownerKey: string, after: number, limit: number): Promise<{ readonly states: readonly S[]; readonly more: boolean; readonly last: number }>;
+  /** The largest position a cursor may name now. */
+  readonly maxPosition: number;
+  /** Removes a task (its result and listing entry too). */
+  remove(key: string, state: S): Promise<void>;
+  /** Whether the task's work waits for an answer to `inputId`, and if so gives it; returns the task after. */
+  answer(key: string, inputId: string, answer: InputAnswer): Moved<S> | null | Promise<Moved<S> | null>;
+  /** The input requests the task still waits on, oldest first. */
+  pending(key: string, state: S): InputRequest[];
+  /**
+   * Calls `wake` when the task ends or is removed, until stopped: `ended` is its terminal view
+   * (kept for a waiter that then finds it deleted). The watcher tells `seen` each state it read,
+   * so a store that delivers changes by sequence starts after it without a read of its own.
+   */
+  watch(key: string, wake: (ended: TaskView | null) => void): TaskWatch<S>;
+  /** How often a waiter reads the task again in case a change was not seen (NATS), or `null`. */
+  readonly rereadMs: number | null;
+  subscribe(listener: (change: TaskChange) => void, key?: string): () => void;
+  onInputRequest(listener: (request: InputRequest) => void, key?: string): () => void;
+  stats(): { live: number; retained: number };
+  security(): SecurityReport;
+  observe(): TaskObserver;
+  dispose(): Promise<void>;
+}
