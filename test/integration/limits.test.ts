@@ -1,11 +1,12 @@
 /**
- * Per-requester limits of `mcp-tasks serve`, over stdio and Streamable HTTP: a request over a
- * limit gets JSON-RPC error -32029 naming the limit and when to retry, and the requester's other
- * tasks are unharmed.
+ * Per-requester limits of `mcp-tasks serve`, over stdio, Streamable HTTP and a NATS front node with
+ * a separate worker node: a request over a limit gets JSON-RPC error -32029 naming the limit and
+ * when to retry, and the requester's other tasks are unharmed.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { connectHttp } from './harness/http-wire.js';
 import { ok } from './harness/json.js';
+import { connectNatsHttp, stopSharedNats } from './harness/nats-front-worker.js';
 import { connectStdio } from './harness/stdio-wire.js';
 import { create2025, createSep, getTask, statusOf, textOf } from './harness/task-calls.js';
 import type { Connect, Wire } from './harness/types.js';
@@ -23,9 +24,12 @@ async function settle(wire: Wire, taskId: string): Promise<Record<string, unknow
   throw new Error(`task ${taskId} did not end`);
 }
 
+afterAll(stopSharedNats);
+
 describe.each([
   ['stdio', connectStdio],
   ['http', connectHttp],
+  ['nats (front + worker)', connectNatsHttp],
 ] as [string, Connect][])('per-requester limits over %s', (_name, connect) => {
   let wire: Wire | undefined;
   afterEach(async () => {

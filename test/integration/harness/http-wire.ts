@@ -25,6 +25,8 @@ class HttpWire extends WireCore {
   failOnNullIdError = false;
   /** Sent as `Authorization: Bearer <token>` on every request (servers started with `--auth-token`). */
   bearerToken: string | undefined;
+  /** Runs once at the end of close(), e.g. to stop the processes behind `url` that the caller started. */
+  afterClose: (() => Promise<void>) | undefined;
   private readonly controllers = new Set<AbortController>();
 
   /** `owned`: the server process this wire spawned (killed on close), if any. */
@@ -189,6 +191,7 @@ class HttpWire extends WireCore {
       }
     }
     if (this.owned !== undefined) await killChild(this.owned.child);
+    await this.afterClose?.();
   }
 }
 
@@ -222,10 +225,16 @@ export const connectInteractiveHttp: ConnectInteractive = (options = {}) =>
 export interface AttachOptions {
   /** Sent as `Authorization: Bearer <token>` on every request, initialize included. */
   readonly bearerToken?: string;
+  /**
+   * Runs once when the wire is closed (after the session's DELETE), also when the handshake fails:
+   * e.g. stops the server processes behind `url` that the caller started for this wire alone.
+   */
+  readonly onClose?: () => Promise<void>;
 }
 
-function withToken(wire: HttpWire, bearerToken: string | undefined): HttpWire {
+function withToken(wire: HttpWire, bearerToken: string | undefined, onClose?: () => Promise<void>): HttpWire {
   wire.bearerToken = bearerToken;
+  wire.afterClose = onClose;
   return wire;
 }
 
@@ -235,7 +244,7 @@ export async function attachHttpWire(
   serverStderr: () => string = () => '',
   options: AttachOptions = {},
 ): Promise<Wire & { readonly sessionId: string | undefined }> {
-  return handshake(withToken(new HttpWire(url, serverStderr, PLAIN_CLIENT), options.bearerToken), `raw http handshake against ${url} failed`);
+  return handshake(withToken(new HttpWire(url, serverStderr, PLAIN_CLIENT), options.bearerToken, options.onClose), `raw http handshake against ${url} failed`);
 }
 
 /** A raw interactive wire with its own HTTP session on a running server: declares `capabilities` in initialize. */
@@ -246,7 +255,7 @@ export async function attachInteractiveHttpWire(
   options: AttachOptions = {},
 ): Promise<InteractiveWire & { readonly sessionId: string | undefined }> {
   return handshake(
-    withToken(new HttpWire(url, serverStderr, interactiveClient(capabilities)), options.bearerToken),
+    withToken(new HttpWire(url, serverStderr, interactiveClient(capabilities)), options.bearerToken, options.onClose),
     `interactive http handshake against ${url} failed`,
   );
 }

@@ -90,8 +90,8 @@ export const connectCustomSdkStdio: ConnectCustomSdk = async (client, flags = []
 /** `serve --stdio [flags]` through the SDK's own StdioClientTransport. */
 export const connectSdkStdio: ConnectSdk = (flags = []) => connectCustomSdkStdio(newClient('sdk-stdio-test'), flags);
 
-/** Connects one more SDK client (its own HTTP session) to an already running server. */
-export async function connectSdkClientTo(server: HttpServerProcess, client: Client | string = 'sdk-http-test'): Promise<SdkPeer> {
+/** Connects one more SDK client (its own HTTP session) to an already running server (only its URL and stderr are used). */
+export async function connectSdkClientTo(server: Pick<HttpServerProcess, 'url' | 'stderr'>, client: Client | string = 'sdk-http-test'): Promise<SdkPeer> {
   const transport = new StreamableHTTPClientTransport(new URL(server.url));
   const sdkClient = typeof client === 'string' ? newClient(client) : client;
   await sdkClient.connect(transport);
