@@ -22,7 +22,7 @@ export interface RequesterLimits {
   readonly maxTaskIdLength: number | null;
   /**
    * Largest result a task may keep, in bytes of JSON; a larger one fails the task saying so.
-   * @default 921_600 (900 KiB, what the NATS backend can store)
+   * @default 921_600 (900 KiB; both backends keep larger results when raised or off)
    */
   readonly maxResultBytes: number | null;
 }

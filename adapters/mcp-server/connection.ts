@@ -8,7 +8,7 @@
 import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { isTerminalStatus, type TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime, TaskView } from '../../runtime/index.js';
-import { renderTask2025 } from '../dialects/2025-11-25/index.js';
+import { renderTask2025, statusOf2025 } from '../dialects/2025-11-25/index.js';
 import { requestKey, type TaskHost } from './request-context.js';
 import type { ConnectionContext } from './request-handlers.js';
 import { assertSdkInternals } from './sdk-internals-check.js';
@@ -60,10 +60,13 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
         return;
       }
       // The SDK sends the reply once the request handler returns, within this turn of the loop.
+      // Each notification carries the whole task, so only the latest of those held is news, and
+      // not even that when the reply already said as much (a task still working, same message).
       setImmediate(() => {
-        const queued = held ?? [];
+        const latest = held?.[held.length - 1];
         held = null;
-        for (const params of queued) send(params);
+        const told = statusOf2025(created);
+        if (latest && (latest['status'] !== told.status || (latest['statusMessage'] ?? null) !== told.statusMessage)) send(latest);
       });
     };
   };

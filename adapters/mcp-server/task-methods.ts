@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { TaskTerminalError, type TaskRuntime } from '../../runtime/index.js';
+import { isTerminalStatus } from '../../machines/index.js';
+import { TaskTerminalError, type TaskOutcome, type TaskRuntime } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
@@ -24,6 +25,12 @@ function handle(server: TaskHost, method: string, answer: (params: unknown, extr
       throw toJsonRpcError(error);
     }
   });
+}
+
+/** What `tasks/result` answers for an ended 2025-11-25 task: exactly what the request would have. */
+function outcomeReply(outcome: TaskOutcome): Record<string, unknown> {
+  if (outcome.hasResult) return withRelatedMetaFor(outcome.task, outcome.result);
+  throw wireErrorOf(outcome);
 }
 
 /** Reads that complete a request whose first look-up was charged: not charged again. */
@@ -58,6 +65,8 @@ export function installTaskMethods(
     const task = await runtime.get(taskId, owner);
     // SEP-1686 answers at once and only for completed tasks (§4.6).
     if (task.dialect !== SPEC_2025_11_25) return withRelatedMetaFor(task, (await runtime.result(taskId, owner, SAME_REQUEST)).result);
+    // Ended already: no input request can come, and the wait returns at once.
+    if (isTerminalStatus(task.status)) return outcomeReply(await runtime.waitForOutcome(taskId, owner, { countsAsPoll: false }));
     // 2025-11-25 blocks until the task is terminal, then returns exactly what the request would
     // have. Meanwhile the task's input requests travel over this call (the spec's input_required flow).
     const stopInputs = deliverInputs(
@@ -80,8 +89,7 @@ export function installTaskMethods(
     } finally {
       stopInputs();
     }
-    if (outcome.hasResult) return withRelatedMetaFor(outcome.task, outcome.result);
-    throw wireErrorOf(outcome);
+    return outcomeReply(outcome);
   });
 
   handle(server, 'tasks/list', async (params, extra) => {

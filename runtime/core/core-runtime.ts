@@ -97,6 +97,9 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     checkTaskId(taskId, opts.limits.maxTaskIdLength);
     poll(owner, o);
     const key = keyOf(taskId, owner);
+    // Ended already (the usual case for short work): no watch to set up and take down.
+    const first = await find(taskId, owner);
+    if (isTerminalStatus(first.state.status)) return outcomeOf(key, first.state);
     const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
     let wake: () => void = () => undefined;
     let lastEnd: TaskView | null = null;

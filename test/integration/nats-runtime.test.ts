@@ -3,6 +3,7 @@
  * own runtime with its own connection to a real nats-server, sharing one task space.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import type { TaskHandlerContext } from '../../runtime/index.js';
@@ -30,6 +31,8 @@ async function node(options: NatsTaskRuntimeOptions): Promise<NatsTaskRuntime> {
     await delay((p as { ms: number }).ms, undefined, { signal: ctx.signal });
     return { slept: (p as { ms: number }).ms, on: runtime.nodeId };
   }, { retry: 'restart', maxAttempts: 2 });
+  // 2.5 MB of JSON: more than NATS carries in one message (1 MiB by default).
+  runtime.registerHandler('big', async () => ({ text: 'x'.repeat(2_500_000), on: runtime.nodeId }));
   runtime.registerHandler('ask', async (_p, ctx) => ({ got: await ctx.requestInput('elicitation/create', { message: 'name?' }) }));
   runtimes.push(runtime);
   return runtime;
@@ -179,6 +182,23 @@ describe('NATS runtime across nodes', () => {
     }
     expect((await front.list(owner)).tasks.map((t) => t.taskId)).not.toContain('brief');
     await expect(front.result('brief', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
+  });
+
+  it('keeps a result larger than one NATS message when the result limit is off, and removes all of it on delete', async () => {
+    const { front, worker, prefix } = await pair({ limits: { maxResultBytes: null } });
+    await create(front, 'big', 'big', {});
+    const outcome = await front.waitForOutcome('big', owner, { timeout: 10_000 });
+    expect(outcome.task.status).toBe('completed');
+    const result = outcome.result as { text: string; on: string };
+    expect(result.text).toHaveLength(2_500_000);
+    expect(result.on).toBe(worker.nodeId);
+    expect(((await worker.result('big', owner)).result as { text: string }).text).toBe(result.text);
+    const stream = `KV_${prefix}_results`;
+    const jsm = await jetstreamManager(front.connection);
+    expect((await jsm.streams.info(stream)).state.bytes).toBeGreaterThan(2_500_000);
+    await front.delete('big', owner);
+    // Its chunks are purged with it: what is left of the bucket is a few markers, not the data.
+    expect((await jsm.streams.info(stream)).state.bytes).toBeLessThan(10_000);
   });
 
   it('drives a task without handler from outside, as the SDK TaskStore does', async () => {

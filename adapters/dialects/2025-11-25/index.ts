@@ -14,6 +14,7 @@ export {
   TaskParamsError,
   parseTaskParams,
   renderTask2025,
+  statusOf2025,
   withRelatedMeta2025,
 } from './codec.js';
 export type { TaskParams2025 } from './codec.js';

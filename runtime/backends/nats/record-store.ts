@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
+import { getChunked, purgeChunked, putChunked } from './result-chunks.js';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import type { TaskEvent, TaskStatus } from '../../../machines/index.js';
@@ -53,8 +54,6 @@ export interface Revisioned {
 /** Outcome of a {@link RecordStore.read}: the record, a task that expired, or nothing. */
 export type ReadResult = { readonly found: Revisioned } | { readonly expired: true } | null;
 
-/** Largest result stored, in bytes of JSON (NATS' default max payload is 1 MiB). */
-export const MAX_RESULT_BYTES = 900 * 1024;
 
 async function ensureStream(jsm: JetStreamManager, name: string, subjects: string[], layout: StoreLayout): Promise<void> {
   try {
@@ -277,16 +276,14 @@ export class RecordStore {
    * Stores a task's result (before the record says `completed`, so a reader that sees the
    * status always finds the result).
    *
-   * @throws InvalidArgumentError when the result's JSON is larger than {@link MAX_RESULT_BYTES}
+   * Any size: a large result is stored in chunks (the only cap is the runtime's `maxResultBytes`).
    * @example
    * ```ts
    * await store.putResult(key, { content: [] });
    * ```
    */
   async putResult(key: string, result: unknown): Promise<void> {
-    const json = JSON.stringify(result ?? null);
-    if (Buffer.byteLength(json) > MAX_RESULT_BYTES) throw new InvalidArgumentError(`The result is larger than the ${MAX_RESULT_BYTES} bytes a task may store`);
-    await this.#results.put(key, json);
+    await putChunked(this.#results, key, JSON.stringify(result ?? null));
   }
 
   /**
@@ -299,8 +296,8 @@ export class RecordStore {
    * ```
    */
   async getResult(key: string): Promise<{ readonly result: unknown } | null> {
-    const entry = await this.#results.get(key);
-    return entry === null || entry.operation !== 'PUT' ? null : { result: entry.json<unknown>() };
+    const json = await getChunked(this.#results, key);
+    return json === null ? null : { result: JSON.parse(json) as unknown };
   }
 
   /**
@@ -317,7 +314,7 @@ export class RecordStore {
     const guard = how.revision === undefined ? undefined : { previousSeq: how.revision };
     if (how.expired) await this.#records.delete(key, guard);
     else await this.#records.purge(key, guard);
-    await this.#results.purge(key).catch(() => undefined);
+    await (record.hasResult ? purgeChunked(this.#results, key) : this.#results.purge(key)).catch(() => undefined);
     await this.events.purge(key).catch(() => undefined);
     if (record.order > 0) await this.#jsm.streams.deleteMessage(this.#indexStream, record.order, false).catch(() => undefined);
   }

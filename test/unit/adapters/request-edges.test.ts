@@ -1,7 +1,8 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createTaskServer } from '../../../adapters/mcp-server/index.js';
+import { z } from 'zod';
+import { createTaskServer, type TaskToolDefinition } from '../../../adapters/mcp-server/index.js';
 import { askNameTool, longJobTool } from '../../../adapters/cli/demo-tools.js';
 import { createTaskRuntime, type TaskRuntime } from '../../../runtime/index.js';
 
@@ -15,7 +16,8 @@ afterEach(async () => {
 /** A raw peer on the SDK's in-memory transport, so that message order is ours to choose. */
 async function rawPeer(): Promise<{ send(m: object): Promise<void>; seen: Message[] }> {
   runtime = createTaskRuntime({ pollFrequency: 20 });
-  const server = createTaskServer({ name: 't', version: '0' }, { runtime, tools: [askNameTool, longJobTool] });
+  const instant: TaskToolDefinition = { name: 'instant', inputSchema: z.object({}), taskSupport: 'optional', run: async () => ({ content: [{ type: 'text', text: 'done' }] }) };
+  const server = createTaskServer({ name: 't', version: '0' }, { runtime, tools: [askNameTool, longJobTool, instant] });
   const [client, serverSide] = InMemoryTransport.createLinkedPair();
   const seen: Message[] = [];
   client.onmessage = (m) => seen.push(m as Message);
@@ -122,5 +124,18 @@ describe('request edge cases', () => {
     await arrived('an input_required status notification', () => (pushed().includes('input_required') ? true : undefined));
     expect(pushed()).toContain('input_required');
   });
-});
 
+  it('should push one status notification for work that ended before its CreateTaskResult left, the latest', async () => {
+    const peer = await rawPeer();
+    await peer.send({ id: 1, method: 'tools/call', params: { name: 'instant', arguments: {}, task: {} } });
+    const created = (await responseTo(peer, 1)).result as { task: { taskId: string; status: string } };
+    expect(created.task.status).toBe('working');
+    const pushed = () => peer.seen.filter((m) => m.method === 'notifications/tasks/status').map((m) => m.params?.['status']);
+    await arrived('the completed status notification', () => (pushed().includes('completed') ? true : undefined));
+    // Held changes leave together, right after the reply: a later answer comes after all of them.
+    await peer.send({ id: 2, method: 'tasks/get', params: { taskId: created.task.taskId } });
+    await responseTo(peer, 2);
+    // Not `working` first: the CreateTaskResult said so already, and each notification is the whole task.
+    expect(pushed()).toEqual(['completed']);
+  });
+});
