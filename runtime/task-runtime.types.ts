@@ -233,7 +233,11 @@ export interface TaskRuntime {
    * Returns the unsubscribe.
    */
   subscribe(listener: (change: TaskChange) => void, only?: TaskSelector): () => void;
-  /** How many tasks are held: `live` run as actors, `retained` are terminal records awaiting expiry. */
+  /**
+   * How many tasks are held: `live` run as actors, `retained` are terminal records awaiting
+   * expiry. On NATS, `live` counts this worker's runs and `retained` the cluster's ended tasks
+   * this node has seen end (on the event feed) since it started and not seen removed.
+   */
   stats(): { live: number; retained: number };
   /**
    * This node's counters of suspicious requesters (failed look-ups, polls faster than suggested,

@@ -4,7 +4,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import type { TaskHandlerContext } from '../../runtime/index.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
@@ -199,6 +199,21 @@ describe('NATS runtime across nodes', () => {
     await front.delete('big', owner);
     // Its chunks are purged with it: what is left of the bucket is a few markers, not the data.
     expect((await jsm.streams.info(stream)).state.bytes).toBeLessThan(10_000);
+  });
+
+  it('counts ended tasks as retained on every node until they are deleted or expire', async () => {
+    const clock = skewedClock();
+    const { front, worker } = await pair({ now: clock.now });
+    await create(front, 'kept', 'sleep', { ms: 1 });
+    await create(front, 'brief', 'sleep', { ms: 1 }, { keepAlive: 200 });
+    await front.waitForTerminal('kept', owner, { timeout: 5_000 });
+    const brief = await front.waitForTerminal('brief', owner, { timeout: 5_000 });
+    for (const r of [front, worker]) await vi.waitFor(() => expect(r.stats().retained).toBe(2), { timeout: 3_000, interval: 20 });
+    expect(worker.stats().live).toBe(0);
+    await front.delete('kept', owner);
+    for (const r of [front, worker]) await vi.waitFor(() => expect(r.stats().retained).toBe(1), { timeout: 3_000, interval: 20 });
+    clock.jumpTo(brief.expiresAt!);
+    for (const r of [front, worker]) expect(r.stats().retained).toBe(0);
   });
 
   it('drives a task without handler from outside, as the SDK TaskStore does', async () => {

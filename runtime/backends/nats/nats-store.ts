@@ -43,6 +43,12 @@ export class NatsStore implements TaskStore<TaskRecord> {
   readonly #worker: TaskWorker | null;
   readonly #audit: AuditLog | null;
   readonly #observers = new Set<NatsObserver>();
+  /**
+   * Terminal tasks this node has seen end (every node receives every task's events) and not yet
+   * seen removed, with when their retention ends: `stats().retained`, without a read.
+   */
+  readonly #retained = new Map<string, number>();
+  readonly #stopCounting: () => void;
   /** Creations this node has under way: a read of the same key waits for them (a poll that raced its own create). */
   readonly #creating = new Map<string, Promise<unknown>>();
 
@@ -52,6 +58,10 @@ export class NatsStore implements TaskStore<TaskRecord> {
     this.#running = parts.running;
     this.#worker = parts.worker;
     this.#audit = parts.audit;
+    this.#stopCounting = space.feed.watchAll((key, event) => {
+      if (event.kind === 'task.deleted' || event.kind === 'task.created') this.#retained.delete(key);
+      else if (isTerminalStatus(event.view.status)) this.#retained.set(key, event.view.expiresAt ?? Infinity);
+    });
   }
 
   keyOf(ownerKey: string, taskId: string): string {
@@ -180,7 +190,10 @@ export class NatsStore implements TaskStore<TaskRecord> {
   }
 
   stats(): { live: number; retained: number } {
-    return { live: this.#worker?.running ?? 0, retained: 0 };
+    // Expiry removes a task without an event: past its retention, it is gone.
+    const now = this.#opts.now();
+    for (const [key, until] of this.#retained) if (until <= now) this.#retained.delete(key);
+    return { live: this.#worker?.running ?? 0, retained: this.#retained.size };
   }
 
   security(): ReturnType<AuditLog['report']> {
@@ -195,6 +208,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
   }
 
   async dispose(): Promise<void> {
+    this.#stopCounting();
     // Observers hold a watch on the records: stopped here, or it would outlive a shared connection.
     await Promise.all([...this.#observers].map((o) => o.close()));
   }
