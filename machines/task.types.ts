@@ -74,7 +74,10 @@ export interface TaskInput {
    * that sees `completed` always finds the result.
    */
   readonly keepAlive: number | null;
-  /** Suggested polling interval, in ms. */
+  /**
+   * The configured polling interval, in ms: what the task suggests once it is older than this, or
+   * terminal. A younger task suggests less (the runtime's poll pacing adapts it to the age).
+   */
   readonly pollFrequency: number;
   /** Creation time, epoch ms (supplied from outside so the machine stays pure). */
   readonly createdAt: number;

@@ -54,6 +54,8 @@ export type { TaskObserver, ObservedTask, ObservedResult, TimelineEntry, Observe
 // The status in every observed task and timeline entry, so an operator's tool needs only this entry point.
 export type { TaskStatus } from '../machines/index.js';
 export { DeadlineScheduler } from './scheduler.js';
+export { MIN_POLL_INTERVAL_MS, suggestedPollInterval } from './core/poll-pacing.js';
+export type { PollTiming } from './core/poll-pacing.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 export { AuditEvent, DEFAULT_SUSPICION_THRESHOLDS } from './audit/index.js';
 export type { AuditLogger, AuditOptions, SecurityReport, SuspectRequester, SuspicionThresholds } from './audit/index.js';

@@ -14,7 +14,13 @@ export interface RequesterLimits {
   readonly maxConcurrentTasks: number | null;
   /** Task creations per requester per second. @default 20 */
   readonly createsPerSecond: number | null;
-  /** `get`/`result`/`outcome` calls (tasks/get, tasks/result polls) per requester per second. @default 50 */
+  /**
+   * `get`/`result`/`outcome` calls (tasks/get, tasks/result polls) per requester per second. A
+   * poll of a task that waited at least 0.9 × the interval the task suggested at its previous
+   * poll is free (on NATS, per node: see `PollPacing`), so a requester following the suggestion
+   * is never refused however many tasks it follows.
+   * @default 50
+   */
   readonly pollsPerSecond: number | null;
   /** `list` calls per requester per second. @default 10 */
   readonly listsPerSecond: number | null;

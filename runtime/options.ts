@@ -28,7 +28,9 @@ export interface TaskRuntimeOptions {
    */
   maxKeepAlive?: number | null;
   /**
-   * Suggested polling interval reported to requesters, in ms.
+   * The polling interval a task suggests to its requester once it is older than this, or
+   * terminal, in ms. A younger task suggests its age (at least 25 ms), so short work is seen
+   * ending soon; polls that keep to the suggestion are not charged against `pollsPerSecond`.
    * @default 1000
    */
   pollFrequency?: number;

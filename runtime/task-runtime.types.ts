@@ -10,6 +10,13 @@ import type { TaskObserver } from './observer.types.js';
 
 /** A task as the runtime reports it: the machine's context plus its status and expiry. */
 export interface TaskView extends Readonly<Omit<TaskContext, 'pendingInputs'>> {
+  /**
+   * The configured polling interval, ms (the create's `pollFrequency`, else the runtime's): the
+   * most the task ever suggests. It is not what a requester is told: that is
+   * `suggestedPollInterval(view, now)`, which every dialect renders at the time of the read
+   * (shorter while the task is young, this once it is older than this or terminal).
+   */
+  readonly pollFrequency: number;
   readonly status: TaskStatus;
   readonly pendingInputs: readonly string[];
   /** When a terminal task will be removed, epoch ms; `null` while running or when kept forever. */
@@ -98,7 +105,7 @@ export interface CreateTaskOptions {
    * Capped by the receiver maximum.
    */
   readonly keepAlive?: number | null | undefined;
-  /** Suggested polling interval for this task; defaults to the runtime's. */
+  /** The configured polling interval of this task (see `TaskRuntimeOptions.pollFrequency`); defaults to the runtime's. */
   readonly pollFrequency?: number | undefined;
   /**
    * Name of a handler registered with `registerHandler`. Without one the task is driven from
@@ -146,8 +153,9 @@ export interface TaskPage {
 export interface ReadOptions {
   /**
    * Whether the read is the requester's poll: charged against its `pollsPerSecond` (and refused
-   * over it) and counted by the audit's poll-interval check. Reads the server makes on its own
-   * behalf (a status push on a subscription stream) pass `false`.
+   * over it) unless it kept to the interval the task suggested at its previous poll, and counted
+   * by the audit's poll-interval check. Reads the server makes on its own behalf (a status push
+   * on a subscription stream) pass `false`.
    * @default true
    */
   readonly countsAsPoll?: boolean;
@@ -160,8 +168,9 @@ export interface WaitOptions {
   /** Give up when this signal aborts (rejects with its reason). */
   readonly signal?: AbortSignal;
   /**
-   * Whether the wait counts against the requester's `pollsPerSecond` (a `tasks/result` does). The
-   * server's own wait for the reply to the request that created the task does not.
+   * Whether the wait counts against the requester's `pollsPerSecond` (a `tasks/result` does, as a
+   * poll: free when it kept to the suggested interval). The server's own wait for the reply to
+   * the request that created the task does not.
    * @default true
    */
   readonly countsAsPoll?: boolean;

@@ -33,8 +33,8 @@ export interface ClientTaskHosting {
 }
 
 /** One status line of a hosted task, with status and message as the server sees them in its dialect. */
-function statusLine(task: TaskView): string {
-  const shown = renderInOwnDialect(task, { withMeta: false });
+function statusLine(task: TaskView, now: number): string {
+  const shown = renderInOwnDialect(task, { withMeta: false }, now);
   const message = typeof shown['statusMessage'] === 'string' ? ` (${shown['statusMessage']})` : '';
   return `client task ${task.taskId} (${task.method}): status: ${String(shown['status'])}${message}`;
 }
@@ -60,7 +60,7 @@ export function hostClientTasks(client: Client, options: ClientTaskHostingOption
   const runtime = createTaskRuntime({ pollFrequency: options.pollFrequency });
   const last = new Map<string, string>();
   const unsubscribe = runtime.subscribe(({ task }) => {
-    const line = statusLine(task);
+    const line = statusLine(task, runtime.options.now());
     // A change the server cannot see (submitted → working in 2025-11-25) prints nothing new.
     if (last.get(task.taskId) === line) return;
     last.set(task.taskId, line);

@@ -51,7 +51,8 @@ Transport (one of):
 Tasks:
   --default-keep-alive MS    retention after a task ends when the requester asks none (default 300000)
   --max-keep-alive MS        the receiver's maximum keepAlive; 'unlimited' allows any (default 3600000)
-  --poll-frequency MS        suggested polling interval reported to requesters (default 1000)
+  --poll-frequency MS        polling interval a task suggests once older than this (default 1000);
+                             a younger one suggests its age, at least 25 ms
   --page-size N              tasks per tasks/list page (default 20)
 ${AUDIT_FLAG_HELP}
 
@@ -59,7 +60,8 @@ Limits per requester (session + auth principal); over one, a request gets JSON-R
 naming the limit and when to retry; 'off' lifts a limit:
   --max-running-tasks N      tasks not yet ended (default 100)
   --max-creates-per-second N task creations (default 20, bursts of twice that)
-  --max-polls-per-second N   tasks/get and tasks/result (default 50, bursts of twice that)
+  --max-polls-per-second N   tasks/get and tasks/result (default 50, bursts of twice that); a poll
+                             of a task that waited what the task suggested is free
   --max-lists-per-second N   tasks/list (default 10, bursts of twice that)
   --max-task-id-length N     characters in a task id, SEP-1686 requesters choosing theirs (default 128)
   --max-result-bytes N       bytes of JSON a task's result may have; a larger one fails the task (default 921600)

@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { renderInOwnDialect } from '../dialects/index.js';
- * return renderInOwnDialect(task);
+ * return renderInOwnDialect(task, { withMeta: true }, runtime.options.now());
  * ```
  *
  * @module
@@ -18,16 +18,17 @@ import { relatedMeta, renderTask, withRelatedMeta } from './sep-1686/index.js';
  * A task in its own dialect's `Task` shape, plus (SEP-1686 only, §4.7) the related-task `_meta`;
  * 2025-11-25 results carry no related-task key, the `taskId` being in the body.
  *
+ * @param now - the time of the read, on the runtime's clock: the suggested poll interval depends on it
  * @example
  * ```ts
- * renderInOwnDialect(task); // SEP-1686 or 2025-11-25 shape depending on task.dialect
+ * renderInOwnDialect(task, { withMeta: true }, runtime.options.now()); // SEP-1686 or 2025-11-25 shape depending on task.dialect
  * ```
  */
-export function renderInOwnDialect(task: TaskView, options: { withMeta: boolean }): Record<string, unknown> {
-  if (task.dialect === SPEC_2025_11_25) return renderTask2025(task);
+export function renderInOwnDialect(task: TaskView, options: { withMeta: boolean }, now: number): Record<string, unknown> {
+  if (task.dialect === SPEC_2025_11_25) return renderTask2025(task, now);
   // The extension has no related-task key.
-  if (task.dialect === EXT_TASKS) return renderTaskExt(task);
-  const rendered = renderTask(task);
+  if (task.dialect === EXT_TASKS) return renderTaskExt(task, now);
+  const rendered = renderTask(task, now);
   return options.withMeta ? Object.assign({}, rendered, { _meta: relatedMeta(task.taskId) }) : rendered;
 }
 

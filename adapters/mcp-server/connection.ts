@@ -46,7 +46,8 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
           stop();
           watching.delete(stop);
         }
-        const params = renderTask2025(task);
+        // Rendered as it happens: the suggested interval is the task's at the time of the change.
+        const params = renderTask2025(task, runtime.options.now());
         if (held) held.push(params);
         else send(params);
       },

@@ -56,12 +56,13 @@ export class RuntimeTaskStore implements TaskStore {
       keepAlive: taskParams.ttl,
       pollFrequency: taskParams.pollInterval,
     });
-    return renderTask2025(task) as Task;
+    return renderTask2025(task, this.#runtime.options.now()) as Task;
   }
 
   async getTask(taskId: string, sessionId?: string): Promise<Task | null> {
     try {
-      return renderTask2025(await this.#runtime.get(taskId, ownerOfSession(sessionId))) as Task;
+      const task = await this.#runtime.get(taskId, ownerOfSession(sessionId));
+      return renderTask2025(task, this.#runtime.options.now()) as Task;
     } catch (error) {
       if (isTaskRuntimeError(error, TaskErrorCode.notFound) || isTaskRuntimeError(error, TaskErrorCode.expired)) return null;
       throw error;
@@ -105,7 +106,8 @@ export class RuntimeTaskStore implements TaskStore {
 
   async listTasks(cursor?: string, sessionId?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
     const page = await this.#runtime.list(ownerOfSession(sessionId), { cursor });
-    const tasks = page.tasks.map((t) => renderTask2025(t) as Task);
+    const now = this.#runtime.options.now();
+    const tasks = page.tasks.map((t) => renderTask2025(t, now) as Task);
     return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
   }
 }

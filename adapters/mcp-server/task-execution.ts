@@ -118,7 +118,7 @@ async function createTask2025(r: ExecuteRequest, ttl: number | null | undefined)
     throw toJsonRpcError(error);
   }
   created?.(task);
-  return { task: renderTask2025(task) };
+  return { task: renderTask2025(task, r.runtime.options.now()) };
 }
 
 async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: number | null | undefined): Promise<Record<string, unknown>> {

@@ -54,7 +54,7 @@ export function installTaskMethods(
 ): void {
   handle(server, 'tasks/get', async (params, extra) => {
     const task = await runtime.get(taskIdParam(params, 'tasks/get'), ownerOf(extra));
-    return renderInOwnDialect(task, { withMeta: true });
+    return renderInOwnDialect(task, { withMeta: true }, runtime.options.now());
   });
 
   handle(server, 'tasks/result', async (params, extra) => {
@@ -98,7 +98,8 @@ export function installTaskMethods(
       throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid cursor: expected a string');
     }
     const page = await runtime.list(ownerOf(extra), { cursor });
-    const tasks = page.tasks.map((t) => renderInOwnDialect(t, { withMeta: false }));
+    const now = runtime.options.now();
+    const tasks = page.tasks.map((t) => renderInOwnDialect(t, { withMeta: false }, now));
     return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
   });
 
@@ -107,12 +108,12 @@ export function installTaskMethods(
     const owner = ownerOf(extra);
     try {
       const task = await runtime.cancel(taskId, owner, 'The task was cancelled by request.');
-      return renderInOwnDialect(task, { withMeta: true });
+      return renderInOwnDialect(task, { withMeta: true }, runtime.options.now());
     } catch (error) {
       if (error instanceof TaskTerminalError) {
         // Name the status as the requester knows it (2025-11-25 shows `unknown` as `failed`).
         // (The server's own read, to word the error: not a poll, never refused for the poll rate.)
-        const shown = renderInOwnDialect(await runtime.get(taskId, owner, { countsAsPoll: false }), { withMeta: false })['status'];
+        const shown = renderInOwnDialect(await runtime.get(taskId, owner, { countsAsPoll: false }), { withMeta: false }, runtime.options.now())['status'];
         throw new JsonRpcError(JsonRpcCode.invalidParams, `Cannot cancel task: already in terminal status '${String(shown)}'`);
       }
       throw error;

@@ -38,7 +38,10 @@ export function taskWorkContext(ctx: TaskHandlerContext): RequestWorkContext {
   return {
     taskId: ctx.taskId,
     owner: ctx.owner,
-    signal: ctx.signal,
+    // Read through: the runtime makes a task's AbortController only for work that asks for it.
+    get signal() {
+      return ctx.signal;
+    },
     setStatusMessage: (m) => ctx.setStatusMessage(m),
     elicit: async (params: ElicitRequestParams): Promise<ElicitResult> =>
       checked(ElicitResultSchema, 'elicitation/create', await ctx.requestInput('elicitation/create', params)),

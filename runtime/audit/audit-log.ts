@@ -8,6 +8,7 @@
 import type { TaskOwner, TaskStatus } from '../../machines/index.js';
 import { TaskLimitError, TaskNotFoundError } from '../errors.js';
 import type { TaskView } from '../task-runtime.types.js';
+import { suggestedPollInterval } from '../core/poll-pacing.js';
 import { AuditEvent, type AuditLogger, type AuditOptions, type SecurityReport } from './audit.types.js';
 import { SuspicionCounters, type SuspicionFlag } from './suspicion-counters.js';
 
@@ -47,10 +48,12 @@ export class AuditLog {
   readonly node: string;
   readonly counters: SuspicionCounters;
   readonly #logger: AuditLogger | null;
+  readonly #now: () => number;
 
   constructor(options: AuditOptions, node: string, now: () => number) {
     this.node = options.node ?? node;
     this.#logger = options.logger ?? null;
+    this.#now = now;
     this.counters = new SuspicionCounters(options.suspicion, now);
   }
 
@@ -79,9 +82,12 @@ export class AuditLog {
     }
   }
 
-  /** A requester polled a task (`get`): counted against the suggested poll interval. */
+  /**
+   * A requester polled a task (`get`): its next poll is judged against the interval this answer
+   * suggests (the runtime's clock, as the dialects render it).
+   */
   polled(task: TaskView, owner: TaskOwner): void {
-    this.#flag(this.counters.poll(owner, task.taskId, task.status, task.pollFrequency));
+    this.#flag(this.counters.poll(owner, task.taskId, task.status, suggestedPollInterval(task, this.#now())));
   }
 
   /** A requester fetched what a terminal task produced. */

@@ -65,6 +65,8 @@ interface Requester {
 interface PollMark {
   at: number;
   status: TaskStatus;
+  /** The interval the task suggested in its answer to that poll, ms: what the next poll is judged by. */
+  suggested: number;
   /** The last poll saw a new status: the next one may follow at once (a get right before a result). */
   changed: boolean;
 }
@@ -144,20 +146,21 @@ export class SuspicionCounters {
 
   /**
    * Notes a poll (`get`) of a task. It is fast when it follows the requester's previous poll of
-   * the same task by less than half the task's suggested interval, unless that previous poll saw
-   * a new status (a client that sees `completed` asks for the result at once, and a
-   * `tasks/result` reads the status first).
+   * the same task by less than half the interval the task suggested in its answer to that
+   * previous poll (the suggestion grows with the task's age, so a requester that follows it is
+   * never fast), unless that previous poll saw a new status (a client that sees `completed` asks
+   * for the result at once, and a `tasks/result` reads the status first).
    *
    * @param status - the status this poll returned
-   * @param pollFrequency - the task's suggested polling interval, ms
+   * @param suggested - the polling interval the task suggested in its answer to this poll, ms
    * @returns the flag when this poll made the requester cross the threshold, else `null`
    */
-  poll(owner: TaskOwner, taskId: string, status: TaskStatus, pollFrequency: number): SuspicionFlag | null {
+  poll(owner: TaskOwner, taskId: string, status: TaskStatus, suggested: number): SuspicionFlag | null {
     const now = this.#now();
     const key = `${ownerKeyOf(owner)}\u0000${taskId}`;
     const mark = this.#polls.get(key);
-    const fast = mark !== undefined && !mark.changed && now - mark.at < pollFrequency / 2;
-    touch(this.#polls, key, { at: now, status, changed: mark === undefined || mark.status !== status }, this.thresholds.maxTracked);
+    const fast = mark !== undefined && !mark.changed && now - mark.at < mark.suggested / 2;
+    touch(this.#polls, key, { at: now, status, suggested, changed: mark === undefined || mark.status !== status }, this.thresholds.maxTracked);
     if (!fast) return null;
     this.#fastPolls++;
     const r = this.#requester(owner, now);

@@ -14,6 +14,7 @@ import type { RequesterLimiter } from '../limits.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
 import { checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../task-identity.js';
 import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskRuntime, TaskView, WaitOptions } from '../task-runtime.types.js';
+import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
 import type { TaskState, TaskStore } from './task-store.js';
 import { viewOf } from './view.js';
 
@@ -62,6 +63,7 @@ function machineInput(o: CreateTaskOptions, keepAlive: number | null, pollFreque
 export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntimeOptions, store: TaskStore<S>, parts: CoreParts<S>): TaskRuntime {
   const { now } = opts;
   const { limiter, handlers } = parts;
+  const pacing = new PollPacing();
   let disposed = false;
 
   function keyOf(taskId: string, owner: TaskOwner): string {
@@ -82,8 +84,29 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     return { key, state };
   }
 
-  function poll(owner: TaskOwner, o: { countsAsPoll?: boolean } = {}): void {
-    if (o.countsAsPoll !== false) limiter.admit(ownerKeyOf(owner), 'pollsPerSecond');
+  /**
+   * A requester's poll (`get`, `result`, `outcome`, `waitForOutcome`): the stored task, charged
+   * against `pollsPerSecond` unless it kept to the pace the task suggested at its previous
+   * answered poll (see {@link PollPacing}). A first poll, a faster one and one of an unknown id
+   * are charged, before the look-up, as every poll used to be.
+   */
+  async function polled(taskId: string, owner: TaskOwner, o: { countsAsPoll?: boolean } = {}): Promise<{ key: string; state: S }> {
+    // The server's own reads are neither charged nor a requester's pace.
+    if (o.countsAsPoll === false) return find(taskId, owner);
+    const ownerKey = ownerKeyOf(owner);
+    const key = store.keyOf(ownerKey, taskId);
+    const at = now();
+    if (!pacing.kept(key, at)) limiter.admit(ownerKey, 'pollsPerSecond');
+    try {
+      const found = await find(taskId, owner);
+      const { status, context } = found.state;
+      // Taken after the read, as close as can be to the moment the answer is rendered.
+      pacing.answered(key, at, suggestedPollInterval({ status, pollFrequency: context.pollFrequency, createdAt: context.createdAt }, now()));
+      return found;
+    } catch (error) {
+      pacing.forget(key);
+      throw error;
+    }
   }
 
   async function outcomeOf(key: string, state: S): Promise<TaskOutcome> {
@@ -95,10 +118,9 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
   async function waitForOutcome(taskId: string, owner: TaskOwner, o: WaitOptions = {}): Promise<TaskOutcome> {
     if (disposed) throw new RuntimeDisposedError();
     checkTaskId(taskId, opts.limits.maxTaskIdLength);
-    poll(owner, o);
-    const key = keyOf(taskId, owner);
     // Ended already (the usual case for short work): no watch to set up and take down.
-    const first = await find(taskId, owner);
+    const first = await polled(taskId, owner, o);
+    const key = first.key;
     if (isTerminalStatus(first.state.status)) return outcomeOf(key, first.state);
     const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
     let wake: () => void = () => undefined;
@@ -157,12 +179,15 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       limiter.admit(ownerKey, 'createsPerSecond');
       const input = machineInput(o, keepAlive, opts.pollFrequency, now());
       const work = registered ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null } : null;
-      return store.create({ key: store.keyOf(ownerKey, o.taskId), ownerKey, input, work });
+      const key = store.keyOf(ownerKey, o.taskId);
+      const created = await store.create({ key, ownerKey, input, work });
+      // The creation's answer suggests an interval too: a first poll that waits for it is kept to pace.
+      pacing.answered(key, input.createdAt, suggestedPollInterval({ status: created.status, pollFrequency: created.pollFrequency, createdAt: created.createdAt }, now()));
+      return created;
     },
 
     async get(taskId, owner, o) {
-      poll(owner, o);
-      return viewOf((await find(taskId, owner)).state);
+      return viewOf((await polled(taskId, owner, o)).state);
     },
 
     async list(owner, o = {}) {
@@ -176,16 +201,14 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     },
 
     async result(taskId, owner, o) {
-      poll(owner, o);
-      const { key, state } = await find(taskId, owner);
+      const { key, state } = await polled(taskId, owner, o);
       if (state.status !== 'completed') throw new TaskNotCompletedError(taskId, state.status);
       const kept = state.hasResult ? await store.result(key, state) : null;
       return { task: viewOf(state), result: kept?.value };
     },
 
     async outcome(taskId, owner, o) {
-      poll(owner, o);
-      const { key, state } = await find(taskId, owner);
+      const { key, state } = await polled(taskId, owner, o);
       if (!isTerminalStatus(state.status)) throw new TaskNotCompletedError(taskId, state.status);
       return outcomeOf(key, state);
     },
@@ -230,6 +253,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       // A live task is cancelled first: its work sees the cancel and stops.
       if (!isTerminalStatus(state.status)) last = (await store.apply(key, taskEvents.cancel('Deleted by the requester', now())))?.state ?? state;
       await store.remove(key, last);
+      pacing.forget(key);
     },
 
     async pendingInputRequests(taskId, owner) {

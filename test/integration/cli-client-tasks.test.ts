@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCall, type CallRun } from './harness/cli-call.js';
 import { fixtureScript } from './harness/fixture-script.js';
 import { assertCliBuilt } from './harness/process.js';
+import { expectPollInterval } from './harness/poll-interval.js';
 
 /** What the fixture server saw of one client task (see test/fixtures/client-task-server.ts). */
 interface Exchange {
@@ -78,8 +79,8 @@ describe('mcp-tasks call hosting client tasks', () => {
       const statuses = elicitation.polls.map((p) => p.status);
       expect(statuses.indexOf('working')).toBeGreaterThanOrEqual(0);
       expect(statuses.indexOf('working')).toBeLessThan(statuses.indexOf('completed'));
-      // The hosted task suggests call's --poll interval, in the dialect's own field.
-      expect(elicitation.polls[0]?.[dialect === 'sep-1686' ? 'pollFrequency' : 'pollInterval']).toBe(50);
+      // The hosted task suggests what the rule gives under call's --poll interval, in the dialect's own field.
+      expectPollInterval(elicitation.polls[0]?.[dialect === 'sep-1686' ? 'pollFrequency' : 'pollInterval'], 50, { status: elicitation.polls[0]?.status });
       for (const answer of answersOf(dialect, elicitation)) expect(answer).toMatchObject({ action: 'accept', content: { name: 'Grace' } });
 
       const sampleId = expectHostedTask(dialect, sampling);

@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { z } from 'zod';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { attachHttpWire } from './harness/http-wire.js';
+import { expectPollInterval } from './harness/poll-interval.js';
 import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
 import { connectSdkClientTo, type SdkPeer } from './harness/sdk-client.js';
 import { isRecord, type JSONRPCResponse, type JsonRpcId, type Wire } from './harness/types.js';
@@ -60,7 +61,8 @@ function expectSepShape(task: Rec, taskId: string, keepAlive: number, where: 'ge
   for (const key of Object.keys(task)) expect(SEP_KEYS, `unexpected key '${key}' in a SEP-1686 task: ${JSON.stringify(task)}`).toContain(key);
   expect(task['taskId']).toBe(taskId);
   expect(task['keepAlive']).toBe(keepAlive);
-  expect(task['pollFrequency']).toBe(POLL);
+  // No creation time in this dialect: bounded by the rule alone (exact once terminal).
+  expectPollInterval(task['pollFrequency'], POLL, { status: task['status'] });
   if (where === 'get') expect(metaOf(task)?.[SEP_RELATED]).toEqual({ taskId });
   else if (metaOf(task)?.[SEP_RELATED] !== undefined) expect(metaOf(task)?.[SEP_RELATED]).toEqual({ taskId });
   expect(metaOf(task)?.[RELATED]).toBeUndefined();
@@ -72,8 +74,8 @@ function expectSpecShape(task: Rec, taskId: string, ttl: number): void {
   for (const key of Object.keys(task)) expect(SPEC_KEYS, `unexpected key '${key}' in a 2025-11-25 task: ${JSON.stringify(task)}`).toContain(key);
   expect(task['taskId']).toBe(taskId);
   expect(task['ttl']).toBe(ttl);
-  expect(task['pollInterval']).toBe(POLL);
   expect(task['createdAt']).toMatch(ISO_8601);
+  expectPollInterval(task['pollInterval'], POLL, { status: task['status'], created: Date.parse(task['createdAt'] as string) });
   expect(task['lastUpdatedAt']).toMatch(ISO_8601);
   expect(Date.parse(task['lastUpdatedAt'] as string)).toBeGreaterThanOrEqual(Date.parse(task['createdAt'] as string));
   for (const key of ['keepAlive', 'pollFrequency']) expect(task, `2025-11-25 task has ${key}`).not.toHaveProperty(key);

@@ -17,6 +17,7 @@ import {
   type Wire,
 } from './harness/types.js';
 import { sleep, type Rec, ok } from './harness/json.js';
+import { expectPollInterval } from './harness/poll-interval.js';
 
 const META = 'modelcontextprotocol.io/task';
 const RELATED = 'modelcontextprotocol.io/related-task';
@@ -114,14 +115,21 @@ function waitForStatus(wire: Wire, taskId: string, wanted: (status: string) => b
   return pollUntil(`task ${taskId} to be ${what}`, () => taskState(wire, taskId), (s) => wanted(statusOf(s)), timeoutMs);
 }
 
-/** Asserts the common shape of a tasks/get result. */
-function expectTaskShape(state: Rec, taskId: string, expected: { keepAlive: number; pollFrequency: number; status?: string }): void {
+/**
+ * Asserts the common shape of a tasks/get result. `pollFrequency` is the configured interval: the
+ * task must suggest what the rule gives for its age (bounded by `created`, when known).
+ */
+function expectTaskShape(
+  state: Rec,
+  taskId: string,
+  expected: { keepAlive: number; pollFrequency: number; status?: string; created?: readonly [number, number] },
+): void {
   for (const key of Object.keys(state)) expect(GET_KEYS, `unexpected key '${key}' in tasks/get result`).toContain(key);
   expect(state['taskId']).toBe(taskId);
   expect(STATUSES).toContain(state['status']);
   if (expected.status !== undefined) expect(state['status']).toBe(expected.status);
   expect(state['keepAlive']).toBe(expected.keepAlive);
-  expect(state['pollFrequency']).toBe(expected.pollFrequency);
+  expectPollInterval(state['pollFrequency'], expected.pollFrequency, expected.created === undefined ? { status: state['status'] } : { status: state['status'], created: expected.created });
   expect(relatedOf(state)).toEqual({ taskId });
   if (state['statusMessage'] !== undefined) expect(typeof state['statusMessage']).toBe('string');
 }
@@ -130,6 +138,8 @@ interface StartedTask {
   taskId: string;
   requestId: JsonRpcId;
   created: JSONRPCNotification;
+  /** When the task was created, at the earliest and the latest: the request's send and its notifications/tasks/created's arrival. */
+  createdWithin: readonly [number, number];
 }
 
 /** Sends a task-augmented tools/call and waits for its notifications/tasks/created. */
@@ -140,6 +150,7 @@ async function startTask(
   options: { taskId?: string; keepAlive?: number } = {},
 ): Promise<StartedTask> {
   const taskId = options.taskId ?? randomUUID();
+  const sentAt = Date.now();
   const requestId = wire.sendRequestNoWait('tools/call', toolCall(tool, args, taskMeta(taskId, options.keepAlive)));
   const created = await Promise.race([
     wire.waitForNotification(createdFor(taskId), 5_000),
@@ -149,7 +160,7 @@ async function startTask(
       throw new Error(`tools/call ${tool} was answered without a prior ${CREATED} for ${taskId}: ${JSON.stringify(res)}`);
     }),
   ]);
-  return { taskId, requestId, created };
+  return { taskId, requestId, created, createdWithin: [sentAt, Date.now()] };
 }
 
 /** startTask + wait for the tools/call response (asserted successful). */
@@ -317,9 +328,9 @@ export function defineSep1686Flows(name: string, connect: Connect): void {
 
       it('should report the task via tasks/get with taskId, status, requested keepAlive, pollFrequency and related-task metadata', async () => {
         const wire = server();
-        const { taskId, requestId } = await startTask(wire, 'sleep', { ms: 400 }, { keepAlive: 60_000 });
+        const { taskId, requestId, createdWithin } = await startTask(wire, 'sleep', { ms: 400 }, { keepAlive: 60_000 });
         const running = await taskState(wire, taskId);
-        expectTaskShape(running, taskId, { keepAlive: 60_000, pollFrequency: POLL });
+        expectTaskShape(running, taskId, { keepAlive: 60_000, pollFrequency: POLL, created: createdWithin });
         expect(['submitted', 'working']).toContain(running['status']);
 
         ok(await wire.responseFor(requestId));
@@ -367,11 +378,12 @@ export function defineSep1686Flows(name: string, connect: Connect): void {
 
       it('should list running and completed tasks in tasks/list with status, keepAlive and pollFrequency', async () => {
         const wire = server();
-        const { taskId, requestId } = await startTask(wire, 'sleep', { ms: 400 }, { keepAlive: 45_000 });
+        const { taskId, requestId, createdWithin } = await startTask(wire, 'sleep', { ms: 400 }, { keepAlive: 45_000 });
         const whileRunning = (await listPages(wire)).tasks.filter((t) => t['taskId'] === taskId);
         expect(whileRunning).toHaveLength(1);
         expect(['submitted', 'working']).toContain(whileRunning[0]?.['status']);
-        expect(whileRunning[0]).toMatchObject({ taskId, keepAlive: 45_000, pollFrequency: POLL });
+        expect(whileRunning[0]).toMatchObject({ taskId, keepAlive: 45_000 });
+        expectPollInterval(whileRunning[0]?.['pollFrequency'], POLL, { status: whileRunning[0]?.['status'], created: createdWithin });
 
         ok(await wire.responseFor(requestId));
         const afterwards = (await listPages(wire)).tasks.filter((t) => t['taskId'] === taskId);
@@ -611,6 +623,29 @@ export function defineSep1686Flows(name: string, connect: Connect): void {
         for (const t of tasks) {
           expect(t).toMatchObject({ status: 'completed', keepAlive: DEFAULT_KEEP_ALIVE, pollFrequency: DEFAULT_POLL_FREQUENCY });
         }
+      });
+
+      it('should suggest a young task its age as pollFrequency (at least 25 ms), growing to the default 1000 ms', async () => {
+        const wire = server();
+        const { taskId, requestId, createdWithin } = await startTask(wire, 'sleep', { ms: 1_500 });
+        const reads: { sentAt: number; state: Rec }[] = [];
+        for (const wait of [0, 300, 300]) {
+          await sleep(wait);
+          const sentAt = Date.now();
+          reads.push({ sentAt, state: await taskState(wire, taskId) });
+        }
+        for (const { sentAt, state } of reads) {
+          expect(['submitted', 'working']).toContain(state['status']);
+          expectTaskShape(state, taskId, { keepAlive: DEFAULT_KEEP_ALIVE, pollFrequency: DEFAULT_POLL_FREQUENCY, created: createdWithin });
+          expectPollInterval(state['pollFrequency'], DEFAULT_POLL_FREQUENCY, { status: state['status'], created: createdWithin, sentAt });
+        }
+        // Young, then older by 300 ms at each read: well below the default, and growing.
+        const suggested = reads.map((r) => r.state['pollFrequency'] as number);
+        expect(suggested[0]).toBeLessThan(DEFAULT_POLL_FREQUENCY);
+        expect(suggested[1]).toBeGreaterThan(suggested[0]!);
+        expect(suggested[2]).toBeGreaterThan(suggested[1]!);
+        ok(await wire.responseFor(requestId));
+        expect((await taskState(wire, taskId))['pollFrequency']).toBe(DEFAULT_POLL_FREQUENCY);
       });
 
       it('should reject a bogus cursor with -32602 and a message mentioning the cursor', async () => {

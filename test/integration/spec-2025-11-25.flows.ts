@@ -15,6 +15,7 @@ import {
 import type { ConnectSdk, SdkPeer } from './harness/sdk-client.js';
 import { sleep, type Rec, metaOf } from './harness/json.js';
 import { isRecord } from './harness/types.js';
+import { expectPollInterval } from './harness/poll-interval.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const SEP_RELATED = 'modelcontextprotocol.io/related-task';
@@ -62,8 +63,12 @@ async function rawGet(client: SdkPeer['client'], taskId: string): Promise<Rec> {
   return client.request({ method: 'tasks/get', params: { taskId } }, Raw);
 }
 
-/** Asserts the 2025-11-25 Task shape of a task object (CreateTaskResult.task, tasks/get, tasks/list entry, notification). */
-function expectTask2025(task: Rec, expected: { taskId?: string; ttl?: number | null; pollInterval?: number }): void {
+/**
+ * Asserts the 2025-11-25 Task shape of a task object (CreateTaskResult.task, tasks/get, tasks/list
+ * entry, notification). `pollInterval` is the configured interval: the task must suggest what the
+ * rule gives for its age (from its `createdAt`, and `sentAt`, when the read was sent, if known).
+ */
+function expectTask2025(task: Rec, expected: { taskId?: string; ttl?: number | null; pollInterval?: number; sentAt?: number }): void {
   for (const key of Object.keys(task)) {
     if (key === '_meta') continue;
     expect(TASK_KEYS, `unexpected key '${key}' in a 2025-11-25 task: ${JSON.stringify(task)}`).toContain(key);
@@ -81,7 +86,10 @@ function expectTask2025(task: Rec, expected: { taskId?: string; ttl?: number | n
   expect(Date.parse(task['lastUpdatedAt'] as string)).toBeGreaterThanOrEqual(Date.parse(task['createdAt'] as string));
   expect('ttl' in task, 'ttl is always present (number or null)').toBe(true);
   if (expected.ttl !== undefined) expect(task['ttl']).toBe(expected.ttl);
-  if (expected.pollInterval !== undefined) expect(task['pollInterval']).toBe(expected.pollInterval);
+  if (expected.pollInterval !== undefined) {
+    const read = { status: task['status'], created: Date.parse(task['createdAt'] as string) };
+    expectPollInterval(task['pollInterval'], expected.pollInterval, expected.sentAt === undefined ? read : { ...read, sentAt: expected.sentAt });
+  }
   if (task['statusMessage'] !== undefined) expect(typeof task['statusMessage']).toBe('string');
   // nothing of the SEP-1686 dialect
   expect(task).not.toHaveProperty('keepAlive');
@@ -327,6 +335,28 @@ export function define2025Flows(name: string, connect: ConnectSdk): void {
         expect(metaOf(done)?.[RELATED]).toBeUndefined();
         expect(done['createdAt']).toBe(task.createdAt);
         expect(Date.parse(done['lastUpdatedAt'] as string)).toBeGreaterThan(Date.parse(task.createdAt));
+      });
+
+      it('pollInterval follows the rule: the age (at least 25 ms) of a young task, --poll-frequency once older or terminal', async () => {
+        const { peer } = server();
+        const sentAt = Date.now();
+        const task = await createTask(peer, 'sleep', { ms: 400 }, 60_000);
+        // The CreateTaskResult is rendered as the task is created: the floor.
+        expectTask2025(task, { pollInterval: POLL, sentAt });
+        const created = Date.parse(task.createdAt);
+        const suggested: number[] = [];
+        while (Date.now() - created < 2 * POLL) {
+          const readAt = Date.now();
+          const read = await rawGet(peer.client, task.taskId);
+          expectTask2025(read, { taskId: task.taskId, pollInterval: POLL, sentAt: readAt });
+          suggested.push(read['pollInterval'] as number);
+          await sleep(10);
+        }
+        // Never shrinking while it works, and at --poll-frequency once older than it.
+        for (let i = 1; i < suggested.length; i++) expect(suggested[i]).toBeGreaterThanOrEqual(suggested[i - 1]!);
+        expect((await rawGet(peer.client, task.taskId))['pollInterval']).toBe(POLL);
+        await waitTerminal(peer, task.taskId);
+        expect((await rawGet(peer.client, task.taskId))['pollInterval']).toBe(POLL);
       });
 
       it('tasks/cancel on a running long_job: cancelled, stays cancelled, a second cancel is -32602', async () => {

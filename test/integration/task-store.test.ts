@@ -21,6 +21,7 @@ import { CallToolResultSchema, CreateTaskResultSchema, McpError, type CallToolRe
 import { RuntimeTaskStore } from '../../adapters/mcp-server/index.js';
 import { createTaskRuntime, type TaskRuntime, type TaskRuntimeOptions } from '../../runtime/index.js';
 import { metaOf, sleep } from './harness/json.js';
+import { expectPollInterval } from './harness/poll-interval.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const INVALID_PARAMS = -32602;
@@ -191,7 +192,8 @@ describe('RuntimeTaskStore behind the SDK McpServer (InMemoryTransport)', () => 
     expect(types.slice(1, -1).every((t) => t === 'taskStatus')).toBe(true);
     const first = messages[0];
     if (first?.type !== 'taskCreated') throw new Error('no taskCreated');
-    expect(first.task).toMatchObject({ status: 'working', ttl: 60_000, pollInterval: TASK_POLL });
+    expect(first.task).toMatchObject({ status: 'working', ttl: 60_000 });
+    expectPollInterval(first.task.pollInterval, TASK_POLL, { status: first.task.status, created: Date.parse(first.task.createdAt) });
     expect(Number.isNaN(Date.parse(first.task.createdAt))).toBe(false);
     const statuses = messages.flatMap((m) => (m.type === 'taskStatus' ? [m.task.status] : []));
     expect(statuses.at(-1)).toBe('completed');

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { TaskView } from '../../../runtime/index.js';
+import { suggestedPollInterval, type TaskView } from '../../../runtime/index.js';
 import { isoTime } from './iso-time.js';
 
 /** Name of this dialect, stored with each task created in it. */
@@ -70,13 +70,16 @@ export function statusOf2025(task: TaskView): { status: string; statusMessage: s
 /**
  * Renders a task as the 2025-11-25 `Task`. Statuses this dialect lacks are mapped: `submitted` →
  * `working`, `unknown` → `failed` with a status message saying the outcome is unknown.
+ * `pollInterval` is what the task suggests at `now` (see `suggestedPollInterval`).
  *
+ * @param task - the runtime's view of the task
+ * @param now - the time of the read, on the runtime's clock (`runtime.options.now()`)
  * @example
  * ```ts
- * renderTask2025(view); // { taskId, status: 'working', createdAt: '2025-…Z', lastUpdatedAt, ttl, pollInterval }
+ * renderTask2025(view, runtime.options.now()); // { taskId, status: 'working', createdAt: '2025-…Z', lastUpdatedAt, ttl, pollInterval }
  * ```
  */
-export function renderTask2025(task: TaskView): Record<string, unknown> {
+export function renderTask2025(task: TaskView, now: number): Record<string, unknown> {
   const { status, statusMessage } = statusOf2025(task);
   const out: Record<string, unknown> = {
     taskId: task.taskId,
@@ -84,7 +87,7 @@ export function renderTask2025(task: TaskView): Record<string, unknown> {
     createdAt: isoTime(task.createdAt),
     lastUpdatedAt: isoTime(task.updatedAt),
     ttl: task.keepAlive,
-    pollInterval: task.pollFrequency,
+    pollInterval: suggestedPollInterval(task, now),
   };
   if (statusMessage !== null) out['statusMessage'] = statusMessage;
   return out;

@@ -6,7 +6,7 @@
  * @experimental the 2026-07-28 protocol is a draft.
  * @module
  */
-import type { TaskView } from '../../../runtime/index.js';
+import { suggestedPollInterval, type TaskView } from '../../../runtime/index.js';
 import { isoTime } from '../2025-11-25/iso-time.js';
 import { statusOf2025 } from '../2025-11-25/codec.js';
 
@@ -40,14 +40,17 @@ function ttlMs(task: TaskView, now: number): number | null {
  * Renders a task as the extension's flat `Task`. Statuses the extension lacks are mapped:
  * `submitted` → `working`, `unknown` → `failed` with a status message saying so.
  *
+ * `pollIntervalMs` is what the task suggests at `now` (see `suggestedPollInterval`), in whole ms.
+ *
  * @param task - the runtime's view of the task
- * @param now - the current time, for the `ttlMs` of a running task
+ * @param now - the time of the read, on the runtime's clock (`runtime.options.now()`): for the
+ *   `ttlMs` of a running task and the suggested interval
  * @example
  * ```ts
- * renderTaskExt(view); // { taskId, status: 'working', createdAt, lastUpdatedAt, ttlMs: 300000, pollIntervalMs: 1000 }
+ * renderTaskExt(view, runtime.options.now()); // { taskId, status: 'working', createdAt, lastUpdatedAt, ttlMs: 300000, pollIntervalMs: 25 }
  * ```
  */
-export function renderTaskExt(task: TaskView, now = Date.now()): Record<string, unknown> {
+export function renderTaskExt(task: TaskView, now: number): Record<string, unknown> {
   const { status, statusMessage } = statusOf2025(task);
   const out: Record<string, unknown> = {
     taskId: task.taskId,
@@ -55,7 +58,7 @@ export function renderTaskExt(task: TaskView, now = Date.now()): Record<string, 
     createdAt: isoTime(task.createdAt),
     lastUpdatedAt: isoTime(task.updatedAt),
     ttlMs: ttlMs(task, now),
-    pollIntervalMs: Math.max(1, Math.ceil(task.pollFrequency)),
+    pollIntervalMs: Math.max(1, Math.ceil(suggestedPollInterval(task, now))),
   };
   if (statusMessage !== null) out['statusMessage'] = statusMessage;
   return out;
@@ -66,10 +69,10 @@ export function renderTaskExt(task: TaskView, now = Date.now()): Record<string, 
  *
  * @example
  * ```ts
- * renderDetailedTask(view, { result: { content: [] } }); // { taskId, status: 'completed', …, result }
+ * renderDetailedTask(view, { result: { content: [] } }, runtime.options.now()); // { taskId, status: 'completed', …, result }
  * ```
  */
-export function renderDetailedTask(task: TaskView, detail: TaskDetail, now = Date.now()): Record<string, unknown> {
+export function renderDetailedTask(task: TaskView, detail: TaskDetail, now: number): Record<string, unknown> {
   const out = renderTaskExt(task, now);
   if (out['status'] === 'input_required' && detail.inputRequests !== undefined) out['inputRequests'] = detail.inputRequests;
   if (out['status'] === 'completed' && detail.result !== undefined) out['result'] = detail.result;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { TaskView } from '../../../runtime/index.js';
+import { suggestedPollInterval, type TaskView } from '../../../runtime/index.js';
 
 /** Name of this dialect, stored with each task created in it. */
 export const SEP_1686 = 'sep-1686';
@@ -91,19 +91,22 @@ export function withRelatedMeta(result: unknown, taskId: string): Record<string,
 
 /**
  * Renders a task as SEP-1686's Task (§6): `taskId`, `status`, `keepAlive` (actual, `null` for
- * unlimited), `pollFrequency`, `error` when failed, and the status message as an extra field.
+ * unlimited), `pollFrequency` (what the task suggests at `now`, see `suggestedPollInterval`),
+ * `error` when failed, and the status message as an extra field.
  *
+ * @param task - the runtime's view of the task
+ * @param now - the time of the read, on the runtime's clock (`runtime.options.now()`)
  * @example
  * ```ts
- * renderTask(view); // { taskId: 't1', status: 'working', keepAlive: 60000, pollFrequency: 1000 }
+ * renderTask(view, runtime.options.now()); // { taskId: 't1', status: 'working', keepAlive: 60000, pollFrequency: 25 }
  * ```
  */
-export function renderTask(task: TaskView): Record<string, unknown> {
+export function renderTask(task: TaskView, now: number): Record<string, unknown> {
   const out: Record<string, unknown> = {
     taskId: task.taskId,
     status: task.status,
     keepAlive: task.keepAlive,
-    pollFrequency: task.pollFrequency,
+    pollFrequency: suggestedPollInterval(task, now),
   };
   if (task.statusMessage !== null) out['statusMessage'] = task.statusMessage;
   if (task.error !== null && (task.status === 'failed' || task.status === 'unknown')) out['error'] = task.error;

@@ -46,7 +46,7 @@ async function detailOf(call: StatelessCall, task: TaskView): Promise<{ task: Ta
  */
 export async function detailedTask(call: StatelessCall, task: TaskView): Promise<Record<string, unknown>> {
   const shown = await detailOf(call, task);
-  return renderDetailedTask(shown.task, shown.detail);
+  return renderDetailedTask(shown.task, shown.detail, call.runtime.options.now());
 }
 
 /** Answers the pending input requests named in `inputResponses`; any other key is ignored, as the spec says. */

@@ -94,7 +94,7 @@ export async function callToolStateless(call: StatelessCall, params: Record<stri
         handler: workHandlerName(call.runtime, 'tools/call', tool.name, tool),
         params: args,
       });
-      return { resultType: 'task', ...renderTaskExt(task) };
+      return { resultType: 'task', ...renderTaskExt(task, call.runtime.options.now()) };
     } catch (error) {
       throw toJsonRpcError(error, 'Failed to create task');
     }

@@ -164,10 +164,28 @@ export async function createVictims(wire: Wire): Promise<Victim[]> {
   ];
 }
 
-/** What must not change: everything for a completed task; all but progress fields for a running one. */
+/** A running task's suggested poll interval (in either dialect's field): it grows with the task's age. */
+const POLL_KEYS = new Set(['pollFrequency', 'pollInterval']);
+
+/**
+ * What must not change: everything for a completed task; all but progress fields for a running
+ * one, whose suggested poll interval is checked apart (see {@link expectPollNotShrunk}).
+ */
 function stable(victim: Victim, state: Rec): Rec {
   if (!victim.running) return state;
-  return Object.fromEntries(Object.entries(state).filter(([key]) => key !== 'statusMessage' && key !== 'lastUpdatedAt'));
+  return Object.fromEntries(Object.entries(state).filter(([key]) => key !== 'statusMessage' && key !== 'lastUpdatedAt' && !POLL_KEYS.has(key)));
+}
+
+/** A running victim's suggested interval is its age, capped: it may have grown since the snapshot, never shrunk. */
+function expectPollNotShrunk(victim: Victim, state: Rec, context: string): void {
+  if (!victim.running) return;
+  for (const key of POLL_KEYS) {
+    if (!(key in victim.state)) continue;
+    const [then, now] = [victim.state[key], state[key]];
+    if (typeof now !== 'number' || typeof then !== 'number' || now < then) {
+      throw new Error(`${context}: victim ${victim.label} suggests ${key} ${String(now)}, after ${String(then)} at the snapshot`);
+    }
+  }
 }
 
 /** Asserts every victim looks exactly as in its snapshot (tasks/get, and tasks/result when completed). */
@@ -177,6 +195,7 @@ export async function expectVictimsUnchanged(wire: Wire, victims: readonly Victi
     if (checkAnswer(res, id, `${context}: tasks/get ${victim.label}`) !== undefined) {
       throw new Error(`${context}: victim ${victim.label} (${victim.taskId}) is gone: ${JSON.stringify(res)}`);
     }
+    expectPollNotShrunk(victim, res.result!, context);
     const now = stable(victim, res.result!);
     const then = stable(victim, victim.state);
     if (JSON.stringify(now) !== JSON.stringify(then)) {

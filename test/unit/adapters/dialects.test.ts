@@ -21,6 +21,9 @@ const base: TaskView = {
   status: 'working',
   expiresAt: null,
 };
+/** A read well past the configured interval (and one a moment after creation, for a young task). */
+const OLD = base.updatedAt;
+const YOUNG = base.createdAt + 120;
 
 describe('SEP-1686 codec', () => {
   it('should read task metadata and refuse malformed metadata with a message naming the field', () => {
@@ -35,8 +38,15 @@ describe('SEP-1686 codec', () => {
   });
 
   it('should render error only for failed or unknown tasks', () => {
-    expect(renderTask({ ...base, status: 'failed', error: 'boom' })).toMatchObject({ status: 'failed', error: 'boom' });
-    expect(renderTask({ ...base, status: 'completed', error: 'stale' })).not.toHaveProperty('error');
+    expect(renderTask({ ...base, status: 'failed', error: 'boom' }, OLD)).toMatchObject({ status: 'failed', error: 'boom' });
+    expect(renderTask({ ...base, status: 'completed', error: 'stale' }, OLD)).not.toHaveProperty('error');
+  });
+
+  it('should render as pollFrequency what the task suggests at the time of the read', () => {
+    expect(renderTask(base, YOUNG)['pollFrequency']).toBe(120);
+    expect(renderTask(base, base.createdAt + 3)['pollFrequency']).toBe(25);
+    expect(renderTask(base, OLD)['pollFrequency']).toBe(500);
+    expect(renderTask({ ...base, status: 'completed' }, YOUNG)['pollFrequency']).toBe(500);
   });
 });
 
@@ -51,7 +61,7 @@ describe('2025-11-25 codec', () => {
   });
 
   it('should render ISO timestamps, ttl and pollInterval', () => {
-    expect(renderTask2025({ ...base, dialect: '2025-11-25' })).toEqual({
+    expect(renderTask2025({ ...base, dialect: '2025-11-25' }, OLD)).toEqual({
       taskId: 't1',
       status: 'working',
       createdAt: '2026-01-01T10:00:00.000Z',
@@ -59,11 +69,14 @@ describe('2025-11-25 codec', () => {
       ttl: 60_000,
       pollInterval: 500,
     });
+    // A young task suggests its age (at least 25 ms), a terminal one the configured interval.
+    expect(renderTask2025(base, YOUNG)['pollInterval']).toBe(120);
+    expect(renderTask2025({ ...base, status: 'failed' }, YOUNG)['pollInterval']).toBe(500);
   });
 
   it('should map statuses the dialect lacks: submitted → working, unknown → failed saying the outcome is unknown', () => {
-    expect(renderTask2025({ ...base, status: 'submitted' }).status).toBe('working');
-    const lost = renderTask2025({ ...base, status: 'unknown', error: 'worker lost' });
+    expect(renderTask2025({ ...base, status: 'submitted' }, OLD).status).toBe('working');
+    const lost = renderTask2025({ ...base, status: 'unknown', error: 'worker lost' }, OLD);
     expect(lost.status).toBe('failed');
     expect(lost.statusMessage).toBe('The outcome of this task is unknown: worker lost');
   });
@@ -71,11 +84,11 @@ describe('2025-11-25 codec', () => {
 
 describe('rendering in the task’s own dialect', () => {
   it('should render each task in the dialect it was created in, with its own related-task key', () => {
-    expect(renderInOwnDialect(base, { withMeta: true })).toMatchObject({
+    expect(renderInOwnDialect(base, { withMeta: true }, OLD)).toMatchObject({
       keepAlive: 60_000,
       _meta: { 'modelcontextprotocol.io/related-task': { taskId: 't1' } },
     });
-    const modern = renderInOwnDialect({ ...base, dialect: '2025-11-25' }, { withMeta: true });
+    const modern = renderInOwnDialect({ ...base, dialect: '2025-11-25' }, { withMeta: true }, OLD);
     expect(modern).toHaveProperty('ttl', 60_000);
     expect(modern).not.toHaveProperty('_meta');
     expect(withRelatedMetaFor({ dialect: '2025-11-25', taskId: 'x' }, { content: [], _meta: { keep: 1 } })).toEqual({

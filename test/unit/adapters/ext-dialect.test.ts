@@ -22,10 +22,12 @@ const base: TaskView = {
   status: 'working',
   expiresAt: null,
 };
+/** A read well past the configured interval. */
+const OLD = created + 10_000;
 
 describe('ext codec', () => {
   it('should render a flat task with ttlMs from creation and no legacy fields', () => {
-    const shown = renderTaskExt(base, created + 10_000);
+    const shown = renderTaskExt(base, OLD);
     expect(shown).toEqual({
       taskId: 't1',
       status: 'working',
@@ -34,26 +36,32 @@ describe('ext codec', () => {
       ttlMs: 70_000,
       pollIntervalMs: 500,
     });
-    expect(renderInOwnDialect(base, { withMeta: true })).not.toHaveProperty('_meta');
+    expect(renderInOwnDialect(base, { withMeta: true }, OLD)).not.toHaveProperty('_meta');
   });
 
   it('should render the real expiry of a terminal task, null for unlimited, and integers only', () => {
-    expect(renderTaskExt({ ...base, status: 'completed', expiresAt: created + 90_000.4 })['ttlMs']).toBe(90_001);
-    expect(renderTaskExt({ ...base, keepAlive: null })['ttlMs']).toBeNull();
-    expect(renderTaskExt({ ...base, pollFrequency: 0.5 })['pollIntervalMs']).toBe(1);
+    expect(renderTaskExt({ ...base, status: 'completed', expiresAt: created + 90_000.4 }, OLD)['ttlMs']).toBe(90_001);
+    expect(renderTaskExt({ ...base, keepAlive: null }, OLD)['ttlMs']).toBeNull();
+    expect(renderTaskExt({ ...base, pollFrequency: 0.5 }, OLD)['pollIntervalMs']).toBe(1);
+  });
+
+  it('should render as pollIntervalMs what the task suggests at the time of the read', () => {
+    expect(renderTaskExt(base, created + 40)['pollIntervalMs']).toBe(40);
+    expect(renderTaskExt(base, created)['pollIntervalMs']).toBe(25);
+    expect(renderTaskExt({ ...base, status: 'completed', expiresAt: created + 60_040 }, created + 40)['pollIntervalMs']).toBe(500);
   });
 
   it('should map submitted to working and unknown to failed with a message', () => {
-    expect(renderTaskExt({ ...base, status: 'submitted' })['status']).toBe('working');
-    expect(renderTaskExt({ ...base, status: 'unknown', error: 'worker lost' })).toMatchObject({ status: 'failed', statusMessage: 'The outcome of this task is unknown: worker lost' });
+    expect(renderTaskExt({ ...base, status: 'submitted' }, OLD)['status']).toBe('working');
+    expect(renderTaskExt({ ...base, status: 'unknown', error: 'worker lost' }, OLD)).toMatchObject({ status: 'failed', statusMessage: 'The outcome of this task is unknown: worker lost' });
   });
 
   it('should inline only what the status carries', () => {
     const inputs = { 'input-1': { method: 'elicitation/create', params: {} } };
-    expect(renderDetailedTask({ ...base, status: 'input_required' }, { inputRequests: inputs })['inputRequests']).toEqual(inputs);
-    expect(renderDetailedTask(base, { inputRequests: inputs })).not.toHaveProperty('inputRequests');
-    expect(renderDetailedTask({ ...base, status: 'completed' }, { result: { content: [] } })['result']).toEqual({ content: [] });
-    const failed = renderDetailedTask({ ...base, status: 'failed' }, { error: { code: -32603, message: 'boom' } });
+    expect(renderDetailedTask({ ...base, status: 'input_required' }, { inputRequests: inputs }, OLD)['inputRequests']).toEqual(inputs);
+    expect(renderDetailedTask(base, { inputRequests: inputs }, OLD)).not.toHaveProperty('inputRequests');
+    expect(renderDetailedTask({ ...base, status: 'completed' }, { result: { content: [] } }, OLD)['result']).toEqual({ content: [] });
+    const failed = renderDetailedTask({ ...base, status: 'failed' }, { error: { code: -32603, message: 'boom' } }, OLD);
     expect(failed).toMatchObject({ error: { code: -32603, message: 'boom' } });
     expect(failed).not.toHaveProperty('result');
   });

@@ -72,6 +72,17 @@ describe('SuspicionCounters', () => {
     expect(c.report('n').top).toEqual([expect.objectContaining({ session: 'a', fastPolls: 3, flagged: true })]);
   });
 
+  it('should judge a poll by the interval suggested at the previous poll, not at this one', () => {
+    const { c, tick } = counters();
+    c.poll(a, 't1', 'working', 25); // first poll, which suggested 25 ms
+    c.poll(a, 't1', 'working', 25); // grace after a new status
+    tick(20);
+    c.poll(a, 't1', 'working', 1000); // 20 ms after a poll that suggested 25: not fast
+    tick(400);
+    c.poll(a, 't1', 'working', 1000); // 400 ms after one that suggested 1000: fast
+    expect(c.report('n').totals.fastPolls).toBe(1);
+  });
+
   it('should count limit refusals by limit', () => {
     const { c } = counters();
     c.limitRefused(a, 'pollsPerSecond');

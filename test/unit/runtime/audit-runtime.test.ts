@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTaskRuntime, TaskLimitError, TaskNotFoundError, type TaskRuntime, type TaskRuntimeOptions } from '../../../runtime/index.js';
+import { createTaskRuntime, suggestedPollInterval, TaskLimitError, TaskNotFoundError, type TaskRuntime, type TaskRuntimeOptions } from '../../../runtime/index.js';
 
 type Line = Record<string, unknown>;
 
@@ -91,12 +91,41 @@ describe('audit on the memory backend', () => {
   });
 
   it('should count polls faster than half the suggested interval', async () => {
-    audited({ pollFrequency: 60_000 });
+    let clock = 1_000_000;
+    audited({ pollFrequency: 60_000, now: () => clock });
     await create('t1', 'hold');
-    for (let i = 0; i < 5; i++) await runtime.get('t1', a);
+    clock += 10_000; // the task suggests 10 s now, and more with every poll
+    for (let i = 0; i < 5; i++) {
+      await runtime.get('t1', a);
+      clock += 4_000;
+    }
     // The first poll and the one after it (a new status) are free; three are fast.
     expect(runtime.security().totals.fastPolls).toBe(3);
     expect(runtime.security().top[0]).toMatchObject({ session: 'sa', principal: 'alice', fastPolls: 3 });
+  });
+
+  it('should count no fast poll of a requester that follows the growing suggestion', async () => {
+    let clock = 1_000_000;
+    audited({ pollFrequency: 1000, now: () => clock });
+    const tasks = await Promise.all(['t1', 't2', 't3'].map((id) => create(id, 'hold')));
+    // Each task polled at what its previous answer suggested: 25, 50, 100 … ms of age, then 1 s.
+    const due = new Map(tasks.map((t) => [t.taskId, clock + suggestedPollInterval(t, clock)]));
+    for (let polls = 0; polls < 90; polls++) {
+      const [taskId, at] = [...due].reduce((x, y) => (y[1] < x[1] ? y : x));
+      clock = at;
+      const task = await runtime.get(taskId, a);
+      due.set(taskId, clock + suggestedPollInterval(task, clock));
+    }
+    expect(clock - 1_000_000).toBeGreaterThan(20_000);
+    expect(runtime.security().totals.fastPolls).toBe(0);
+    // Half the suggestion, the same tasks: fast.
+    for (const t of tasks) {
+      clock += 1_000;
+      await runtime.get(t.taskId, a);
+      clock += 400;
+      await runtime.get(t.taskId, a);
+    }
+    expect(runtime.security().totals.fastPolls).toBe(3);
   });
 
   it('should count limit refusals by limit', async () => {

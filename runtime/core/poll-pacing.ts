@@ -1,0 +1,114 @@
+/**
+ * Poll pacing: the interval a task suggests to its requester, and the polls that keep to it.
+ *
+ * The suggestion adapts to the task's age, because most work is short: a young task suggests
+ * polling soon, and the suggestion grows with the task until it reaches the configured interval
+ * (the task's `pollFrequency`, from the runtime's or the create's option). The rule:
+ *
+ *     suggested = terminal ? configured : min(configured, max(25, round(now - createdAt)))
+ *
+ * A requester that follows it polls at about 25, 50, 100, 200 … ms of age, so it sees a short
+ * task end within about twice its duration, and a task older than the configured interval is
+ * polled exactly as before, never harder. A terminal task has nothing left to wait for and
+ * suggests the configured interval. Every dialect renders this value at the time of the read
+ * (SEP-1686 `pollFrequency`, 2025-11-25 `pollInterval`, the extension's `pollIntervalMs`).
+ *
+ * The growing phase would add polls a requester's `pollsPerSecond` did not plan for, so polls
+ * that keep to the suggestion are free: {@link PollPacing} remembers, per task, when it was last
+ * polled and what it suggested then, and a poll no sooner than 0.9 × that suggestion is not
+ * charged (the 10 % absorbs clock rounding and a reply rendered a moment after the read).
+ *
+ * @module
+ */
+import { isTerminalStatus, type TaskStatus } from '../../machines/index.js';
+
+/** The shortest interval a task ever suggests, ms (or the configured one, when that is shorter). */
+export const MIN_POLL_INTERVAL_MS = 25;
+
+/** What {@link suggestedPollInterval} reads of a task (a `TaskView` is one). */
+export interface PollTiming {
+  readonly status: TaskStatus;
+  /** The configured interval, ms. */
+  readonly pollFrequency: number;
+  /** Creation time, epoch ms. */
+  readonly createdAt: number;
+}
+
+/**
+ * The interval, in ms, that `task` suggests at time `now`.
+ *
+ * @param task - the task (its status, configured interval and creation time)
+ * @param now - the time of the read, epoch ms, on the runtime's clock
+ * @example
+ * ```ts
+ * suggestedPollInterval({ status: 'working', pollFrequency: 1000, createdAt: 0 }, 10);    // 25
+ * suggestedPollInterval({ status: 'working', pollFrequency: 1000, createdAt: 0 }, 300);   // 300
+ * suggestedPollInterval({ status: 'working', pollFrequency: 1000, createdAt: 0 }, 5_000); // 1000
+ * suggestedPollInterval({ status: 'completed', pollFrequency: 1000, createdAt: 0 }, 10);  // 1000
+ * ```
+ */
+export function suggestedPollInterval(task: PollTiming, now: number): number {
+  const configured = task.pollFrequency;
+  if (isTerminalStatus(task.status)) return configured;
+  return Math.min(configured, Math.max(MIN_POLL_INTERVAL_MS, Math.round(now - task.createdAt)));
+}
+
+/** The share of the suggested interval a poll must wait to be free. */
+export const KEPT_PACE_SHARE = 0.9;
+
+/** The most tasks whose last poll is remembered; the least recently polled are forgotten first. */
+export const MAX_POLL_MARKS = 10_000;
+
+interface PollMark {
+  /** When the poll arrived, epoch ms. */
+  readonly at: number;
+  /** What the task suggested in its answer, ms. */
+  readonly suggested: number;
+}
+
+/**
+ * The last answered poll of each task, to tell which polls keep to the suggested pace. Memory is
+ * bounded by `max` tasks; a forgotten task's next poll is charged, as a first poll is. One per
+ * runtime, so per node on NATS: a requester whose polls of a task land on several nodes pays
+ * for the first poll on each.
+ *
+ * @example
+ * ```ts
+ * const pacing = new PollPacing();
+ * if (!pacing.kept(key, now())) limiter.admit(ownerKey, 'pollsPerSecond');
+ * pacing.answered(key, at, suggestedPollInterval(view, now()));
+ * ```
+ */
+export class PollPacing {
+  readonly #marks = new Map<string, PollMark>();
+  readonly #max: number;
+
+  /** @param max - how many tasks to remember */
+  constructor(max = MAX_POLL_MARKS) {
+    this.#max = max;
+  }
+
+  /** Whether a poll of `key` arriving at `at` keeps to what the task suggested at its last answered poll. */
+  kept(key: string, at: number): boolean {
+    const mark = this.#marks.get(key);
+    return mark !== undefined && at - mark.at >= KEPT_PACE_SHARE * mark.suggested;
+  }
+
+  /** Notes an answered poll: it arrived at `at`, and the task suggested `suggested` ms. */
+  answered(key: string, at: number, suggested: number): void {
+    // Re-inserted, so the map's order is least recently polled first.
+    this.#marks.delete(key);
+    this.#marks.set(key, { at, suggested });
+    if (this.#marks.size > this.#max) this.#marks.delete(this.#marks.keys().next().value!);
+  }
+
+  /** Forgets a task (removed, or not found: its id may name another task next). */
+  forget(key: string): void {
+    this.#marks.delete(key);
+  }
+
+  /** How many tasks are remembered. */
+  get size(): number {
+    return this.#marks.size;
+  }
+}

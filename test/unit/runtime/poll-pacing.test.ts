@@ -1,0 +1,174 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEPT_PACE_SHARE, PollPacing } from '../../../runtime/core/poll-pacing.js';
+import { createTaskRuntime, MIN_POLL_INTERVAL_MS, suggestedPollInterval, TaskLimitError, type TaskRuntime, type TaskView } from '../../../runtime/index.js';
+
+const at = (status: 'working' | 'input_required' | 'completed' | 'failed', pollFrequency = 1000) => ({ status, pollFrequency, createdAt: 10_000 });
+
+describe('suggestedPollInterval', () => {
+  it('should suggest the floor to a new task, then its age, up to the configured interval', () => {
+    expect(suggestedPollInterval(at('working'), 10_000)).toBe(MIN_POLL_INTERVAL_MS);
+    expect(suggestedPollInterval(at('working'), 10_010)).toBe(MIN_POLL_INTERVAL_MS);
+    expect(suggestedPollInterval(at('working'), 10_300.4)).toBe(300);
+    expect(suggestedPollInterval(at('input_required'), 10_640)).toBe(640);
+    expect(suggestedPollInterval(at('working'), 11_000)).toBe(1000);
+    expect(suggestedPollInterval(at('working'), 99_000)).toBe(1000);
+  });
+
+  it('should never suggest more than the configured interval, even when that is below the floor', () => {
+    expect(suggestedPollInterval(at('working', 10), 10_000)).toBe(10);
+    expect(suggestedPollInterval(at('working', 100), 10_500)).toBe(100);
+  });
+
+  it('should suggest the configured interval once the task is terminal, and survive a clock behind creation', () => {
+    expect(suggestedPollInterval(at('completed'), 10_001)).toBe(1000);
+    expect(suggestedPollInterval(at('failed'), 10_001)).toBe(1000);
+    expect(suggestedPollInterval(at('working'), 9_000)).toBe(MIN_POLL_INTERVAL_MS);
+  });
+
+  it('should let a requester that follows it poll a long task no more often than the configured interval', () => {
+    // Follow the suggestion from creation for 60 s: the growing phase adds a handful of polls.
+    let now = 10_000;
+    const polls: number[] = [];
+    while (now < 70_000) {
+      polls.push(now);
+      now += suggestedPollInterval(at('working'), now);
+    }
+    const late = polls.filter((p) => p > 11_000);
+    for (let i = 1; i < late.length; i++) expect(late[i]! - late[i - 1]!).toBe(1000);
+    expect(polls.length).toBeLessThanOrEqual(60 + 7);
+  });
+});
+
+describe('PollPacing', () => {
+  it('should call a poll kept only when it waited 0.9 × what the previous answered poll suggested', () => {
+    const pacing = new PollPacing();
+    expect(pacing.kept('k', 0)).toBe(false); // never polled
+    pacing.answered('k', 1_000, 200);
+    expect(pacing.kept('k', 1_000 + KEPT_PACE_SHARE * 200 - 1)).toBe(false);
+    expect(pacing.kept('k', 1_000 + KEPT_PACE_SHARE * 200)).toBe(true);
+    pacing.forget('k');
+    expect(pacing.kept('k', 9_999)).toBe(false);
+  });
+
+  it('should remember at most its bound, forgetting the least recently polled', () => {
+    const pacing = new PollPacing(3);
+    for (const key of ['a', 'b', 'c']) pacing.answered(key, 0, 10);
+    pacing.answered('a', 0, 10); // polled again: now the most recent
+    pacing.answered('d', 0, 10);
+    expect(pacing.size).toBe(3);
+    expect(pacing.kept('b', 100)).toBe(false);
+    for (const key of ['a', 'c', 'd']) expect(pacing.kept(key, 100)).toBe(true);
+  });
+});
+
+describe('poll charging in the task core', () => {
+  let runtime: TaskRuntime;
+  let clock = 1_000_000;
+  afterEach(async () => {
+    await runtime.dispose();
+  });
+
+  const owner = { session: 's', principal: null };
+  function start(pollsPerSecond: number, pollFrequency = 1000): void {
+    clock = 1_000_000;
+    // Tasks without a handler stay live until updated: long tasks, as far as polling goes.
+    runtime = createTaskRuntime({ pollFrequency, limits: { pollsPerSecond, createsPerSecond: null }, now: () => clock });
+  }
+  const create = (taskId: string): Promise<TaskView> => runtime.create({ taskId, owner, dialect: '2025-11-25', method: 'tools/call' });
+
+  /**
+   * A requester that starts one task every `spacing` ms and polls each at its creation's
+   * suggestion, then at `pace` × each answer's suggestion, for `ms` of the runtime's clock.
+   * Returns the polls answered and refused.
+   */
+  async function follow(o: { tasks: number; spacing: number; pace: number; ms: number }): Promise<{ answered: number; refused: number }> {
+    const due = new Map<string, number>();
+    let answered = 0;
+    let refused = 0;
+    let created = 0;
+    const end = clock + o.ms;
+    while (clock < end) {
+      const nextCreate = created < o.tasks ? 1_000_000 + created * o.spacing : Infinity;
+      const [taskId, pollAt] = [...due].reduce<[string | null, number]>((best, entry) => (entry[1] < best[1] ? entry : best), [null, Infinity]);
+      clock = Math.min(nextCreate, pollAt);
+      if (clock === nextCreate) {
+        const task = await create(`t${created++}`);
+        due.set(task.taskId, clock + o.pace * suggestedPollInterval(task, clock));
+        continue;
+      }
+      try {
+        const task = await runtime.get(taskId!, owner);
+        answered++;
+        // What every dialect renders at this moment.
+        due.set(taskId!, clock + o.pace * suggestedPollInterval(task, clock));
+      } catch (error) {
+        if (!(error instanceof TaskLimitError)) throw error;
+        refused++;
+        due.set(taskId!, clock + error.retryAfterMs!);
+      }
+    }
+    return { answered, refused };
+  }
+
+  it('should never refuse a requester that polls 20 tasks at the suggested times, with pollsPerSecond 2', async () => {
+    start(2);
+    // One first poll (charged) every 500 ms, as the rate allows; after that every poll is free,
+    // though 20 tasks at 1 s each are 20 polls a second, ten times the rate.
+    const { answered, refused } = await follow({ tasks: 20, spacing: 500, pace: 1, ms: 30_000 });
+    expect(refused).toBe(0);
+    expect(answered).toBeGreaterThan(20 * 20);
+  });
+
+  it('should refuse a requester that polls the same tasks faster than suggested', async () => {
+    start(2);
+    const { refused } = await follow({ tasks: 20, spacing: 500, pace: 0.5, ms: 30_000 });
+    expect(refused).toBeGreaterThan(100);
+  });
+
+  it('should not charge a first poll that waited for what the creation suggested', async () => {
+    start(1); // a burst of 2
+    for (let i = 0; i < 6; i++) await create(`c${i}`);
+    clock += 25;
+    for (let i = 0; i < 6; i++) await runtime.get(`c${i}`, owner); // six first polls, none charged
+    await runtime.get('c0', owner); // right after: charged (the burst has 2)
+    await runtime.get('c0', owner);
+    await expect(runtime.get('c0', owner)).rejects.toBeInstanceOf(TaskLimitError);
+  });
+
+  it('should charge first polls made at once, unknown ids and polls right after another', async () => {
+    start(2); // a burst of 4
+    for (let i = 0; i < 4; i++) await create(`f${i}`);
+    // Polled at once, sooner than the creation's answer suggested (25 ms): charged, the burst.
+    for (let i = 0; i < 4; i++) await runtime.get(`f${i}`, owner);
+    await expect(runtime.get('f0', owner)).rejects.toBeInstanceOf(TaskLimitError); // right after
+    clock += 1_000; // two tokens back
+    await expect(runtime.get('f0', owner)).resolves.toMatchObject({ taskId: 'f0' }); // kept to the pace: free
+    await expect(runtime.get('nope', owner)).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    await expect(runtime.get('nope', owner)).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    await expect(runtime.get('nope', owner)).rejects.toBeInstanceOf(TaskLimitError); // unknown ids are charged
+  });
+
+  it('should treat result, outcome and waitForOutcome as polls of the same task, and forget a deleted one', async () => {
+    start(1, 50); // a burst of 2; a terminal task suggests 50 ms
+    await create('r1');
+    await runtime.update('r1', owner, { status: 'completed', result: { ok: true } });
+    await runtime.result('r1', owner); // the first poll: charged
+    // Twelve polls 50 ms apart (0.6 tokens back in all): free, or the third would be refused.
+    for (let i = 0; i < 4; i++) {
+      clock += 50;
+      await runtime.result('r1', owner);
+      clock += 50;
+      await runtime.outcome('r1', owner);
+      clock += 50;
+      await runtime.waitForOutcome('r1', owner);
+    }
+    // The server's own reads are neither charged nor a pace to keep.
+    await runtime.get('r1', owner, { countsAsPoll: false });
+    await runtime.delete('r1', owner);
+    await create('r1');
+    await runtime.get('r1', owner); // sooner than its creation suggested: charged, and the bucket is now empty
+    clock += 50;
+    await runtime.get('r1', owner); // kept to the young task's 50 ms: free
+    await expect(runtime.get('r1', owner)).rejects.toBeInstanceOf(TaskLimitError);
+  });
+});
