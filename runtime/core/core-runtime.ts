@@ -145,7 +145,11 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
         const left = deadline - now();
         if (left <= 0) throw new TaskTimeoutError(o.timeout!);
         await new Promise<void>((resolve) => {
-          const ms = Math.min(store.rereadMs ?? Infinity, left);
+          // A store that may miss a change (NATS) is read again in time even for a task kept
+          // briefly: a waiter that missed its end must not find it expired instead.
+          const keepAlive = first.state.context.keepAlive;
+          const reread = store.rereadMs === null ? Infinity : keepAlive === null ? store.rereadMs : Math.min(store.rereadMs, Math.max(50, keepAlive / 3));
+          const ms = Math.min(reread, left);
           const timer = ms === Infinity ? null : setTimeout(done, ms);
           o.signal?.addEventListener('abort', done, { once: true });
           function done(): void {
