@@ -71,7 +71,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
   }
 
   /** The stored task, or the error a requester gets for it. */
-  async function find(taskId: string, owner: TaskOwner): Promise<{ key: string; state: S }> {
+  async function find(taskId: string, owner: TaskOwner, o: { readonly pastRetention?: boolean } = {}): Promise<{ key: string; state: S }> {
     if (disposed) throw new RuntimeDisposedError();
     checkTaskId(taskId, opts.limits.maxTaskIdLength);
     const key = keyOf(taskId, owner);
@@ -80,7 +80,8 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     if (state === null) throw new TaskNotFoundError(taskId);
     if (state === 'expired') throw new TaskExpiredError(taskId);
     // Past its retention but not removed yet (its timer may run on another node): gone already.
-    if (state.expiresAt !== null && state.expiresAt <= now()) throw new TaskExpiredError(taskId);
+    // A waiter that saw the task end still gets its outcome while it is stored (keepAlive 0 included).
+    if (!o.pastRetention && state.expiresAt !== null && state.expiresAt <= now()) throw new TaskExpiredError(taskId);
     return { key, state };
   }
 
@@ -90,15 +91,15 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
    * answered poll (see {@link PollPacing}). A first poll, a faster one and one of an unknown id
    * are charged, before the look-up, as every poll used to be.
    */
-  async function polled(taskId: string, owner: TaskOwner, o: { countsAsPoll?: boolean } = {}): Promise<{ key: string; state: S }> {
+  async function polled(taskId: string, owner: TaskOwner, o: { countsAsPoll?: boolean } = {}, f: { readonly pastRetention?: boolean } = {}): Promise<{ key: string; state: S }> {
     // The server's own reads are neither charged nor a requester's pace.
-    if (o.countsAsPoll === false) return find(taskId, owner);
+    if (o.countsAsPoll === false) return find(taskId, owner, f);
     const ownerKey = ownerKeyOf(owner);
     const key = store.keyOf(ownerKey, taskId);
     const at = now();
     if (!pacing.kept(key, at)) limiter.admit(ownerKey, 'pollsPerSecond');
     try {
-      const found = await find(taskId, owner);
+      const found = await find(taskId, owner, f);
       const { status, context } = found.state;
       // Taken after the read, as close as can be to the moment the answer is rendered.
       pacing.answered(key, at, suggestedPollInterval({ status, pollFrequency: context.pollFrequency, createdAt: context.createdAt }, now()));
@@ -118,8 +119,10 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
   async function waitForOutcome(taskId: string, owner: TaskOwner, o: WaitOptions = {}): Promise<TaskOutcome> {
     if (disposed) throw new RuntimeDisposedError();
     checkTaskId(taskId, opts.limits.maxTaskIdLength);
-    // Ended already (the usual case for short work): no watch to set up and take down.
-    const first = await polled(taskId, owner, o);
+    // Ended already (the usual case for short work): no watch to set up and take down. The
+    // server's own wait (the original request's answer) gets the outcome while it is stored, even
+    // past a keepAlive of 0; a requester's wait sees what `get` would.
+    const first = await polled(taskId, owner, o, { pastRetention: o.countsAsPoll === false });
     const key = first.key;
     if (isTerminalStatus(first.state.status)) return outcomeOf(key, first.state);
     const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
@@ -133,7 +136,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       for (;;) {
         let found: { key: string; state: S };
         try {
-          found = await find(taskId, owner);
+          found = await find(taskId, owner, { pastRetention: true });
         } catch (error) {
           // Deleted right after it ended: the outcome is what the end said (no result survives a delete).
           if (lastEnd !== null && !disposed) return { task: lastEnd, result: undefined, hasResult: false, failure: undefined };

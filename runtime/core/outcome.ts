@@ -21,8 +21,13 @@ export type Settled =
       readonly result?: { readonly value: unknown };
     };
 
+/** The message of anything thrown; never throws itself (a thrown object may refuse `String`). */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return 'The task failed with a value that cannot be shown';
+  }
 }
 
 /** A value that cannot be kept: the failure says why, in the words of the check that refused it. */

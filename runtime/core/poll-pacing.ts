@@ -88,10 +88,16 @@ export class PollPacing {
     this.#max = max;
   }
 
-  /** Whether a poll of `key` arriving at `at` keeps to what the task suggested at its last answered poll. */
+  /**
+   * Whether a poll of `key` arriving at `at` keeps to what the task suggested at its last answered
+   * poll. A kept poll moves the mark at once (refined by `answered` after the read), so polls sent
+   * together, the second before the first is answered, cannot all pass as kept.
+   */
   kept(key: string, at: number): boolean {
     const mark = this.#marks.get(key);
-    return mark !== undefined && at - mark.at >= KEPT_PACE_SHARE * mark.suggested;
+    if (mark === undefined || at - mark.at < KEPT_PACE_SHARE * mark.suggested) return false;
+    this.#marks.set(key, { at, suggested: mark.suggested });
+    return true;
   }
 
   /** Notes an answered poll: it arrived at `at`, and the task suggested `suggested` ms. */

@@ -22,6 +22,9 @@ import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { applyToTask, persistently, type TaskSpace } from './task-space.js';
 import type { TaskWorker } from './task-worker.js';
 
+/** The most ended tasks `stats().retained` keeps track of (the oldest are forgotten first). */
+const MAX_RETAINED_COUNTED = 100_000;
+
 /** How often a waiter re-reads the record in case an event was lost with a connection. */
 const WAIT_REREAD_MS = 2_000;
 
@@ -60,7 +63,11 @@ export class NatsStore implements TaskStore<TaskRecord> {
     this.#audit = parts.audit;
     this.#stopCounting = space.feed.watchAll((key, event) => {
       if (event.kind === 'task.deleted' || event.kind === 'task.created') this.#retained.delete(key);
-      else if (isTerminalStatus(event.view.status)) this.#retained.set(key, event.view.expiresAt ?? Infinity);
+      else if (isTerminalStatus(event.view.status)) {
+        this.#retained.delete(key);
+        this.#retained.set(key, event.view.expiresAt ?? Infinity);
+        this.#pruneRetained();
+      }
     });
   }
 
@@ -190,9 +197,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
   }
 
   stats(): { live: number; retained: number } {
-    // Expiry removes a task without an event: past its retention, it is gone.
-    const now = this.#opts.now();
-    for (const [key, until] of this.#retained) if (until <= now) this.#retained.delete(key);
+    this.#pruneRetained();
     return { live: this.#worker?.running ?? 0, retained: this.#retained.size };
   }
 
@@ -211,6 +216,18 @@ export class NatsStore implements TaskStore<TaskRecord> {
     this.#stopCounting();
     // Observers hold a watch on the records: stopped here, or it would outlive a shared connection.
     await Promise.all([...this.#observers].map((o) => o.close()));
+  }
+
+  /**
+   * Expiry removes a task without an event: past its retention, it is gone. Tasks end roughly in
+   * the order of their retention's end, so the oldest entries go first; the count is capped.
+   */
+  #pruneRetained(): void {
+    const now = this.#opts.now();
+    for (const [key, until] of this.#retained) {
+      if (until > now && this.#retained.size <= MAX_RETAINED_COUNTED) break;
+      this.#retained.delete(key);
+    }
   }
 
   /** Watches one task from its current sequence (read after the watch started, so nothing slips between). */

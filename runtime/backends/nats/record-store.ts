@@ -314,7 +314,8 @@ export class RecordStore {
     const guard = how.revision === undefined ? undefined : { previousSeq: how.revision };
     if (how.expired) await this.#records.delete(key, guard);
     else await this.#records.purge(key, guard);
-    await (record.hasResult ? purgeChunked(this.#results, key) : this.#results.purge(key)).catch(() => undefined);
+    // Always chunk-aware: a result may have been stored by an outcome that lost to a cancel.
+    await purgeChunked(this.#results, key).catch(() => undefined);
     await this.events.purge(key).catch(() => undefined);
     if (record.order > 0) await this.#jsm.streams.deleteMessage(this.#indexStream, record.order, false).catch(() => undefined);
   }

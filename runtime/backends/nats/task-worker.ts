@@ -269,9 +269,11 @@ export class TaskWorker {
       { handler: registered.handler, params: work.params, maxResultBytes: space.maxResultBytes, now: space.now },
       this.#portOf(run),
     );
-    run.watch.from(moved.record.seq);
+    // Renewals first: placing the cursor may deliver a cancel that came meanwhile and end the run
+    // at once, and its end must find them to stop.
     run.renew = setInterval(() => void this.#renew(run), Math.max(100, Math.floor(space.leaseTtlMs / 3)));
-    run.run.begin();
+    run.watch.from(moved.record.seq);
+    if (this.#running.get(item.key) === run) run.run.begin();
     return true;
   }
 
@@ -395,6 +397,10 @@ export class TaskWorker {
   }
 
   async #renew(run: Running): Promise<void> {
+    if (this.#running.get(run.key) !== run) {
+      if (run.renew) clearInterval(run.renew);
+      return;
+    }
     try {
       run.lease = await this.#space.leases.renew(run.lease);
     } catch (error) {

@@ -125,6 +125,18 @@ describe('poll charging in the task core', () => {
     expect(refused).toBeGreaterThan(100);
   });
 
+  it('should let only one of polls sent together pass as kept to the pace', async () => {
+    start(1); // a burst of 2
+    await create('p');
+    clock += 25;
+    // Four at once, each sent before any is answered: one is kept, two take the burst, one is refused.
+    const all = await Promise.allSettled([0, 1, 2, 3].map(() => runtime.get('p', owner)));
+    expect(all.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    const refused = all.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.reason).toBeInstanceOf(TaskLimitError);
+  });
+
   it('should not charge a first poll that waited for what the creation suggested', async () => {
     start(1); // a burst of 2
     for (let i = 0; i < 6; i++) await create(`c${i}`);

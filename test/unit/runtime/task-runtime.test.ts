@@ -54,6 +54,17 @@ const create = (taskId: string, handler = 'echo', owner = alice, keepAlive?: num
   runtime.create({ taskId, owner, dialect: 'sep-1686', method: 'tools/call', label: handler, handler, params: { taskId }, keepAlive });
 
 describe('createTaskRuntime', () => {
+  it("should give the server's own wait the outcome of a task kept for 0 ms, which a requester sees expired", async () => {
+    make();
+    await runtime.create({ taskId: 'z', owner: alice, dialect: 'sep-1686', method: 'tools/call', handler: 'echo', params: { n: 1 }, keepAlive: 0 });
+    // Ended within a few microtasks; its retention (0 ms) is over at once, its timer not run yet.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    await expect(runtime.get('z', alice)).rejects.toBeInstanceOf(TaskExpiredError);
+    const outcome = await runtime.waitForOutcome('z', alice, { countsAsPoll: false });
+    expect(outcome).toMatchObject({ hasResult: true, result: { echoed: { n: 1 } } });
+    expect(outcome.task.status).toBe('completed');
+  });
+
   it('should run a task to completed and return its result', async () => {
     make();
     const created = await create('t1');
