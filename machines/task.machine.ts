@@ -10,6 +10,11 @@ import { assign, setup } from 'xstate';
 import type { TaskEvent } from './task.events.js';
 import type { TaskContext, TaskInput } from './task.types.js';
 
+/** No pending input: the context's own empty list when it has one, so ending a task allocates nothing for it. */
+function noInputs(context: TaskContext): string[] {
+  return context.pendingInputs.length === 0 ? context.pendingInputs : [];
+}
+
 /**
  * The lifecycle machine. States are the SEP-1686 statuses; `completed`, `failed`, `cancelled` and
  * `unknown` are final, so a terminal task never changes. `input_required` is left only when no
@@ -46,38 +51,35 @@ export const taskMachine = setup({
     isPendingInput: ({ context, event }) =>
       event.type === 'task.input.response' && context.pendingInputs.includes(event.requestId),
   },
+  // One assignment per transition, each setting `updatedAt` itself: XState copies the context
+  // (and clones the snapshot) once per assign action, so two actions on an edge meant two copies.
   actions: {
-    touch: assign({ updatedAt: ({ event }) => ('at' in event ? event.at : Date.now()) }),
-    recordMessage: assign({
-      statusMessage: ({ event, context }) => (event.type === 'task.message' ? event.message : context.statusMessage),
-      updatedAt: ({ event, context }) => (event.type === 'task.message' ? event.at : context.updatedAt),
-    }),
-    addInput: assign({
-      pendingInputs: ({ context, event }) =>
-        event.type === 'task.input.request' ? [...context.pendingInputs, event.requestId] : context.pendingInputs,
-    }),
-    removeInput: assign({
-      pendingInputs: ({ context, event }) =>
-        event.type === 'task.input.response'
-          ? context.pendingInputs.filter((id) => id !== event.requestId)
-          : context.pendingInputs,
-    }),
-    recordResult: assign({
-      resultRef: ({ event, context }) => (event.type === 'task.complete' ? event.resultRef : context.resultRef),
-      pendingInputs: () => [],
-    }),
-    recordError: assign({
-      error: ({ event, context }) => (event.type === 'task.fail' || event.type === 'task.lose' ? event.error : context.error),
-      statusMessage: ({ event, context }) =>
-        event.type === 'task.fail' || event.type === 'task.lose' ? event.error : context.statusMessage,
-      pendingInputs: () => [],
-    }),
-    recordCancel: assign({
-      statusMessage: ({ event, context }) =>
-        event.type === 'task.cancel' ? (event.reason ?? 'Cancelled by the requester') : context.statusMessage,
-      // Answers that arrive after a cancel are discarded (§4.8.5): nothing is pending any more.
-      pendingInputs: () => [],
-    }),
+    touch: assign(({ event }) => ({ updatedAt: event.at })),
+    recordMessage: assign(({ event, context }) =>
+      event.type === 'task.message' ? { statusMessage: event.message, updatedAt: event.at } : context,
+    ),
+    addInput: assign(({ context, event }) =>
+      event.type === 'task.input.request' ? { pendingInputs: [...context.pendingInputs, event.requestId], updatedAt: event.at } : context,
+    ),
+    removeInput: assign(({ context, event }) =>
+      event.type === 'task.input.response'
+        ? { pendingInputs: context.pendingInputs.filter((id) => id !== event.requestId), updatedAt: event.at }
+        : context,
+    ),
+    recordResult: assign(({ event, context }) =>
+      event.type === 'task.complete' ? { resultRef: event.resultRef, pendingInputs: noInputs(context), updatedAt: event.at } : context,
+    ),
+    recordError: assign(({ event, context }) =>
+      event.type === 'task.fail' || event.type === 'task.lose'
+        ? { error: event.error, statusMessage: event.error, pendingInputs: noInputs(context), updatedAt: event.at }
+        : context,
+    ),
+    recordCancel: assign(({ event, context }) =>
+      event.type === 'task.cancel'
+        ? // Answers that arrive after a cancel are discarded (§4.8.5): nothing is pending any more.
+          { statusMessage: event.reason ?? 'Cancelled by the requester', pendingInputs: noInputs(context), updatedAt: event.at }
+        : context,
+    ),
   },
 }).createMachine({
   id: 'task',
@@ -105,36 +107,36 @@ export const taskMachine = setup({
     submitted: {
       on: {
         'task.start': { target: 'working', actions: 'touch' },
-        'task.input.request': { target: 'input_required', actions: ['addInput', 'touch'] },
+        'task.input.request': { target: 'input_required', actions: 'addInput' },
         'task.message': { actions: 'recordMessage' },
-        'task.complete': { target: 'completed', actions: ['recordResult', 'touch'] },
-        'task.fail': { target: 'failed', actions: ['recordError', 'touch'] },
-        'task.cancel': { target: 'cancelled', actions: ['recordCancel', 'touch'] },
-        'task.lose': { target: 'unknown', actions: ['recordError', 'touch'] },
+        'task.complete': { target: 'completed', actions: 'recordResult' },
+        'task.fail': { target: 'failed', actions: 'recordError' },
+        'task.cancel': { target: 'cancelled', actions: 'recordCancel' },
+        'task.lose': { target: 'unknown', actions: 'recordError' },
       },
     },
     working: {
       on: {
-        'task.input.request': { target: 'input_required', actions: ['addInput', 'touch'] },
+        'task.input.request': { target: 'input_required', actions: 'addInput' },
         'task.message': { actions: 'recordMessage' },
-        'task.complete': { target: 'completed', actions: ['recordResult', 'touch'] },
-        'task.fail': { target: 'failed', actions: ['recordError', 'touch'] },
-        'task.cancel': { target: 'cancelled', actions: ['recordCancel', 'touch'] },
-        'task.lose': { target: 'unknown', actions: ['recordError', 'touch'] },
+        'task.complete': { target: 'completed', actions: 'recordResult' },
+        'task.fail': { target: 'failed', actions: 'recordError' },
+        'task.cancel': { target: 'cancelled', actions: 'recordCancel' },
+        'task.lose': { target: 'unknown', actions: 'recordError' },
       },
     },
     input_required: {
       on: {
-        'task.input.request': { guard: 'isNewInput', actions: ['addInput', 'touch'] },
+        'task.input.request': { guard: 'isNewInput', actions: 'addInput' },
         'task.input.response': [
-          { guard: 'isLastPendingInput', target: 'working', actions: ['removeInput', 'touch'] },
-          { guard: 'isPendingInput', actions: ['removeInput', 'touch'] },
+          { guard: 'isLastPendingInput', target: 'working', actions: 'removeInput' },
+          { guard: 'isPendingInput', actions: 'removeInput' },
         ],
         'task.message': { actions: 'recordMessage' },
-        'task.complete': { target: 'completed', actions: ['recordResult', 'touch'] },
-        'task.fail': { target: 'failed', actions: ['recordError', 'touch'] },
-        'task.cancel': { target: 'cancelled', actions: ['recordCancel', 'touch'] },
-        'task.lose': { target: 'unknown', actions: ['recordError', 'touch'] },
+        'task.complete': { target: 'completed', actions: 'recordResult' },
+        'task.fail': { target: 'failed', actions: 'recordError' },
+        'task.cancel': { target: 'cancelled', actions: 'recordCancel' },
+        'task.lose': { target: 'unknown', actions: 'recordError' },
       },
     },
     completed: { type: 'final' },
