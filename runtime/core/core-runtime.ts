@@ -63,7 +63,8 @@ function machineInput(o: CreateTaskOptions, keepAlive: number | null, pollFreque
 export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntimeOptions, store: TaskStore<S>, parts: CoreParts<S>): TaskRuntime {
   const { now } = opts;
   const { limiter, handlers } = parts;
-  const pacing = new PollPacing();
+  // Pacing only decides which polls are charged: without a poll rate there is nothing to decide.
+  const pacing = opts.limits.pollsPerSecond === null ? null : new PollPacing();
   let disposed = false;
 
   function keyOf(taskId: string, owner: TaskOwner): string {
@@ -93,7 +94,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
    */
   async function polled(taskId: string, owner: TaskOwner, o: { countsAsPoll?: boolean } = {}, f: { readonly pastRetention?: boolean } = {}): Promise<{ key: string; state: S }> {
     // The server's own reads are neither charged nor a requester's pace.
-    if (o.countsAsPoll === false) return find(taskId, owner, f);
+    if (o.countsAsPoll === false || pacing === null) return find(taskId, owner, f);
     const ownerKey = ownerKeyOf(owner);
     const key = store.keyOf(ownerKey, taskId);
     const at = now();
@@ -189,7 +190,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       const key = store.keyOf(ownerKey, o.taskId);
       const created = await store.create({ key, ownerKey, input, work });
       // The creation's answer suggests an interval too: a first poll that waits for it is kept to pace.
-      pacing.answered(key, input.createdAt, suggestedPollInterval({ status: created.status, pollFrequency: created.pollFrequency, createdAt: created.createdAt }, now()));
+      pacing?.answered(key, input.createdAt, suggestedPollInterval({ status: created.status, pollFrequency: created.pollFrequency, createdAt: created.createdAt }, now()));
       return created;
     },
 
@@ -260,7 +261,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       // A live task is cancelled first: its work sees the cancel and stops.
       if (!isTerminalStatus(state.status)) last = (await store.apply(key, taskEvents.cancel('Deleted by the requester', now())))?.state ?? state;
       await store.remove(key, last);
-      pacing.forget(key);
+      pacing?.forget(key);
     },
 
     async pendingInputRequests(taskId, owner) {

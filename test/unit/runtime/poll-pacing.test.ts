@@ -51,13 +51,23 @@ describe('PollPacing', () => {
   });
 
   it('should remember at most its bound, forgetting the least recently polled', () => {
-    const pacing = new PollPacing(3);
+    // Two generations of two: a rotation drops what was not polled since the one before.
+    const pacing = new PollPacing(4);
     for (const key of ['a', 'b', 'c']) pacing.answered(key, 0, 10);
     pacing.answered('a', 0, 10); // polled again: now the most recent
     pacing.answered('d', 0, 10);
     expect(pacing.size).toBe(3);
     expect(pacing.kept('b', 100)).toBe(false);
     for (const key of ['a', 'c', 'd']) expect(pacing.kept(key, 100)).toBe(true);
+  });
+
+  it('should stay within its bound however many tasks are polled', () => {
+    const pacing = new PollPacing(100);
+    for (let i = 0; i < 10_000; i++) pacing.answered(`t${i}`, i, 10);
+    expect(pacing.size).toBeLessThanOrEqual(100);
+    expect(pacing.size).toBeGreaterThanOrEqual(50);
+    expect(pacing.kept('t9999', 20_000)).toBe(true);
+    expect(pacing.kept('t0', 20_000)).toBe(false);
   });
 });
 
