@@ -12,9 +12,9 @@
  * @module
  */
 import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../machines/index.js';
+import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskOwner, type TaskStatus } from '../../machines/index.js';
 import { TaskTerminalError } from '../errors.js';
-import type { InputAnswer, InputRequest, TaskHandler } from '../task-runtime.types.js';
+import type { InputAnswer, InputRequest, TaskHandler, TaskHandlerContext } from '../task-runtime.types.js';
 import { decideOutcome, type Settled } from './outcome.js';
 
 /** What a backend does for a run. */
@@ -64,6 +64,34 @@ function taskSystemHost(): AnyActorRef {
   return host;
 }
 
+/**
+ * The context a handler gets: an object of one fixed shape with its signal getter on the
+ * prototype (a literal with a getter is built slowly, once per task); its two functions stay
+ * bound fields, so a handler may take them out of the context.
+ */
+class WorkContext implements TaskHandlerContext {
+  readonly taskId: string;
+  readonly owner: TaskOwner;
+  readonly dialect: string;
+  readonly #run: TaskRun;
+
+  constructor(run: TaskRun, context: TaskContext) {
+    this.#run = run;
+    this.taskId = context.taskId;
+    this.owner = context.owner;
+    this.dialect = context.dialect;
+  }
+
+  /** Made on first read (see `TaskRun.#abort`). */
+  get signal(): AbortSignal {
+    return this.#run.workSignal;
+  }
+
+  readonly setStatusMessage = (message: string): void => this.#run.setStatusMessage(message);
+
+  readonly requestInput = (method: string, params: unknown): Promise<unknown> => this.#run.requestInput(method, params);
+}
+
 interface Waiting {
   readonly request: InputRequest;
   readonly resolve: (value: unknown) => void;
@@ -93,7 +121,8 @@ export class TaskRun {
   #aborted = false;
   /** The work returned or threw: nothing waits on its signal any more. */
   #returned = false;
-  readonly #waiting = new Map<string, Waiting>();
+  /** The work's input requests waiting for an answer; made when the work first asks. */
+  #waiting: Map<string, Waiting> | null = null;
   #inputs = 0;
   #over = false;
   #begun = false;
@@ -130,12 +159,12 @@ export class TaskRun {
 
   /** The input requests of the work still waiting for an answer, oldest first. */
   get pending(): InputRequest[] {
-    return [...this.#waiting.values()].map((w) => w.request);
+    return this.#waiting ? [...this.#waiting.values()].map((w) => w.request) : [];
   }
 
   /** Whether the work waits for an answer to `inputId`. */
   waitsFor(inputId: string): boolean {
-    return this.#waiting.has(inputId);
+    return this.#waiting?.has(inputId) === true;
   }
 
   /**
@@ -178,9 +207,9 @@ export class TaskRun {
    * ```
    */
   answer(inputId: string, answer: InputAnswer): boolean {
-    const waiting = this.#waiting.get(inputId);
+    const waiting = this.#waiting?.get(inputId);
     if (!waiting) return false;
-    this.#waiting.delete(inputId);
+    this.#waiting!.delete(inputId);
     const resume = this.#port.resuming?.() ?? Promise.resolve();
     resume.then(
       () => {
@@ -220,30 +249,28 @@ export class TaskRun {
     return this.#abort.signal;
   }
 
+  /** The work's status message: a move of the task, while it lasts. */
+  setStatusMessage(message: string): void {
+    if (!this.#over) this.#port.move(taskEvents.message(message, this.#options.now()));
+  }
+
+  /** What the work gets as its context's signal (see {@link WorkContext}). */
+  get workSignal(): AbortSignal {
+    return this.#signal();
+  }
+
+  /** An input request of the work (see {@link WorkContext}). */
+  requestInput(method: string, params: unknown): Promise<unknown> {
+    return this.#requestInput(method, params);
+  }
+
   async #work(handler: TaskHandler): Promise<void> {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the context's getter reads the run's private signal
-    const run = this;
     const { now } = this.#options;
     await Promise.resolve();
     if (this.#aborted) return;
-    const context = this.actor.getSnapshot().context;
     let settled: { ok: true; value: unknown } | { ok: false; error: unknown };
     try {
-      settled = {
-        ok: true,
-        value: await handler(this.#options.params, {
-          taskId: context.taskId,
-          owner: context.owner,
-          dialect: context.dialect,
-          get signal() {
-            return run.#signal();
-          },
-          setStatusMessage: (message) => {
-            if (!this.#over) this.#port.move(taskEvents.message(message, now()));
-          },
-          requestInput: (method, params) => this.#requestInput(method, params),
-        }),
-      };
+      settled = { ok: true, value: await handler(this.#options.params, new WorkContext(this, this.actor.getSnapshot().context)) };
     } catch (error) {
       settled = { ok: false, error };
     }
@@ -259,15 +286,16 @@ export class TaskRun {
     // Numbered in the order the work asks: a re-run asks again under the same ids (NATS replays answers).
     const inputId = `input-${++this.#inputs}`;
     const request: InputRequest = { taskId: context.taskId, owner: context.owner, dialect: context.dialect, inputId, method, params };
-    const answered = new Promise<unknown>((resolve, reject) => this.#waiting.set(inputId, { request, resolve, reject }));
+    const waitingMap = (this.#waiting ??= new Map<string, Waiting>());
+    const answered = new Promise<unknown>((resolve, reject) => waitingMap.set(inputId, { request, resolve, reject }));
     const refuse = (): void => {
-      const waiting = this.#waiting.get(inputId);
-      this.#waiting.delete(inputId);
+      const waiting = waitingMap.get(inputId);
+      waitingMap.delete(inputId);
       waiting?.reject(new TaskTerminalError(context.taskId, this.status));
     };
     const taken = (ok: boolean): void => {
       if (!ok) refuse();
-      else if (this.#waiting.has(inputId)) this.#port.waiting?.();
+      else if (waitingMap.has(inputId)) this.#port.waiting?.();
     };
     try {
       const out = this.#port.requestInput(request);
@@ -289,8 +317,10 @@ export class TaskRun {
     // Answers that arrive after the task ended are discarded (§4.8.5); the work waiting on them stops.
     const taskId = this.actor.getSnapshot().context.taskId;
     const why = (): Error => (status === null ? new Error(`Task ${taskId} stopped on this node before its input was answered`) : new TaskTerminalError(taskId, status));
-    for (const waiting of this.#waiting.values()) waiting.reject(why());
-    this.#waiting.clear();
+    if (this.#waiting) {
+      for (const waiting of this.#waiting.values()) waiting.reject(why());
+      this.#waiting.clear();
+    }
     this.#port.ended?.();
   }
 }

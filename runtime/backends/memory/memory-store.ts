@@ -24,23 +24,82 @@ import { OwnerIndex } from './owner-index.js';
 
 const NO_WATCH: TaskWatch<Entry> = { seen: () => undefined, stop: () => undefined };
 
-/** A task of the memory backend: the core's {@link TaskState}, plus what only this backend holds. */
-export interface Entry {
+/** What an entry's run tells its store (one object per store, so no task carries closures of its own). */
+interface EntrySink {
+  snapshot(entry: Entry, snapshot: SnapshotFrom<typeof taskMachine>): void;
+  inputRequested(entry: Entry, request: InputRequest): void;
+  ended(entry: Entry): void;
+  now(): number;
+}
+
+/**
+ * A task of the memory backend: the core's {@link TaskState}, plus what only this backend holds.
+ * It is also its run's {@link RunPort}: the record is the actor's own snapshot, so a move of the
+ * work goes straight to the actor.
+ */
+export class Entry implements RunPort {
   readonly key: string;
   readonly seq: number;
   readonly ownerKey: string;
-  status: TaskStatus;
-  context: TaskContext;
+  status: TaskStatus = 'submitted';
+  context: TaskContext = null as unknown as TaskContext;
   /** The live task (its actor and work); `null` once it settled. */
-  run: TaskRun | null;
+  run: TaskRun | null = null;
   /** Whether a handler does the work (else the task is driven from outside through `update`). */
   readonly hasWork: boolean;
-  result: unknown;
-  hasResult: boolean;
-  failure: unknown;
-  expiresAt: number | null;
+  result: unknown = undefined;
+  hasResult = false;
+  failure: unknown = undefined;
+  expiresAt: number | null = null;
   /** Wakes of waiters and watchers of this task. */
-  watchers: Set<(ended: TaskView | null) => void> | null;
+  watchers: Set<(ended: TaskView | null) => void> | null = null;
+  readonly #sink: EntrySink;
+
+  constructor(key: string, seq: number, ownerKey: string, hasWork: boolean, sink: EntrySink) {
+    this.key = key;
+    this.seq = seq;
+    this.ownerKey = ownerKey;
+    this.hasWork = hasWork;
+    this.#sink = sink;
+  }
+
+  move(event: TaskEvent): void {
+    this.run?.send(event);
+  }
+
+  requestInput(request: InputRequest): boolean {
+    const run = this.run;
+    if (!run) return false;
+    run.send(taskEvents.inputRequest(request.inputId, this.#sink.now()));
+    this.#sink.inputRequested(this, request);
+    return true;
+  }
+
+  end(outcome: Settled, at: number): void {
+    const run = this.run;
+    if (!run) return;
+    if (outcome.status === 'completed') {
+      this.result = outcome.result;
+      this.hasResult = true;
+      run.send(taskEvents.complete(this.key, at));
+      return;
+    }
+    this.failure = outcome.failure ?? undefined;
+    if (outcome.result) {
+      this.result = outcome.result.value;
+      this.hasResult = true;
+    }
+    run.send(taskEvents.fail(outcome.error, at));
+  }
+
+  // Not before the entry holds its run: the first snapshot is taken by `create` itself.
+  observe(snapshot: SnapshotFrom<typeof taskMachine>): void {
+    if (this.run) this.#sink.snapshot(this, snapshot);
+  }
+
+  ended(): void {
+    this.#sink.ended(this);
+  }
 }
 
 /**
@@ -103,21 +162,8 @@ export class MemoryStore implements TaskStore<Entry> {
     this.#limiter.startTask(ownerKey);
     this.#expired.delete(key);
     const { now } = this.#opts;
-    const entry: Entry = {
-      key,
-      seq: ++this.#seq,
-      ownerKey,
-      status: 'submitted',
-      context: null as unknown as TaskContext,
-      run: null,
-      hasWork: work !== null,
-      result: undefined,
-      hasResult: false,
-      failure: undefined,
-      expiresAt: null,
-      watchers: null,
-    };
-    const run = new TaskRun({ input }, { handler: work?.handler ?? null, params: work?.params, maxResultBytes: this.#opts.limits.maxResultBytes, now }, this.#portOf(entry));
+    const entry = new Entry(key, ++this.#seq, ownerKey, work !== null, this.#sink);
+    const run = new TaskRun({ input }, { handler: work?.handler ?? null, params: work?.params, maxResultBytes: this.#opts.limits.maxResultBytes, now }, entry);
     const initial = run.actor.getSnapshot();
     entry.status = initial.value;
     entry.context = initial.context;
@@ -220,51 +266,24 @@ export class MemoryStore implements TaskStore<Entry> {
     this.#observation.clear();
   }
 
-  /** How a run reaches its record: the record is the actor's own snapshot. */
-  #portOf(entry: Entry): RunPort {
-    return {
-      move: (event) => entry.run?.send(event),
-      requestInput: (request) => {
-        const run = entry.run;
-        if (!run) return false;
-        run.send(taskEvents.inputRequest(request.inputId, this.#opts.now()));
-        this.#inputListeners.emit(request, entry.key);
-        return true;
-      },
-      end: (outcome: Settled, at) => {
-        const run = entry.run;
-        if (!run) return;
-        if (outcome.status === 'completed') {
-          entry.result = outcome.result;
-          entry.hasResult = true;
-          run.send(taskEvents.complete(entry.key, at));
-          return;
-        }
-        entry.failure = outcome.failure ?? undefined;
-        if (outcome.result) {
-          entry.result = outcome.result.value;
-          entry.hasResult = true;
-        }
-        run.send(taskEvents.fail(outcome.error, at));
-      },
-      // Not before the entry holds its run: the first snapshot is taken by `create` itself.
-      observe: (snapshot) => {
-        if (entry.run) this.#onSnapshot(entry, snapshot);
-      },
-      ended: () => {
-        // Stopped without reaching a terminal state while the runtime still runs: the outcome is not known.
-        if (!entry.run || this.#disposed) return;
-        const previous = entry.status;
-        const before = entry.context;
-        const why = 'The task stopped unexpectedly';
-        entry.status = 'unknown';
-        entry.context = { ...before, error: why, statusMessage: why, updatedAt: this.#opts.now() };
-        this.#settle(entry);
-        this.#emit(entry, previous);
-        this.#observation.changed(entry, previous, before);
-      },
-    };
-  }
+  /** What the entries' runs tell this store. */
+  readonly #sink: EntrySink = {
+    snapshot: (entry, snapshot) => this.#onSnapshot(entry, snapshot),
+    inputRequested: (entry, request) => this.#inputListeners.emit(request, entry.key),
+    ended: (entry) => {
+      // Stopped without reaching a terminal state while the runtime still runs: the outcome is not known.
+      if (!entry.run || this.#disposed) return;
+      const previous = entry.status;
+      const before = entry.context;
+      const why = 'The task stopped unexpectedly';
+      entry.status = 'unknown';
+      entry.context = { ...before, error: why, statusMessage: why, updatedAt: this.#opts.now() };
+      this.#settle(entry);
+      this.#emit(entry, previous);
+      this.#observation.changed(entry, previous, before);
+    },
+    now: () => this.#opts.now(),
+  };
 
   #onSnapshot(entry: Entry, snapshot: SnapshotFrom<typeof taskMachine>): void {
     const previous = entry.status;
