@@ -13,6 +13,7 @@
 import { randomInt } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { FastLane } from '../mcp-server/fast-lane.js';
 import { assertSdkInternals } from '../mcp-server/sdk-internals-check.js';
 import { awaitsResponse, isHandlingRequest, markSessionInitialized, restoreClientInfo, setNextRequestId } from '../mcp-server/sdk-internals.js';
 
@@ -104,7 +105,8 @@ export function spreadRequestIds(server: Server): void {
 export function placesHere(server: Server, message: Record<string, unknown>): boolean {
   if (!('method' in message)) return awaitsResponse(server, Number(message['id']));
   const params = message['params'] as { requestId?: unknown } | undefined;
-  return isHandlingRequest(server, params?.requestId);
+  // Task requests are answered by the fast lane, ahead of the SDK, which never sees them.
+  return isHandlingRequest(server, params?.requestId) || FastLane.of(server)?.handles(params?.requestId) === true;
 }
 
 /**

@@ -18,9 +18,8 @@ import type { TaskRuntime } from '../../runtime/index.js';
 import { TASK_META_KEY } from '../dialects/sep-1686/index.js';
 import { wireConnection } from '../mcp-server/connection.js';
 import type { RequestWorkContext } from '../mcp-server/definitions.js';
-import { paramsObject, type TaskHost } from '../mcp-server/request-context.js';
-import { looseRequest } from '../mcp-server/request-handlers.js';
-import { executeRequest } from '../mcp-server/task-execution.js';
+import type { TaskHost } from '../mcp-server/request-context.js';
+import { installRequest } from '../mcp-server/request-handlers.js';
 import { installTaskMethods } from '../mcp-server/task-methods.js';
 import { keepingWireErrors } from '../mcp-server/wire-errors.js';
 import { taskWorkContext } from '../mcp-server/work-context.js';
@@ -29,6 +28,12 @@ import { taskWorkContext } from '../mcp-server/work-context.js';
 export interface TaskHostOptions {
   /** Where the client's tasks live. */
   readonly runtime: TaskRuntime;
+  /**
+   * Answer task requests at the transport, ahead of the SDK's request handling, with the same
+   * messages the SDK would send; `false` leaves every request to the SDK.
+   * @default true
+   */
+  readonly fastLane?: boolean;
   /** Answers `elicitation/create` (e.g. by asking the user); may take as long as it needs. */
   readonly elicitation?: (params: ElicitRequestParams, ctx: RequestWorkContext) => Promise<ElicitResult>;
   /** Answers `sampling/createMessage` (e.g. with the client's model). */
@@ -75,7 +80,7 @@ export function attachTaskHost(client: Client, options: TaskHostOptions): void {
   });
 
   const host = client as unknown as TaskHost;
-  const connection = wireConnection(host, runtime);
+  const connection = wireConnection(host, runtime, { fastLane: options.fastLane ?? true });
   const answerers: [string, ((params: never, ctx: RequestWorkContext) => Promise<unknown>) | undefined][] = [
     ['elicitation/create', elicitation],
     ['sampling/createMessage', sampling],
@@ -83,15 +88,9 @@ export function attachTaskHost(client: Client, options: TaskHostOptions): void {
   for (const [method, answer] of answerers) {
     if (!answer) continue;
     runtime.registerHandler(method, keepingWireErrors((params, ctx) => answer(params as never, taskWorkContext(ctx))));
-    host.setRequestHandler(looseRequest(method), async (request, extra) => {
-      const requestParams = paramsObject(request.params, method);
+    installRequest(host, connection, method, (requestParams) => {
       const params = workParams(requestParams);
-      return executeRequest({
-        ...connection, extra, requestParams, method, label: method, handler: method,
-        taskSupport: 'optional',
-        params,
-        direct: (ctx) => answer(params as never, ctx),
-      });
+      return { label: method, handler: method, taskSupport: 'optional', params, direct: (ctx) => answer(params as never, ctx) };
     });
   }
   installTaskMethods(host, runtime, connection);

@@ -22,6 +22,13 @@ import { taskWorkContext as toWork } from './work-context.js';
 export interface AttachTaskServerOptions extends TaskServerDefinitions {
   /** Where tasks live; share one runtime between all connections. */
   readonly runtime: TaskRuntime;
+  /**
+   * Answer task requests (task-augmented calls and the `tasks/*` methods) at the transport, ahead
+   * of the SDK's request handling, with the same messages the SDK would send (see the README's
+   * Performance section); `false` leaves every request to the SDK.
+   * @default true
+   */
+  readonly fastLane?: boolean;
 }
 
 type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
@@ -103,7 +110,7 @@ export function attachTaskServer(server: Server, options: AttachTaskServerOption
   registerWork(runtime, tools.values(), options);
 
   const host = server as unknown as TaskHost;
-  const connection = wireConnection(host, runtime);
+  const connection = wireConnection(host, runtime, { fastLane: options.fastLane ?? true });
   if (tools.size > 0) installTools(host, connection, tools);
   if (prompts.size > 0) installPrompts(host, connection, prompts);
   if (resources.size > 0) installResources(host, connection, resources);

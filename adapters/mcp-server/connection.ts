@@ -9,15 +9,26 @@ import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { isTerminalStatus, type TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime, TaskView } from '../../runtime/index.js';
 import { renderTask2025, statusOf2025 } from '../dialects/2025-11-25/index.js';
-import { requestKey, type TaskHost } from './request-context.js';
+import { requestKey, type RequestInfo, type TaskHost } from './request-context.js';
 import type { ConnectionContext } from './request-handlers.js';
+import { FastLane } from './fast-lane.js';
 import { assertSdkInternals } from './sdk-internals-check.js';
 import { sdkCancelHandler } from './sdk-internals.js';
 import type { OpenTaskRequests } from './task-execution.js';
 
 /**
+ * Runs `fn` once the answer to `request` has left: on the fast lane right after it is handed to
+ * the transport; on the SDK's path, which has no such moment, on the next turn of the loop.
+ */
+function afterReply(request: RequestInfo, fn: () => void): void {
+  if (request.afterReply) request.afterReply(fn);
+  else setImmediate(fn);
+}
+
+/**
  * Wires one connection of a task host to the runtime. Call before `connect()`.
  *
+ * @param options - `fastLane: false` leaves every request to the SDK (see `fast-lane.ts`)
  * @throws SdkInternalsError when the SDK's internals are not the expected ones
  * @example
  * ```ts
@@ -25,7 +36,7 @@ import type { OpenTaskRequests } from './task-execution.js';
  * installTools(host, connection, tools);
  * ```
  */
-export function wireConnection(host: TaskHost, runtime: TaskRuntime): ConnectionContext {
+export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { readonly fastLane?: boolean } = {}): ConnectionContext {
   // Every task server and client host is wired here first: a changed SDK fails at start-up.
   assertSdkInternals();
   const open: OpenTaskRequests = new Map();
@@ -36,7 +47,7 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
   // before the creation returns) until it ends or the connection closes. What changes before the
   // CreateTaskResult has left waits for it: a requester hears of a task first from that reply.
   const watching = new Set<() => void>();
-  const watch = (taskId: string, owner: TaskOwner): ((created: TaskView | null) => void) => {
+  const watch = (taskId: string, owner: TaskOwner): ((created: TaskView | null, request: RequestInfo) => void) => {
     const send = (params: Record<string, unknown>): void => void host.notification({ method: 'notifications/tasks/status', params }).catch(() => undefined);
     let held: Record<string, unknown>[] | null = [];
     const stop = runtime.subscribe(
@@ -54,16 +65,15 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
       { taskId, owner },
     );
     watching.add(stop);
-    return (created) => {
+    return (created, request) => {
       if (created === null) {
         stop();
         watching.delete(stop);
         return;
       }
-      // The SDK sends the reply once the request handler returns, within this turn of the loop.
       // Each notification carries the whole task, so only the latest of those held is news, and
       // not even that when the reply already said as much (a task still working, same message).
-      setImmediate(() => {
+      afterReply(request, () => {
         const latest = held?.[held.length - 1];
         held = null;
         const told = statusOf2025(created);
@@ -71,8 +81,12 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
       });
     };
   };
+  // Task requests are answered ahead of the SDK's Protocol (see fast-lane.ts); it needs to hear
+  // of cancels and of the connection's end as the SDK's own handling does.
+  const lane = options.fastLane === false ? undefined : FastLane.for(host);
   const previousOnClose = host.onclose;
   host.onclose = () => {
+    lane?.closed();
     for (const stop of watching) stop();
     watching.clear();
     previousOnClose?.();
@@ -84,6 +98,8 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
   const sdkCancel = sdkCancelHandler(host);
   host.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
     const { requestId, reason } = notification.params;
+    // Before the task is looked up: a request cancelled while its task is being created sees it.
+    lane?.cancel(requestId);
     const task = requestId === undefined ? undefined : open.get(requestKey(requestId));
     if (task) await runtime.cancel(task.taskId, task.owner, reason ?? null).catch(() => undefined);
     await sdkCancel(notification);
@@ -99,5 +115,5 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime): Connection
     return true;
   };
 
-  return { host, runtime, open, inFlight, peerSupports, takeovers: new Set(), watch2025: watch };
+  return { host, runtime, open, inFlight, peerSupports, takeovers: new Set(), watch2025: watch, ...(lane && { lane }) };
 }

@@ -20,6 +20,26 @@ export type TaskHost = Protocol<Request, Notification, Result>;
 export type ServerExtra = RequestHandlerExtra<Request, Notification>;
 
 /**
+ * What the task handlers read of a request: the SDK's `extra` is one, and so is a request the
+ * fast lane answers ahead of the SDK (see `fast-lane.ts`).
+ */
+export interface RequestInfo {
+  readonly requestId: ServerExtra['requestId'];
+  readonly sessionId?: string | undefined;
+  readonly authInfo?: ServerExtra['authInfo'];
+  readonly _meta?: ServerExtra['_meta'];
+  /** Aborted when the requester cancels the request or the connection closes. */
+  readonly signal: AbortSignal;
+  /** Whether `signal` has aborted, when that can be told without making the signal (the fast lane makes it on first read). */
+  readonly aborted?: boolean;
+  /**
+   * Runs `fn` once the answer to this request has been handed to the transport. Absent on the
+   * SDK's path, which gives no such moment: there, the next turn of the event loop.
+   */
+  readonly afterReply?: (fn: () => void) => void;
+}
+
+/**
  * The requester a task is bound to: the transport session (none on stdio, where the process is
  * the session) and the authenticated principal when the transport authenticates.
  *
@@ -28,7 +48,7 @@ export type ServerExtra = RequestHandlerExtra<Request, Notification>;
  * ownerOf(extra); // { session: '6f1c…', principal: null }
  * ```
  */
-export function ownerOf(extra: Pick<ServerExtra, 'sessionId' | 'authInfo'>): TaskOwner {
+export function ownerOf(extra: Pick<RequestInfo, 'sessionId' | 'authInfo'>): TaskOwner {
   return { session: extra.sessionId ?? null, principal: extra.authInfo?.clientId ?? null };
 }
 

@@ -1,16 +1,17 @@
 /**
  * `tools/*`, `prompts/*` and `resources/*` for task definitions: list them, check arguments, and
- * hand each call to {@link executeRequest}.
+ * hand each call to {@link executeRequest} (or, for a task, the fast lane to {@link runTask}).
  *
  * @module
  */
 import { z } from 'zod';
 import type { TaskOwner } from '../../machines/index.js';
 import type { TaskView, TaskRuntime } from '../../runtime/index.js';
-import type { RequestWorkContext, TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from './definitions.js';
+import type { RequestWorkContext, TaskPromptDefinition, TaskResourceDefinition, TaskSupport, TaskToolDefinition } from './definitions.js';
+import type { FastLane } from './fast-lane.js';
 import type { InputChannel } from './input-delivery.js';
-import { paramsObject, type TaskHost } from './request-context.js';
-import { executeRequest, type OpenTaskRequests } from './task-execution.js';
+import { paramsObject, type RequestInfo, type TaskHost } from './request-context.js';
+import { asksForTask, executeRequest, runTask, taskRouteOf, type OpenTaskRequests } from './task-execution.js';
 import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
 import { workHandlerName } from './work-registry.js';
 
@@ -21,8 +22,13 @@ export interface ConnectionContext extends InputChannel {
   readonly host: TaskHost;
   readonly runtime: TaskRuntime;
   readonly open: OpenTaskRequests;
-  /** Starts the status notifications of a 2025-11-25 task about to be created; call the result with the created task (or `null` when creation failed). */
-  readonly watch2025: (taskId: string, owner: TaskOwner) => (created: TaskView | null) => void;
+  /**
+   * Starts the status notifications of a 2025-11-25 task about to be created; call the result
+   * with the created task (or `null` when creation failed) and the request that created it.
+   */
+  readonly watch2025: (taskId: string, owner: TaskOwner) => (created: TaskView | null, request: RequestInfo) => void;
+  /** The connection's fast lane (task requests answered ahead of the SDK), if it has one. */
+  readonly lane?: FastLane;
 }
 
 /** A request schema that accepts any params, so that we, not a schema library, word the errors. */
@@ -69,6 +75,42 @@ export function resolveToolCall(tools: ReadonlyMap<string, AnyTool>, requestPara
   return { tool, args: parsed.data };
 }
 
+/** How one request names its work: resolved from its params, before anything runs. */
+export interface ResolvedWork {
+  readonly label: string;
+  readonly handler: string;
+  readonly taskSupport: TaskSupport;
+  readonly params: unknown;
+  readonly direct: (ctx: RequestWorkContext) => Promise<unknown>;
+}
+
+/**
+ * Installs one request method that may run as a task: on the SDK (every call) and on the fast
+ * lane (task-augmented calls only; a plain call is the SDK's, with its full request context).
+ *
+ * @param resolve - the work the params name; throws a JsonRpcError for bad params
+ * @example
+ * ```ts
+ * installRequest(server, c, 'prompts/get', (p) => ({ label: 'greeting', handler, taskSupport: 'optional', params: {}, direct }));
+ * ```
+ */
+export function installRequest(server: TaskHost, c: ConnectionContext, method: string, resolve: (requestParams: Record<string, unknown>) => ResolvedWork): void {
+  // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
+  const request = <E extends RequestInfo>(extra: E, requestParams: Record<string, unknown>, work: ResolvedWork) =>
+    Object.assign({}, c, work, { extra, requestParams, method });
+  server.setRequestHandler(looseRequest(method), async (message, extra) => {
+    const requestParams = paramsObject(message.params, method);
+    return executeRequest(request(extra, requestParams, resolve(requestParams)));
+  });
+  c.lane?.route(method, (params, extra) => {
+    if (!asksForTask(params)) return null;
+    const requestParams = params ?? {};
+    const r = request(extra, requestParams, resolve(requestParams));
+    const route = taskRouteOf(r);
+    return route.kind === 'direct' ? null : runTask(r, route);
+  });
+}
+
 /**
  * Installs `tools/list` and `tools/call`.
  *
@@ -80,17 +122,15 @@ export function resolveToolCall(tools: ReadonlyMap<string, AnyTool>, requestPara
 export function installTools(server: TaskHost, c: ConnectionContext, tools: ReadonlyMap<string, AnyTool>): void {
   const listed = [...tools.values()].map((t) => ({ ...describeTool(t), execution: { taskSupport: t.taskSupport ?? 'optional' } }));
   server.setRequestHandler(looseRequest('tools/list'), () => ({ tools: listed }));
-  server.setRequestHandler(looseRequest('tools/call'), async (request, extra) => {
-    const requestParams = paramsObject(request.params, 'tools/call');
+  installRequest(server, c, 'tools/call', (requestParams) => {
     const { tool, args } = resolveToolCall(tools, requestParams);
-    // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
-    return executeRequest(Object.assign({}, c, {
-      extra, requestParams, method: 'tools/call', label: tool.name,
+    return {
+      label: tool.name,
       handler: workHandlerName(c.runtime, 'tools/call', tool.name, tool),
       taskSupport: tool.taskSupport ?? 'optional',
       params: args,
-      direct: (ctx: RequestWorkContext) => tool.run(args as never, ctx),
-    }));
+      direct: (ctx) => tool.run(args as never, ctx),
+    };
   });
 }
 
@@ -109,21 +149,19 @@ export function installPrompts(server: TaskHost, c: ConnectionContext, prompts: 
     ...(p.arguments !== undefined && { arguments: p.arguments }),
   }));
   server.setRequestHandler(looseRequest('prompts/list'), () => ({ prompts: listed }));
-  server.setRequestHandler(looseRequest('prompts/get'), async (request, extra) => {
-    const requestParams = paramsObject(request.params, 'prompts/get');
+  installRequest(server, c, 'prompts/get', (requestParams) => {
     const { name, arguments: rawArgs = {} } = requestParams;
     const prompt = typeof name === 'string' ? prompts.get(name) : undefined;
     if (!prompt) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown prompt: ${String(name)}`);
     const args = z.record(z.string(), z.string()).safeParse(rawArgs);
     if (!args.success) throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params for prompts/get: arguments must map names to strings');
-    // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
-    return executeRequest(Object.assign({}, c, {
-      extra, requestParams, method: 'prompts/get', label: prompt.name,
+    return {
+      label: prompt.name,
       handler: workHandlerName(c.runtime, 'prompts/get', prompt.name, prompt),
       taskSupport: prompt.taskSupport ?? 'optional',
       params: args.data,
-      direct: (ctx: RequestWorkContext) => prompt.run(args.data, ctx),
-    }));
+      direct: (ctx) => prompt.run(args.data, ctx),
+    };
   });
 }
 
@@ -143,18 +181,16 @@ export function installResources(server: TaskHost, c: ConnectionContext, resourc
     ...(r.mimeType !== undefined && { mimeType: r.mimeType }),
   }));
   server.setRequestHandler(looseRequest('resources/list'), () => ({ resources: listed }));
-  server.setRequestHandler(looseRequest('resources/read'), async (request, extra) => {
-    const requestParams = paramsObject(request.params, 'resources/read');
+  installRequest(server, c, 'resources/read', (requestParams) => {
     const { uri } = requestParams;
     const resource = typeof uri === 'string' ? resources.get(uri) : undefined;
     if (!resource) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown resource: ${String(uri)}`);
-    // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
-    return executeRequest(Object.assign({}, c, {
-      extra, requestParams, method: 'resources/read', label: resource.uri,
+    return {
+      label: resource.uri,
       handler: workHandlerName(c.runtime, 'resources/read', resource.uri, resource),
       taskSupport: resource.taskSupport ?? 'optional',
       params: {},
-      direct: (ctx: RequestWorkContext) => resource.run(resource.uri, ctx),
-    }));
+      direct: (ctx) => resource.run(resource.uri, ctx),
+    };
   });
 }

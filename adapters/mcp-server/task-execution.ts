@@ -11,20 +11,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TaskOwner } from '../../machines/index.js';
-import type { TaskRuntime, TaskView } from '../../runtime/index.js';
+import { TaskTimeoutError, type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime/index.js';
 import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } from '../dialects/2025-11-25/index.js';
-import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, withRelatedMeta } from '../dialects/sep-1686/index.js';
+import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, TASK_META_KEY, withRelatedMeta } from '../dialects/sep-1686/index.js';
 import type { RequestWorkContext, TaskSupport } from './definitions.js';
 import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
-import { AnyResultSchema, ownerOf, requestKey, type ServerExtra, type TaskHost } from './request-context.js';
+import { AnyResultSchema, ownerOf, requestKey, type RequestInfo, type ServerExtra, type TaskHost } from './request-context.js';
 import { plainWorkContext } from './work-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
 
 /** Task-augmented requests still open on one connection, by request id, for cancellation (§4.8). */
 export type OpenTaskRequests = Map<string, { readonly taskId: string; readonly owner: TaskOwner }>;
 
-/** What {@link executeRequest} needs to know about the request. */
-export interface ExecuteRequest {
+/** What a request that runs as a task needs, whichever path (the SDK's or the fast lane) took it. */
+export interface TaskRequest {
   readonly runtime: TaskRuntime;
   readonly open: OpenTaskRequests;
   readonly inFlight: Set<string>;
@@ -39,16 +39,76 @@ export interface ExecuteRequest {
   readonly requestParams: Record<string, unknown>;
   /** What the handler gets as params. */
   readonly params: unknown;
-  readonly extra: ServerExtra;
+  readonly extra: RequestInfo;
   /** The SDK peer serving the connection. */
   readonly host: TaskHost;
-  /** The same work as a plain call. */
-  readonly direct: (ctx: RequestWorkContext) => Promise<unknown>;
   /** Watches each 2025-11-25 task this connection creates, from before it exists (for status notifications). */
-  readonly watch2025?: (taskId: string, owner: TaskOwner) => (created: TaskView | null) => void;
+  readonly watch2025?: (taskId: string, owner: TaskOwner) => (created: TaskView | null, request: RequestInfo) => void;
 }
 
-function readTaskRequest(r: ExecuteRequest) {
+/** What {@link executeRequest} needs: a task request as the SDK hands it over, and the same work as a plain call. */
+export interface ExecuteRequest extends TaskRequest {
+  readonly extra: ServerExtra;
+  /** The same work as a plain call. */
+  readonly direct: (ctx: RequestWorkContext) => Promise<unknown>;
+}
+
+/** How a request runs: as a plain call, or as a task of one dialect. */
+export type TaskRoute =
+  | { readonly kind: 'direct' }
+  | { readonly kind: typeof SPEC_2025_11_25; readonly ttl: number | null | undefined }
+  | { readonly kind: typeof SEP_1686; readonly taskId: string; readonly keepAlive: number | null | undefined };
+
+/**
+ * Whether `params` asks for a task at all, in either session dialect (its form is checked later,
+ * by {@link taskRouteOf}). Cheap: the fast lane asks it of every `tools/call`.
+ *
+ * @example
+ * ```ts
+ * asksForTask({ name: 'sleep', task: { ttl: 1000 } }); // true
+ * ```
+ */
+export function asksForTask(params: Record<string, unknown> | undefined): boolean {
+  if (params === undefined) return false;
+  if (params['task'] !== undefined) return true;
+  const meta = params['_meta'];
+  // Present at all, as parseTaskMeta reads it: a malformed task request must get its error.
+  return typeof meta === 'object' && meta !== null && TASK_META_KEY in meta;
+}
+
+/**
+ * How a request runs, decided before anything happens: its dialect's task request, checked
+ * against the definition's task support.
+ *
+ * @throws JsonRpcError for malformed task requests and task support mismatches
+ * @example
+ * ```ts
+ * const route = taskRouteOf({ extra, requestParams, taskSupport: 'optional', label: 'sleep' });
+ * if (route.kind === 'direct') return tool.run(args, ctx);
+ * ```
+ */
+export function taskRouteOf(r: Pick<TaskRequest, 'extra' | 'requestParams' | 'taskSupport' | 'label'>): TaskRoute {
+  const { sep, v2025 } = readTaskRequest(r);
+  if (v2025) {
+    // 2025-11-25: a forbidden request asked as a task is refused (tool-level negotiation).
+    if (r.taskSupport === 'forbidden') {
+      throw new JsonRpcError(JsonRpcCode.methodNotFound, `${r.label} does not support task augmentation (taskSupport: 'forbidden')`);
+    }
+    return { kind: SPEC_2025_11_25, ttl: v2025.ttl };
+  }
+  // SEP-1686: a receiver that does not support tasks for this request ignores the metadata (§4.1).
+  if (!sep || r.taskSupport === 'forbidden') {
+    if (r.taskSupport === 'required') {
+      throw new JsonRpcError(JsonRpcCode.methodNotFound, `${r.label} requires task augmentation (taskSupport: 'required')`);
+    }
+    return DIRECT;
+  }
+  return { kind: SEP_1686, taskId: sep.taskId, keepAlive: sep.keepAlive };
+}
+
+const DIRECT = { kind: 'direct' } as const;
+
+function readTaskRequest(r: Pick<TaskRequest, 'extra' | 'requestParams'>) {
   try {
     const sep = parseTaskMeta(r.extra._meta);
     const v2025 = parseTaskParams(r.requestParams);
@@ -65,7 +125,7 @@ function readTaskRequest(r: ExecuteRequest) {
 }
 
 /**
- * Answers one request, as a task when asked for and allowed.
+ * Answers one request the SDK handed over, as a task when asked for and allowed.
  *
  * @returns the original request's result (SEP-1686, with the related-task key when it ran as a
  *   task) or a `CreateTaskResult` (2025-11-25)
@@ -78,26 +138,25 @@ function readTaskRequest(r: ExecuteRequest) {
  * ```
  */
 export async function executeRequest(r: ExecuteRequest): Promise<Record<string, unknown>> {
-  const { sep, v2025 } = readTaskRequest(r);
-  if (v2025) {
-    // 2025-11-25: a forbidden request asked as a task is refused (tool-level negotiation).
-    if (r.taskSupport === 'forbidden') {
-      throw new JsonRpcError(JsonRpcCode.methodNotFound, `${r.label} does not support task augmentation (taskSupport: 'forbidden')`);
-    }
-    return createTask2025(r, v2025.ttl);
-  }
-  // SEP-1686: a receiver that does not support tasks for this request ignores the metadata (§4.1).
-  if (!sep || r.taskSupport === 'forbidden') {
-    if (r.taskSupport === 'required') {
-      throw new JsonRpcError(JsonRpcCode.methodNotFound, `${r.label} requires task augmentation (taskSupport: 'required')`);
-    }
-    const result = await r.direct(plainWorkContext(r.host, r.extra, r.peerSupports));
-    return result as Record<string, unknown>;
-  }
-  return runTaskSep1686(r, sep.taskId, sep.keepAlive);
+  const route = taskRouteOf(r);
+  if (route.kind === 'direct') return (await r.direct(plainWorkContext(r.host, r.extra, r.peerSupports))) as Record<string, unknown>;
+  return runTask(r, route);
 }
 
-async function createTask2025(r: ExecuteRequest, ttl: number | null | undefined): Promise<Record<string, unknown>> {
+/**
+ * Runs a request as the task its route says.
+ *
+ * @example
+ * ```ts
+ * const route = taskRouteOf(r);
+ * if (route.kind !== 'direct') return runTask(r, route);
+ * ```
+ */
+export function runTask(r: TaskRequest, route: Exclude<TaskRoute, { kind: 'direct' }>): Promise<Record<string, unknown>> {
+  return route.kind === SPEC_2025_11_25 ? createTask2025(r, route.ttl) : runTaskSep1686(r, route.taskId, route.keepAlive);
+}
+
+async function createTask2025(r: TaskRequest, ttl: number | null | undefined): Promise<Record<string, unknown>> {
   let task: TaskView;
   const taskId = randomUUID();
   const owner = ownerOf(r.extra);
@@ -114,14 +173,40 @@ async function createTask2025(r: ExecuteRequest, ttl: number | null | undefined)
       params: r.params,
     });
   } catch (error) {
-    created?.(null);
+    created?.(null, r.extra);
     throw toJsonRpcError(error);
   }
-  created?.(task);
+  created?.(task, r.extra);
   return { task: renderTask2025(task, r.runtime.options.now()) };
 }
 
-async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: number | null | undefined): Promise<Record<string, unknown>> {
+/** The server's own reads: not polls of the requester, so never charged or refused by its poll rate. */
+const SERVER_READ = { countsAsPoll: false } as const;
+
+/**
+ * The outcome of a task that has ended, or `null` while it runs: one look-up, no wait. Short
+ * work has usually ended by the time a request reaches this, and then needs nothing more.
+ *
+ * @param countsAsPoll - whether the look-up is a requester's poll (charged), or the server's own
+ * @throws what the look-up throws (not found, expired, rate limit)
+ * @example
+ * ```ts
+ * const ended = await endedOutcome(runtime, taskId, owner, true);
+ * if (ended) return reply(ended);
+ * ```
+ */
+export async function endedOutcome(runtime: TaskRuntime, taskId: string, owner: TaskOwner, countsAsPoll: boolean): Promise<TaskOutcome | null> {
+  try {
+    return await runtime.waitForOutcome(taskId, owner, countsAsPoll ? AT_ONCE : AT_ONCE_OWN);
+  } catch (error) {
+    if (error instanceof TaskTimeoutError) return null;
+    throw error;
+  }
+}
+const AT_ONCE = { timeout: 0 } as const;
+const AT_ONCE_OWN = { timeout: 0, countsAsPoll: false } as const;
+
+async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number | null | undefined): Promise<Record<string, unknown>> {
   const owner = ownerOf(r.extra);
   try {
     await r.runtime.create({ taskId, owner, dialect: SEP_1686, method: r.method, label: r.label, keepAlive, handler: r.handler, params: r.params });
@@ -132,7 +217,7 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
   r.open.set(key, { taskId, owner });
   // The SDK runs notification handlers before request handlers: a notifications/cancelled sent
   // right behind this request has already aborted it, before the task existed to be cancelled.
-  if (r.extra.signal.aborted) await r.runtime.cancel(taskId, owner, 'Cancelled before it started').catch(() => undefined);
+  if (r.extra.aborted ?? r.extra.signal.aborted) await r.runtime.cancel(taskId, owner, 'Cancelled before it started').catch(() => undefined);
   // Messages go through the host with only relatedRequestId: the SDK's extra.send* would divert
   // them into a task message queue whenever the request carries a 2025-11-25 related-task key.
   const relatedRequestId = r.extra.requestId;
@@ -141,24 +226,28 @@ async function runTaskSep1686(r: ExecuteRequest, taskId: string, keepAlive: numb
     // The notification travels on the request's own stream (Streamable HTTP) ahead of the response,
     // and ahead of any input request: the work has started already, and may be asking.
     await r.host.notification({ method: 'notifications/tasks/created', params: { _meta: relatedMeta(taskId) } }, { relatedRequestId });
-    // Input requests travel over the original request, which stays open until the task ends
-    // (§4.4); those asked before this point are pending, and are sent now.
-    stopInputs = deliverInputs(
-      r.runtime,
-      taskId,
-      owner,
-      (input, signal) =>
-        r.host.request({ method: input.method, params: withRelatedMeta(input.params, taskId) }, AnyResultSchema, {
-          relatedRequestId,
-          signal,
-          timeout: INPUT_REQUEST_TIMEOUT_MS,
-        }),
-      r,
-    );
-    // Deliberately not tied to extra.signal: a dropped connection must not cancel a task; only
-    // notifications/cancelled (handled by the caller) or tasks/delete end it early.
-    // The server's own wait: not a poll of the requester, so never refused by its poll rate.
-    const outcome = await r.runtime.waitForOutcome(taskId, owner, { countsAsPoll: false });
+    // A task that ended already (short work) asks nothing more: its outcome, with no input
+    // delivery to set up and take down.
+    let outcome = await endedOutcome(r.runtime, taskId, owner, false);
+    if (outcome === null) {
+      // Input requests travel over the original request, which stays open until the task ends
+      // (§4.4); those asked before this point are pending, and are sent now.
+      stopInputs = deliverInputs(
+        r.runtime,
+        taskId,
+        owner,
+        (input, signal) =>
+          r.host.request({ method: input.method, params: withRelatedMeta(input.params, taskId) }, AnyResultSchema, {
+            relatedRequestId,
+            signal,
+            timeout: INPUT_REQUEST_TIMEOUT_MS,
+          }),
+        r,
+      );
+      // Deliberately not tied to extra.signal: a dropped connection must not cancel a task; only
+      // notifications/cancelled (handled by the caller) or tasks/delete end it early.
+      outcome = await r.runtime.waitForOutcome(taskId, owner, SERVER_READ);
+    }
     if (outcome.task.status === 'completed') return withRelatedMeta(outcome.result, taskId);
     throw wireErrorOf(outcome, { _meta: relatedMeta(taskId) });
   } catch (error) {

@@ -5,26 +5,30 @@
  *
  * @module
  */
-import { isTerminalStatus } from '../../machines/index.js';
-import { TaskTerminalError, type TaskOutcome, type TaskRuntime } from '../../runtime/index.js';
+import { TaskNotCompletedError, TaskTerminalError, type TaskOutcome, type TaskRuntime } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
 import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from './input-delivery.js';
-import { AnyResultSchema, ownerOf, paramsObject, taskIdParam, type ServerExtra, type TaskHost } from './request-context.js';
+import type { FastLane } from './fast-lane.js';
+import { AnyResultSchema, ownerOf, paramsObject, taskIdParam, type RequestInfo, type TaskHost } from './request-context.js';
 import { looseRequest } from './request-handlers.js';
+import { endedOutcome } from './task-execution.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
 
 type Answer = Record<string, unknown>;
 
-function handle(server: TaskHost, method: string, answer: (params: unknown, extra: ServerExtra) => Promise<Answer>): void {
-  server.setRequestHandler(looseRequest(method), async (request, extra) => {
+/** Installs `method` on the SDK and, when the connection has one, on its fast lane. */
+function handle(server: TaskHost, lane: FastLane | undefined, method: string, answer: (params: unknown, extra: RequestInfo) => Promise<Answer>): void {
+  const answered = async (params: unknown, extra: RequestInfo): Promise<Answer> => {
     try {
-      return await answer(request.params, extra);
+      return await answer(params, extra);
     } catch (error) {
       throw toJsonRpcError(error);
     }
-  });
+  };
+  server.setRequestHandler(looseRequest(method), (request, extra) => answered(request.params, extra));
+  lane?.route(method, answered);
 }
 
 /** What `tasks/result` answers for an ended 2025-11-25 task: exactly what the request would have. */
@@ -35,6 +39,7 @@ function outcomeReply(outcome: TaskOutcome): Record<string, unknown> {
 
 /** Reads that complete a request whose first look-up was charged: not charged again. */
 const SAME_REQUEST = { countsAsPoll: false } as const;
+
 
 /**
  * Installs the task methods on an SDK server. The server must declare the `tasks` capability.
@@ -50,23 +55,29 @@ const SAME_REQUEST = { countsAsPoll: false } as const;
 export function installTaskMethods(
   server: TaskHost,
   runtime: TaskRuntime,
-  channel: InputChannel = { inFlight: new Set(), peerSupports: () => true },
+  channel: InputChannel & { readonly lane?: FastLane } = { inFlight: new Set(), peerSupports: () => true },
 ): void {
-  handle(server, 'tasks/get', async (params, extra) => {
+  const { lane } = channel;
+  handle(server, lane, 'tasks/get', async (params, extra) => {
     const task = await runtime.get(taskIdParam(params, 'tasks/get'), ownerOf(extra));
     return renderInOwnDialect(task, { withMeta: true }, runtime.options.now());
   });
 
-  handle(server, 'tasks/result', async (params, extra) => {
+  handle(server, lane, 'tasks/result', async (params, extra) => {
     const taskId = taskIdParam(params, 'tasks/result');
     const owner = ownerOf(extra);
-    // One request, one poll: the look-up that finds the task's dialect is charged, the reads that
-    // complete it are not.
-    const task = await runtime.get(taskId, owner);
+    // One request, one poll: the look-up is charged, the reads that complete it are not. Ended
+    // already (the usual case for short work): that one look-up gives the whole answer.
+    const ended = await endedOutcome(runtime, taskId, owner, true);
+    if (ended) {
+      if (ended.task.dialect === SPEC_2025_11_25) return outcomeReply(ended);
+      // SEP-1686 answers only for completed tasks (§4.6).
+      if (ended.task.status !== 'completed') throw new TaskNotCompletedError(taskId, ended.task.status);
+      return withRelatedMetaFor(ended.task, ended.result);
+    }
+    const task = await runtime.get(taskId, owner, SAME_REQUEST);
     // SEP-1686 answers at once and only for completed tasks (§4.6).
     if (task.dialect !== SPEC_2025_11_25) return withRelatedMetaFor(task, (await runtime.result(taskId, owner, SAME_REQUEST)).result);
-    // Ended already: no input request can come, and the wait returns at once.
-    if (isTerminalStatus(task.status)) return outcomeReply(await runtime.waitForOutcome(taskId, owner, { countsAsPoll: false }));
     // 2025-11-25 blocks until the task is terminal, then returns exactly what the request would
     // have. Meanwhile the task's input requests travel over this call (the spec's input_required flow).
     const stopInputs = deliverInputs(
@@ -92,7 +103,7 @@ export function installTaskMethods(
     return outcomeReply(outcome);
   });
 
-  handle(server, 'tasks/list', async (params, extra) => {
+  handle(server, lane, 'tasks/list', async (params, extra) => {
     const { cursor } = paramsObject(params, 'tasks/list');
     if (cursor !== undefined && typeof cursor !== 'string') {
       throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid cursor: expected a string');
@@ -103,7 +114,7 @@ export function installTaskMethods(
     return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
   });
 
-  handle(server, 'tasks/cancel', async (params, extra) => {
+  handle(server, lane, 'tasks/cancel', async (params, extra) => {
     const taskId = taskIdParam(params, 'tasks/cancel');
     const owner = ownerOf(extra);
     try {
@@ -120,7 +131,7 @@ export function installTaskMethods(
     }
   });
 
-  handle(server, 'tasks/delete', async (params, extra) => {
+  handle(server, lane, 'tasks/delete', async (params, extra) => {
     const taskId = taskIdParam(params, 'tasks/delete');
     await runtime.delete(taskId, ownerOf(extra));
     return { _meta: relatedMeta(taskId) };

@@ -1,0 +1,225 @@
+// The fast lane answers task requests ahead of the SDK's Protocol. It must say exactly what the
+// SDK's path says: the same script of requests (good, bad, malformed, cancelled) is sent to one
+// server with the lane and one without, and the two transcripts must be equal; and the lane must
+// really be the one answering (the SDK never sees a task request it took).
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { placesHere } from '../../../adapters/cli/session-restore.js';
+import { echoTool, failTool, greetingPrompt, longJobTool, reportResource } from '../../../adapters/cli/demo-tools.js';
+import { attachTaskServer, type TaskToolDefinition } from '../../../adapters/mcp-server/index.js';
+import { FastLane } from '../../../adapters/mcp-server/fast-lane.js';
+import { isHandlingRequest } from '../../../adapters/mcp-server/sdk-internals.js';
+import { createTaskRuntime, type TaskRuntime } from '../../../runtime/index.js';
+
+type Message = Record<string, unknown> & { id?: unknown; method?: string; result?: Record<string, unknown>; error?: { code: number; message: string } };
+
+const SEP = 'modelcontextprotocol.io/task';
+const owner = { session: null, principal: null };
+const instant: TaskToolDefinition = { name: 'instant', inputSchema: z.object({}), taskSupport: 'optional', run: async () => ({ content: [{ type: 'text', text: 'done' }] }) };
+const taskOnly: TaskToolDefinition = { ...instant, name: 'task_only', taskSupport: 'required' };
+
+const runtimes: TaskRuntime[] = [];
+afterEach(async () => {
+  for (const r of runtimes.splice(0)) await r.dispose();
+});
+
+/** A server (with or without the lane) and a raw peer on the in-memory transport. */
+async function connect(fastLane: boolean) {
+  // A clock that stands still: timestamps and suggested intervals are the same on both sides.
+  const runtime = createTaskRuntime({ now: () => 1_700_000_000_000 });
+  runtimes.push(runtime);
+  const server = new Server({ name: 't', version: '0' }, { capabilities: {} });
+  attachTaskServer(server, { runtime, fastLane, tools: [instant, taskOnly, longJobTool, failTool, echoTool], prompts: [greetingPrompt], resources: [reportResource] });
+  const [peer, serverSide] = InMemoryTransport.createLinkedPair();
+  const seen: Message[] = [];
+  peer.onmessage = (m) => seen.push(m);
+  await server.connect(serverSide);
+  await peer.start();
+  const send = (m: object): Promise<void> => peer.send(m as JSONRPCMessage);
+  const answer = (id: unknown): Promise<Message> =>
+    vi.waitFor(
+      () => {
+        const found = seen.find((m) => m.id === id && m.method === undefined);
+        if (!found) throw new Error(`no answer to ${String(id)} yet`);
+        return found;
+      },
+      { timeout: 3_000, interval: 2 },
+    );
+  let next = 1;
+  const ask = async (method: string, params?: unknown): Promise<Message> => {
+    const id = next++;
+    await send({ jsonrpc: '2.0', id, method, ...(params !== undefined && { params }) });
+    return answer(id);
+  };
+  /** A message after which nothing more can be on its way: a ping's answer comes after it. */
+  const settle = (): Promise<Message> => ask('ping');
+  const ended = (taskId: string): Promise<unknown> =>
+    vi.waitFor(async () => {
+      const task = await runtime.get(taskId, owner, { countsAsPoll: false });
+      if (!['completed', 'failed', 'cancelled'].includes(task.status)) throw new Error(`${taskId} is ${task.status}`);
+      return task;
+    });
+  await send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  await answer(0);
+  await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return { server, runtime, seen, send, ask, answer, settle, ended, nextId: () => next++ };
+}
+
+/** Every request of the script, good and bad, in order; returns the transcript. */
+async function script(fastLane: boolean): Promise<{ transcript: Message[]; laneSaw: boolean[] }> {
+  const p = await connect(fastLane);
+  const laneSaw: boolean[] = [];
+  // 2025-11-25: create, read, result, list.
+  const created = await p.ask('tools/call', { name: 'instant', arguments: {}, task: { ttl: 60_000 } });
+  const taskA = (created.result!['task'] as { taskId: string }).taskId;
+  await p.ended(taskA);
+  await p.ask('tasks/get', { taskId: taskA });
+  await p.ask('tasks/result', { taskId: taskA });
+  await p.ask('tasks/list', {});
+  const failed = await p.ask('tools/call', { name: 'fail', arguments: { message: 'nope' }, task: {} });
+  const taskF = (failed.result!['task'] as { taskId: string }).taskId;
+  await p.ended(taskF);
+  await p.ask('tasks/result', { taskId: taskF });
+  // SEP-1686: one round trip (and notifications/tasks/created), then its task read back.
+  await p.ask('tools/call', { name: 'instant', arguments: {}, _meta: { [SEP]: { taskId: 'sep-1', keepAlive: 60_000 } } });
+  await p.ask('tasks/get', { taskId: 'sep-1' });
+  await p.ask('tasks/result', { taskId: 'sep-1' });
+  await p.ask('prompts/get', { name: 'greeting', arguments: { name: 'Ada' }, _meta: { [SEP]: { taskId: 'sep-prompt' } } });
+  await p.ask('resources/read', { uri: reportResource.uri, task: {} });
+  // Refused, each with its error.
+  for (const [method, params] of [
+    ['tasks/get', {}],
+    ['tasks/get', { taskId: 5 }],
+    ['tasks/get', { taskId: 'nope' }],
+    ['tasks/get', undefined],
+    ['tasks/result', { taskId: 'nope' }],
+    ['tasks/cancel', { taskId: taskA }],
+    ['tasks/list', { cursor: 'bogus' }],
+    ['tasks/delete', { taskId: 'nope' }],
+    ['tools/call', { name: 'instant', arguments: {}, task: 'x' }],
+    ['tools/call', { name: 'nope', arguments: {}, task: {} }],
+    ['tools/call', { name: 'instant', arguments: {}, task: {}, _meta: { [SEP]: { taskId: 'twice' } } }],
+    ['tools/call', { name: 'echo', arguments: { text: 'hi' }, task: {} }],
+    ['tools/call', { name: 'instant', arguments: {}, _meta: { [SEP]: { taskId: '' } } }],
+    ['tools/call', { name: 'instant', arguments: {}, _meta: { [SEP]: { taskId: 'sep-1' } } }],
+    ['tools/call', { name: 'echo', arguments: 'x', task: {} }],
+    ['prompts/get', { name: 'greeting', arguments: { name: 5 }, task: {} }],
+    ['resources/read', { uri: 'nope://x', task: {} }],
+  ] as const) {
+    await p.ask(method, params);
+  }
+  // Plain calls are the SDK's on both sides, even when they carry a task request the tool ignores.
+  await p.ask('tools/call', { name: 'echo', arguments: { text: 'hi' }, _meta: { [SEP]: { taskId: 'ignored' } } });
+  await p.ask('tools/call', { name: 'task_only', arguments: {} });
+  // Malformed as JSON-RPC: the SDK answers none of them (it reports them to onerror); nor may the lane.
+  await p.send({ jsonrpc: '2.0', id: 1.5, method: 'tasks/get', params: { taskId: taskA } });
+  await p.send({ jsonrpc: '2.0', id: 'm1', method: 'tasks/get', params: [taskA] });
+  await p.send({ jsonrpc: '2.0', id: 'm2', method: 'tasks/get', params: { taskId: taskA }, extra: 1 });
+  await p.send({ jsonrpc: '2.0', id: 'm3', method: 'tasks/get', params: { taskId: taskA, _meta: { progressToken: true } } });
+  await p.settle();
+  // Cancelled right behind its request: never answered, and its task ends cancelled.
+  const sepId = p.nextId();
+  await p.send({ jsonrpc: '2.0', id: sepId, method: 'tools/call', params: { name: 'long_job', arguments: { seconds: 5 }, _meta: { [SEP]: { taskId: 'sep-cancel' } } } });
+  await p.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: sepId, reason: 'no' } });
+  await p.ended('sep-cancel');
+  await p.ask('tasks/get', { taskId: 'sep-cancel' });
+  // A blocking tasks/result, cancelled: no answer, and the task goes on until cancelled itself.
+  const long = await p.ask('tools/call', { name: 'long_job', arguments: { seconds: 5 }, task: {} });
+  const taskL = (long.result!['task'] as { taskId: string }).taskId;
+  const resultId = p.nextId();
+  await p.send({ jsonrpc: '2.0', id: resultId, method: 'tasks/result', params: { taskId: taskL } });
+  await vi.waitFor(() => expect(FastLane.of(p.server)?.handles(resultId) === true || isHandlingRequest(p.server, resultId)).toBe(true));
+  laneSaw.push(FastLane.of(p.server)?.handles(resultId) === true, isHandlingRequest(p.server, resultId));
+  // A cancel for it is this node's to take, whichever path holds the request.
+  laneSaw.push(placesHere(p.server, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: resultId } }));
+  await p.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: resultId } });
+  await p.ask('tasks/cancel', { taskId: taskL });
+  await p.ask('tasks/delete', { taskId: 'sep-1' });
+  await p.ask('tasks/get', { taskId: 'sep-1' });
+  await p.settle();
+  return { transcript: normalized(p.seen), laneSaw };
+}
+
+/**
+ * The transcript with the 2025-11-25 task ids (random) named by their order of appearance, and
+ * in a fixed order: answers by request id, then the notifications (the SDK's path sends the ones
+ * held for a CreateTaskResult on the next turn of the loop, the lane right after the answer).
+ */
+function normalized(seen: Message[]): Message[] {
+  const ids = new Map<string, string>();
+  const text = JSON.stringify(seen).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (uuid) => {
+    if (!ids.has(uuid)) ids.set(uuid, `task-${ids.size + 1}`);
+    return ids.get(uuid)!;
+  });
+  const messages = JSON.parse(text) as Message[];
+  const answers = messages.filter((m) => m.method === undefined);
+  const notes = messages.filter((m) => m.method !== undefined).map((m) => JSON.stringify(m)).sort();
+  return [...answers, ...notes.map((n) => JSON.parse(n) as Message)];
+}
+
+describe('the fast lane', () => {
+  it('should answer every task request with exactly what the SDK path answers, and leave malformed ones alone', async () => {
+    const sdk = await script(false);
+    const lane = await script(true);
+    // Three answers differ, each for the better, and are checked here before they are set aside.
+    // The SDK checks tools/call params with its own schema first and words errors as zod dumps;
+    // the lane leaves that to the project's checks, which name the problem in a sentence.
+    const bySdkSchema = (t: Message[]) => t.filter((m) => m.error?.message.startsWith('MCP error -32602: Invalid tools/call request'));
+    const [taskNotObject, argsNotObject] = bySdkSchema(sdk.transcript);
+    expect(bySdkSchema(sdk.transcript)).toHaveLength(2);
+    for (const [sdkSide, laneWords] of [[taskNotObject!, /^Invalid params: task must be an object/], [argsNotObject!, /^Invalid arguments for tool echo: /]] as const) {
+      const laneSide = lane.transcript.find((m) => m.id === sdkSide.id)!;
+      expect(laneSide.error).toEqual({ code: -32602, message: expect.stringMatching(laneWords) });
+      laneSide.error = sdkSide.error!;
+    }
+    // A notifications/cancelled right behind a SEP-1686 request: on the SDK's path the handler
+    // starts after the cancel was handled, so the task is cancelled as it is created; on the lane
+    // the task exists first, and the cancel gives it the requester's own reason.
+    const cancelledTask = (t: Message[]) => t.map((m) => m.result).find((r) => r?.['taskId'] === 'sep-cancel');
+    expect(cancelledTask(sdk.transcript)).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled before it started' });
+    expect(cancelledTask(lane.transcript)).toMatchObject({ status: 'cancelled', statusMessage: 'no' });
+    cancelledTask(lane.transcript)!['statusMessage'] = 'Cancelled before it started';
+    expect(lane.transcript).toEqual(sdk.transcript);
+    // The script did what it says: answers and errors, not silence.
+    const answers = sdk.transcript.filter((m) => m.method === undefined);
+    expect(answers.filter((m) => m.error).map((m) => m.error!.code)).toEqual(expect.arrayContaining([-32602, -32601]));
+    expect(answers.some((m) => m.id === 'm1' || m.id === 'm2' || m.id === 'm3' || m.id === 1.5)).toBe(false);
+    expect(sdk.transcript.filter((m) => m.method === 'notifications/tasks/created')).toHaveLength(3);
+    // Which path held the blocking tasks/result: the lane, never the SDK, when there is one.
+    expect(sdk.laneSaw).toEqual([false, true, true]);
+    expect(lane.laneSaw).toEqual([true, false, true]);
+  });
+
+  it('should answer a 2025-11-25 task request without the SDK seeing it', async () => {
+    const p = await connect(true);
+    const sdkHandler = vi.fn();
+    // What the SDK would run for tools/call: never reached for a task request on the lane.
+    const sdkSide = p.server as unknown as { _onrequest: (...args: unknown[]) => void };
+    const original = sdkSide._onrequest.bind(p.server);
+    sdkSide._onrequest = (...args: unknown[]) => {
+      sdkHandler((args[0] as Message).method);
+      original(...args);
+    };
+    const created = await p.ask('tools/call', { name: 'instant', arguments: {}, task: {} });
+    await p.ask('tasks/result', { taskId: (created.result!['task'] as { taskId: string }).taskId });
+    await p.ask('tools/call', { name: 'echo', arguments: { text: 'plain' } });
+    expect(sdkHandler.mock.calls).toEqual([['tools/call']]);
+  });
+
+  it('should abort the requests in flight when the connection closes, and answer none of them', async () => {
+    const p = await connect(true);
+    const long = await p.ask('tools/call', { name: 'long_job', arguments: { seconds: 5 }, task: {} });
+    const taskId = (long.result!['task'] as { taskId: string }).taskId;
+    const resultId = p.nextId();
+    await p.send({ jsonrpc: '2.0', id: resultId, method: 'tasks/result', params: { taskId } });
+    await vi.waitFor(() => expect(FastLane.of(p.server)?.handles(resultId)).toBe(true));
+    await p.server.close();
+    expect(FastLane.of(p.server)?.handles(resultId)).toBe(false);
+    // Its task is not the request's: it runs on (a dropped connection never cancels a task).
+    expect((await p.runtime.get(taskId, owner, { countsAsPoll: false })).status).toBe('working');
+    expect(p.seen.some((m) => m.id === resultId)).toBe(false);
+  });
+});
