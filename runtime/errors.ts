@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { TaskView } from './task-runtime.types.js';
 
 /**
  * Every error code the runtime raises.
@@ -199,9 +200,14 @@ export class TaskLimitError extends TaskRuntimeError {
  * ```
  */
 export class TaskTimeoutError extends TaskRuntimeError {
-  constructor(ms: number, options?: ErrorOptions) {
+  /** The task as last read, still running, when the wait was for a task (`waitForOutcome`). */
+  readonly task: TaskView | undefined;
+
+  /** @param options - `task`: the task as the wait last read it */
+  constructor(ms: number, options?: ErrorOptions & { readonly task?: TaskView }) {
     super(TaskErrorCode.timeout, `Timed out after ${ms} ms`, options);
     this.name = 'TaskTimeoutError';
+    this.task = options?.task;
   }
 }
 

@@ -88,10 +88,18 @@ export function attachTaskHost(client: Client, options: TaskHostOptions): void {
   for (const [method, answer] of answerers) {
     if (!answer) continue;
     runtime.registerHandler(method, keepingWireErrors((params, ctx) => answer(params as never, taskWorkContext(ctx))));
-    installRequest(host, connection, method, (requestParams) => {
-      const params = workParams(requestParams);
-      return { label: method, handler: method, taskSupport: 'optional', params, direct: (ctx) => answer(params as never, ctx) };
-    });
+    installRequest(
+      host,
+      connection,
+      method,
+      (requestParams) => {
+        const params = workParams(requestParams);
+        return { label: method, handler: method, taskSupport: 'optional', params, direct: (ctx) => answer(params as never, ctx) };
+      },
+      // The SDK Client checks these requests and their answers itself (modes, schemas, defaults):
+      // they stay the SDK's; the client's tasks/* methods take the lane.
+      { lane: false },
+    );
   }
   installTaskMethods(host, runtime, connection);
 }

@@ -81,12 +81,11 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
       });
     };
   };
-  // Task requests are answered ahead of the SDK's Protocol (see fast-lane.ts); it needs to hear
-  // of cancels and of the connection's end as the SDK's own handling does.
+  // Task requests are answered ahead of the SDK's Protocol (see fast-lane.ts), which hears of
+  // cancels and of the connection's end at the transport itself.
   const lane = options.fastLane === false ? undefined : FastLane.for(host);
   const previousOnClose = host.onclose;
   host.onclose = () => {
-    lane?.closed();
     for (const stop of watching) stop();
     watching.clear();
     previousOnClose?.();
@@ -98,8 +97,6 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
   const sdkCancel = sdkCancelHandler(host);
   host.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
     const { requestId, reason } = notification.params;
-    // Before the task is looked up: a request cancelled while its task is being created sees it.
-    lane?.cancel(requestId);
     const task = requestId === undefined ? undefined : open.get(requestKey(requestId));
     if (task) await runtime.cancel(task.taskId, task.owner, reason ?? null).catch(() => undefined);
     await sdkCancel(notification);

@@ -13,13 +13,17 @@
  *
  * What the SDK did per request and the lane keeps: the request's `AbortSignal` (made only when a
  * handler reads it), aborted by `notifications/cancelled` for its id and when the connection
- * closes; no answer to a cancelled request; error replies shaped as the SDK shapes them.
+ * closes; no answer to a cancelled request; error replies shaped as the SDK shapes them; a
+ * handler set on the transport before `connect` still sees every message. What the SDK checks
+ * before a handler runs is checked by the routes (or the request is left to the SDK), and a
+ * method whose handler the application replaced after installing it is the SDK's again.
  *
  * @module
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestInfo, TaskHost } from './request-context.js';
+import { requestHandlers } from './sdk-internals.js';
 
 /** A request taken by the lane, as its route sees it. */
 export type LaneRequest = RequestInfo & { readonly afterReply: (fn: () => void) => void };
@@ -117,20 +121,31 @@ function errorReply(id: RequestId, error: unknown): JSONRPCMessage {
 
 const lanes = new WeakMap<object, FastLane>();
 
+/** A route and the SDK handler that was installed with it. */
+interface Installed {
+  readonly route: LaneRoute;
+  readonly handler: unknown;
+}
+
 /**
  * The lane of one SDK peer (`Server` or `Client`): routes by method, and the requests in flight.
  *
  * @example
  * ```ts
- * const lane = FastLane.for(server);
- * lane.route('tasks/get', (params, request) => answerGet(params, request));
+ * server.setRequestHandler(TasksGetSchema, answerGet);
+ * FastLane.for(server).route('tasks/get', (params, request) => answerGet(params, request));
  * await server.connect(transport); // the lane sits in front of the SDK from here on
  * ```
  */
 export class FastLane {
-  readonly #routes = new Map<string, LaneRoute>();
+  readonly #host: TaskHost;
+  readonly #routes = new Map<string, Installed>();
   readonly #inFlight = new Map<RequestId, LaneCall>();
   #transport: Transport | null = null;
+
+  private constructor(host: TaskHost) {
+    this.#host = host;
+  }
 
   /** The lane of `host`, if one was made. */
   static of(host: object): FastLane | undefined {
@@ -140,23 +155,31 @@ export class FastLane {
   /**
    * The lane of `host`, made on first use: it takes its place in front of the SDK when the host
    * connects (the SDK installs its own message handler in `connect`, so the lane wraps it after).
+   *
+   * @throws SdkInternalsError when the SDK's internals are not the expected ones
    */
   static for(host: TaskHost): FastLane {
     const known = lanes.get(host);
     if (known) return known;
-    const lane = new FastLane();
+    const lane = new FastLane(host);
     lanes.set(host, lane);
-    const connect = host.connect.bind(host);
-    host.connect = async (transport: Transport): Promise<void> => {
-      await connect(transport);
-      lane.#attach(transport);
+    // A Client's connect takes request options too: passed on whatever they are.
+    const connect: (transport: Transport, ...rest: unknown[]) => Promise<void> = host.connect.bind(host);
+    host.connect = async (transport: Transport, ...rest: unknown[]): Promise<void> => {
+      // A handler set before connect sees every message, as the SDK's connect keeps it.
+      const before = transport.onmessage;
+      await connect(transport, ...rest);
+      lane.#attach(transport, before);
     };
     return lane;
   }
 
-  /** Answers `method` on this lane. */
+  /**
+   * Answers `method` on this lane, as long as the SDK still holds the handler installed for it
+   * just before (an application that replaces or removes it later gets its own handler back).
+   */
   route(method: string, route: LaneRoute): void {
-    this.#routes.set(method, route);
+    this.#routes.set(method, { route, handler: requestHandlers(this.#host).get(method) });
   }
 
   /** Whether the lane is answering the request `requestId` now. */
@@ -175,23 +198,37 @@ export class FastLane {
     this.#inFlight.clear();
   }
 
-  #attach(transport: Transport): void {
+  #attach(transport: Transport, before: Transport['onmessage']): void {
     this.#transport = transport;
+    const handlers = requestHandlers(this.#host);
     const sdk = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      if (!this.#take(message, extra)) sdk?.(message, extra);
+      const m = message as Record<string, unknown> | null;
+      if (typeof m !== 'object' || m === null) return sdk?.(message, extra);
+      // Before the SDK's own handling, which runs on a later microtask: an answer already on its
+      // way (a request refused at once) is not sent once its cancel has arrived.
+      if (m['method'] === 'notifications/cancelled') this.cancel((m['params'] as { requestId?: unknown } | undefined)?.requestId);
+      if (this.#take(m, extra, handlers)) before?.(message, extra);
+      else sdk?.(message, extra);
+    };
+    // Whatever the application does with the host's onclose: the lane's requests end with the connection.
+    const onclose = transport.onclose;
+    transport.onclose = () => {
+      this.closed();
+      onclose?.();
     };
   }
 
-  #take(m: Record<string, unknown>, extra: MessageExtraInfo | undefined): boolean {
-    const route = typeof m['method'] === 'string' && 'id' in m ? this.#routes.get(m['method']) : undefined;
-    if (route === undefined || !isSdkRequest(m)) return false;
+  #take(m: Record<string, unknown>, extra: MessageExtraInfo | undefined, handlers: ReadonlyMap<string, unknown>): boolean {
+    const method = m['method'];
+    const installed = typeof method === 'string' && 'id' in m ? this.#routes.get(method) : undefined;
+    if (installed === undefined || handlers.get(method as string) !== installed.handler || !isSdkRequest(m)) return false;
     const id = m['id'] as RequestId;
     const params = m['params'] as Record<string, unknown> | undefined;
     const call = new LaneCall(id, this.#transport?.sessionId, extra, params?.['_meta'] as RequestInfo['_meta']);
     let answer: Promise<Record<string, unknown>> | null;
     try {
-      answer = route(params, call);
+      answer = installed.route(params, call);
     } catch (error) {
       // A route refusing the params synchronously answers with that error, as a handler's would.
       answer = Promise.reject(error instanceof Error ? error : new Error(String(error)));

@@ -4,7 +4,9 @@
  *
  * @module
  */
+import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { SEP_1686 } from '../dialects/sep-1686/index.js';
 import type { TaskOwner } from '../../machines/index.js';
 import type { TaskView, TaskRuntime } from '../../runtime/index.js';
 import type { RequestWorkContext, TaskPromptDefinition, TaskResourceDefinition, TaskSupport, TaskToolDefinition } from './definitions.js';
@@ -84,17 +86,34 @@ export interface ResolvedWork {
   readonly direct: (ctx: RequestWorkContext) => Promise<unknown>;
 }
 
+/** How a method is served on the fast lane, beyond the SDK's own handler. */
+export interface LaneOptions {
+  /** `false`: never on the lane (the SDK's handler checks what the lane would not). @default true */
+  readonly lane?: boolean;
+  /** What the SDK checks of the request before the handler: anything else is left to the SDK. */
+  readonly sdkWouldTake?: (params: Record<string, unknown>) => boolean;
+  /** What the SDK does to a SEP-1686 answer after the handler (a result check), done on the lane too. */
+  readonly sepAnswer?: (result: Record<string, unknown>) => Record<string, unknown>;
+}
+
 /**
  * Installs one request method that may run as a task: on the SDK (every call) and on the fast
  * lane (task-augmented calls only; a plain call is the SDK's, with its full request context).
  *
  * @param resolve - the work the params name; throws a JsonRpcError for bad params
+ * @param lane - how the method is served on the fast lane
  * @example
  * ```ts
  * installRequest(server, c, 'prompts/get', (p) => ({ label: 'greeting', handler, taskSupport: 'optional', params: {}, direct }));
  * ```
  */
-export function installRequest(server: TaskHost, c: ConnectionContext, method: string, resolve: (requestParams: Record<string, unknown>) => ResolvedWork): void {
+export function installRequest(
+  server: TaskHost,
+  c: ConnectionContext,
+  method: string,
+  resolve: (requestParams: Record<string, unknown>) => ResolvedWork,
+  lane: LaneOptions = {},
+): void {
   // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
   const request = <E extends RequestInfo>(extra: E, requestParams: Record<string, unknown>, work: ResolvedWork) =>
     Object.assign({}, c, work, { extra, requestParams, method });
@@ -102,14 +121,43 @@ export function installRequest(server: TaskHost, c: ConnectionContext, method: s
     const requestParams = paramsObject(message.params, method);
     return executeRequest(request(extra, requestParams, resolve(requestParams)));
   });
+  if (lane.lane === false) return;
   c.lane?.route(method, (params, extra) => {
-    if (!asksForTask(params)) return null;
+    if (!asksForTask(params) || (lane.sdkWouldTake && !lane.sdkWouldTake(params!))) return null;
     const requestParams = params ?? {};
     const r = request(extra, requestParams, resolve(requestParams));
     const route = taskRouteOf(r);
-    return route.kind === 'direct' ? null : runTask(r, route);
+    if (route.kind === 'direct') return null;
+    const answer = runTask(r, route);
+    return route.kind === SEP_1686 && lane.sepAnswer ? answer.then(lane.sepAnswer) : answer;
   });
 }
+
+const isPlainObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * What the SDK 1.x `Server` does around every `tools/call` handler: it checks the request against
+ * its `CallToolRequestSchema` (answering its own error), and a SEP-1686 answer (the tool's result)
+ * against `CallToolResultSchema`, sending the parsed result (defaults added, unknown keys of
+ * content blocks dropped). The lane checks the same fields by hand (a request that fails is left
+ * to the SDK, for its own error) and parses a SEP-1686 answer as the SDK does.
+ */
+const SDK_TOOLS_CALL: LaneOptions = {
+  sdkWouldTake: (p) => {
+    if (typeof p['name'] !== 'string') return false;
+    if (p['arguments'] !== undefined && !isPlainObject(p['arguments'])) return false;
+    const task = p['task'];
+    if (task === undefined) return true;
+    if (!isPlainObject(task)) return false;
+    const ttl = (task as Record<string, unknown>)['ttl'];
+    return ttl === undefined || (typeof ttl === 'number' && Number.isFinite(ttl));
+  },
+  sepAnswer: (result) => {
+    const parsed = CallToolResultSchema.safeParse(result);
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${parsed.error.message}`);
+    return parsed.data;
+  },
+};
 
 /**
  * Installs `tools/list` and `tools/call`.
@@ -122,16 +170,22 @@ export function installRequest(server: TaskHost, c: ConnectionContext, method: s
 export function installTools(server: TaskHost, c: ConnectionContext, tools: ReadonlyMap<string, AnyTool>): void {
   const listed = [...tools.values()].map((t) => ({ ...describeTool(t), execution: { taskSupport: t.taskSupport ?? 'optional' } }));
   server.setRequestHandler(looseRequest('tools/list'), () => ({ tools: listed }));
-  installRequest(server, c, 'tools/call', (requestParams) => {
-    const { tool, args } = resolveToolCall(tools, requestParams);
-    return {
-      label: tool.name,
-      handler: workHandlerName(c.runtime, 'tools/call', tool.name, tool),
-      taskSupport: tool.taskSupport ?? 'optional',
-      params: args,
-      direct: (ctx) => tool.run(args as never, ctx),
-    };
-  });
+  installRequest(
+    server,
+    c,
+    'tools/call',
+    (requestParams) => {
+      const { tool, args } = resolveToolCall(tools, requestParams);
+      return {
+        label: tool.name,
+        handler: workHandlerName(c.runtime, 'tools/call', tool.name, tool),
+        taskSupport: tool.taskSupport ?? 'optional',
+        params: args,
+        direct: (ctx) => tool.run(args as never, ctx),
+      };
+    },
+    SDK_TOOLS_CALL,
+  );
 }
 
 /**

@@ -9,12 +9,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
 import {
   expectSdkMeaning,
   isHandlingRequest,
   markSessionInitialized,
   notificationHandler,
   readSdkField,
+  requestHandlers,
   restoreClientInfo,
   SDK_INTERNALS,
   sdkCancelHandler,
@@ -59,6 +61,7 @@ export function checkSdkInternals(probes: SdkProbes): void {
   for (const protocol of [server, client]) {
     for (const f of SDK_INTERNALS) if (f.owner === 'Protocol') readSdkField(protocol, f.name);
     checkCancelPath(protocol);
+    checkRequestHandlers(protocol);
   }
   for (const f of SDK_INTERNALS) if (f.owner === 'Server') readSdkField(server, f.name);
   const inner = readSdkField(transport, '_webStandardTransport') as object;
@@ -92,6 +95,16 @@ function checkCancelPath(protocol: object): void {
   expectSdkMeaning('_notificationHandlers', viaHandler.signal.aborted, 'holds a notifications/cancelled handler that does not abort the request');
   expectSdkMeaning('_oncancel', viaOncancel.signal.aborted, 'does not abort the cancelled request');
   for (const id of PROBE_IDS) controllers.delete(id);
+}
+
+/** `_requestHandlers` holds, by method, what `setRequestHandler` installs; removing it removes it. */
+function checkRequestHandlers(protocol: Server | Client): void {
+  const schema = z.object({ method: z.literal('sdk-internals/probe') });
+  protocol.setRequestHandler(schema, () => ({}));
+  const installed = requestHandlers(protocol).get('sdk-internals/probe');
+  expectSdkMeaning('_requestHandlers', typeof installed === 'function', 'does not hold what setRequestHandler installs, by method');
+  protocol.removeRequestHandler('sdk-internals/probe');
+  expectSdkMeaning('_requestHandlers', !requestHandlers(protocol).has('sdk-internals/probe'), 'still holds a removed handler');
 }
 
 let verdict: true | Error | undefined;

@@ -45,6 +45,7 @@ export const SDK_INTERNALS = [
   { owner: 'Protocol', name: '_responseHandlers', kind: 'Map', why: 'tells whether an answer from the client is for a request of this node or must be relayed' },
   { owner: 'Protocol', name: '_requestHandlerAbortControllers', kind: 'Map', why: 'tells whether a cancel from the client is for a request this node handles or must be relayed' },
   { owner: 'Protocol', name: '_notificationHandlers', kind: 'Map', why: 'a notifications/tasks/created handler installed before ours is kept and still called' },
+  { owner: 'Protocol', name: '_requestHandlers', kind: 'Map', why: 'the fast lane answers a method only while the handler the SDK holds for it is still the one installed with it' },
   { owner: 'Protocol', name: '_oncancel', kind: 'function', why: "the SDK's own notifications/cancelled handling (aborting the request) still runs after ours" },
   { owner: 'Server', name: '_clientCapabilities', kind: 'object?', why: 'a session resumed from another node knows what its client supports' },
   { owner: 'Server', name: '_clientVersion', kind: 'object?', why: 'a session resumed from another node knows its client' },
@@ -129,6 +130,14 @@ export function awaitsResponse(protocol: object, id: number): boolean {
 /** True when the peer is handling the incoming request `requestId`. @throws SdkInternalsError @example `isHandlingRequest(server, 3)` */
 export function isHandlingRequest(protocol: object, requestId: unknown): boolean {
   return (readSdkField(protocol, '_requestHandlerAbortControllers') as Map<unknown, unknown>).has(requestId);
+}
+
+/**
+ * The peer's request handlers by method, as the SDK holds them (what `setRequestHandler` stores,
+ * wrappers included). @throws SdkInternalsError @example `requestHandlers(server).get('tasks/get')`
+ */
+export function requestHandlers(protocol: object): ReadonlyMap<string, unknown> {
+  return readSdkField(protocol, '_requestHandlers') as ReadonlyMap<string, unknown>;
 }
 
 /** The raw handler installed on the peer for notification `method`, if any. @throws SdkInternalsError @example `notificationHandler(client, 'notifications/tasks/created')` */

@@ -184,22 +184,22 @@ async function createTask2025(r: TaskRequest, ttl: number | null | undefined): P
 const SERVER_READ = { countsAsPoll: false } as const;
 
 /**
- * The outcome of a task that has ended, or `null` while it runs: one look-up, no wait. Short
- * work has usually ended by the time a request reaches this, and then needs nothing more.
+ * The outcome of a task that has ended, or the task as it is while it runs: one look-up, no wait.
+ * Short work has usually ended by the time a request reaches this, and then needs nothing more.
  *
  * @param countsAsPoll - whether the look-up is a requester's poll (charged), or the server's own
  * @throws what the look-up throws (not found, expired, rate limit)
  * @example
  * ```ts
- * const ended = await endedOutcome(runtime, taskId, owner, true);
- * if (ended) return reply(ended);
+ * const now = await endedOutcome(runtime, taskId, owner, true);
+ * if ('ended' in now) return reply(now.ended);
  * ```
  */
-export async function endedOutcome(runtime: TaskRuntime, taskId: string, owner: TaskOwner, countsAsPoll: boolean): Promise<TaskOutcome | null> {
+export async function endedOutcome(runtime: TaskRuntime, taskId: string, owner: TaskOwner, countsAsPoll: boolean): Promise<{ readonly ended: TaskOutcome } | { readonly running: TaskView }> {
   try {
-    return await runtime.waitForOutcome(taskId, owner, countsAsPoll ? AT_ONCE : AT_ONCE_OWN);
+    return { ended: await runtime.waitForOutcome(taskId, owner, countsAsPoll ? AT_ONCE : AT_ONCE_OWN) };
   } catch (error) {
-    if (error instanceof TaskTimeoutError) return null;
+    if (error instanceof TaskTimeoutError && error.task) return { running: error.task };
     throw error;
   }
 }
@@ -228,8 +228,10 @@ async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number 
     await r.host.notification({ method: 'notifications/tasks/created', params: { _meta: relatedMeta(taskId) } }, { relatedRequestId });
     // A task that ended already (short work) asks nothing more: its outcome, with no input
     // delivery to set up and take down.
-    let outcome = await endedOutcome(r.runtime, taskId, owner, false);
-    if (outcome === null) {
+    const now = await endedOutcome(r.runtime, taskId, owner, false);
+    let outcome: TaskOutcome;
+    if ('ended' in now) outcome = now.ended;
+    else {
       // Input requests travel over the original request, which stays open until the task ends
       // (§4.4); those asked before this point are pending, and are sent now.
       stopInputs = deliverInputs(

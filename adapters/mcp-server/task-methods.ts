@@ -37,8 +37,6 @@ function outcomeReply(outcome: TaskOutcome): Record<string, unknown> {
   throw wireErrorOf(outcome);
 }
 
-/** Reads that complete a request whose first look-up was charged: not charged again. */
-const SAME_REQUEST = { countsAsPoll: false } as const;
 
 
 /**
@@ -68,16 +66,17 @@ export function installTaskMethods(
     const owner = ownerOf(extra);
     // One request, one poll: the look-up is charged, the reads that complete it are not. Ended
     // already (the usual case for short work): that one look-up gives the whole answer.
-    const ended = await endedOutcome(runtime, taskId, owner, true);
-    if (ended) {
+    const now = await endedOutcome(runtime, taskId, owner, true);
+    if ('ended' in now) {
+      const ended = now.ended;
       if (ended.task.dialect === SPEC_2025_11_25) return outcomeReply(ended);
       // SEP-1686 answers only for completed tasks (§4.6).
       if (ended.task.status !== 'completed') throw new TaskNotCompletedError(taskId, ended.task.status);
       return withRelatedMetaFor(ended.task, ended.result);
     }
-    const task = await runtime.get(taskId, owner, SAME_REQUEST);
-    // SEP-1686 answers at once and only for completed tasks (§4.6).
-    if (task.dialect !== SPEC_2025_11_25) return withRelatedMetaFor(task, (await runtime.result(taskId, owner, SAME_REQUEST)).result);
+    const task = now.running;
+    // SEP-1686 answers at once and only for completed tasks (§4.6): this one is still running.
+    if (task.dialect !== SPEC_2025_11_25) throw new TaskNotCompletedError(taskId, task.status);
     // 2025-11-25 blocks until the task is terminal, then returns exactly what the request would
     // have. Meanwhile the task's input requests travel over this call (the spec's input_required flow).
     const stopInputs = deliverInputs(

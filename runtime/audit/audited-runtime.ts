@@ -7,6 +7,7 @@
  * @module
  */
 import type { TaskOwner } from '../../machines/index.js';
+import { TaskTimeoutError } from '../errors.js';
 import type { TaskRuntime } from '../task-runtime.types.js';
 import type { AuditLog, AuditOp } from './audit-log.js';
 
@@ -59,7 +60,18 @@ export function auditRuntime<R extends TaskRuntime>(runtime: R, audit: AuditLog)
     },
 
     async waitForOutcome(taskId, owner, o) {
-      const out = await lookup('waitForOutcome', taskId, owner, () => runtime.waitForOutcome(taskId, owner, o));
+      let out;
+      try {
+        out = await lookup('waitForOutcome', taskId, owner, () => runtime.waitForOutcome(taskId, owner, o));
+      } catch (error) {
+        // A wait that found the task still running when its time was up (`tasks/result` of a
+        // running task looks once, with timeout 0) was a poll all the same.
+        if (error instanceof TaskTimeoutError && error.task && o?.countsAsPoll !== false) audit.polled(error.task, owner);
+        throw error;
+      }
+      // A requester's wait is charged as a poll (its first look-up); `tasks/result` of an ended
+      // task is just that one look-up, and is judged as the poll it is.
+      if (o?.countsAsPoll !== false) audit.polled(out.task, owner);
       audit.retrieved('waitForOutcome', out.task, owner, out.hasResult);
       return out;
     },

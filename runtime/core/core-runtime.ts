@@ -147,7 +147,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
         if (isTerminalStatus(found.state.status)) return await outcomeOf(key, found.state);
         if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('Aborted');
         const left = deadline - now();
-        if (left <= 0) throw new TaskTimeoutError(o.timeout!);
+        if (left <= 0) throw new TaskTimeoutError(o.timeout!, { task: viewOf(found.state) });
         await new Promise<void>((resolve) => {
           // A store that may miss a change (NATS) is read again in time even for a task kept
           // briefly: a waiter that missed its end must not find it expired instead.
