@@ -6,24 +6,14 @@
  * @module
  */
 import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { isTerminalStatus, type TaskOwner } from '../../machines/index.js';
-import type { TaskRuntime, TaskView } from '../../runtime/index.js';
-import { renderTask2025, statusOf2025 } from '../dialects/2025-11-25/index.js';
-import { requestKey, type RequestInfo, type TaskHost } from './request-context.js';
+import type { TaskRuntime } from '../../runtime/index.js';
+import { requestKey, type TaskHost } from './request-context.js';
 import type { ConnectionContext } from './request-handlers.js';
 import { FastLane } from './fast-lane.js';
+import { StatusNotifications } from './status-notifications.js';
 import { assertSdkInternals } from './sdk-internals-check.js';
 import { sdkCancelHandler } from './sdk-internals.js';
 import type { OpenTaskRequests } from './task-execution.js';
-
-/**
- * Runs `fn` once the answer to `request` has left: on the fast lane right after it is handed to
- * the transport; on the SDK's path, which has no such moment, on the next turn of the loop.
- */
-function afterReply(request: RequestInfo, fn: () => void): void {
-  if (request.afterReply) request.afterReply(fn);
-  else setImmediate(fn);
-}
 
 /**
  * Wires one connection of a task host to the runtime. Call before `connect()`.
@@ -42,52 +32,14 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
   const open: OpenTaskRequests = new Map();
   const inFlight = new Set<string>();
 
-  // notifications/tasks/status for the 2025-11-25 tasks this connection creates, on every change;
-  // each is watched on its own, from before it exists (its work starts at once, and may change it
-  // before the creation returns) until it ends or the connection closes. What changes before the
-  // CreateTaskResult has left waits for it: a requester hears of a task first from that reply.
-  const watching = new Set<() => void>();
-  const watch = (taskId: string, owner: TaskOwner): ((created: TaskView | null, request: RequestInfo) => void) => {
-    const send = (params: Record<string, unknown>): void => void host.notification({ method: 'notifications/tasks/status', params }).catch(() => undefined);
-    let held: Record<string, unknown>[] | null = [];
-    const stop = runtime.subscribe(
-      ({ task, previous }) => {
-        if (previous === null) return; // the creation itself: the CreateTaskResult tells it
-        if (isTerminalStatus(task.status)) {
-          stop();
-          watching.delete(stop);
-        }
-        // Rendered as it happens: the suggested interval is the task's at the time of the change.
-        const params = renderTask2025(task, runtime.options.now());
-        if (held) held.push(params);
-        else send(params);
-      },
-      { taskId, owner },
-    );
-    watching.add(stop);
-    return (created, request) => {
-      if (created === null) {
-        stop();
-        watching.delete(stop);
-        return;
-      }
-      // Each notification carries the whole task, so only the latest of those held is news, and
-      // not even that when the reply already said as much (a task still working, same message).
-      afterReply(request, () => {
-        const latest = held?.[held.length - 1];
-        held = null;
-        const told = statusOf2025(created);
-        if (latest && (latest['status'] !== told.status || (latest['statusMessage'] ?? null) !== told.statusMessage)) send(latest);
-      });
-    };
-  };
+  // notifications/tasks/status for the 2025-11-25 tasks this connection creates.
+  const statusNotes = new StatusNotifications(host, runtime);
   // Task requests are answered ahead of the SDK's Protocol (see fast-lane.ts), which hears of
   // cancels and of the connection's end at the transport itself.
   const lane = options.fastLane === false ? undefined : FastLane.for(host);
   const previousOnClose = host.onclose;
   host.onclose = () => {
-    for (const stop of watching) stop();
-    watching.clear();
+    statusNotes.close();
     previousOnClose?.();
   };
 
@@ -112,5 +64,15 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
     return true;
   };
 
-  return { host, runtime, open, inFlight, peerSupports, takeovers: new Set(), watch2025: watch, ...(lane && { lane }) };
+  return {
+    host,
+    runtime,
+    open,
+    inFlight,
+    peerSupports,
+    takeovers: new Set(),
+    watch2025: (taskId, owner) => statusNotes.watch(taskId, owner),
+    told2025: (task) => statusNotes.told(task),
+    ...(lane && { lane }),
+  };
 }

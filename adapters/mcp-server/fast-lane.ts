@@ -238,20 +238,19 @@ export class FastLane {
     // cancel for that id then reaches the latest.
     this.#inFlight.set(id, call);
     const transport = this.#transport;
-    answer
-      .then(
-        (result) => (call.aborted ? undefined : transport?.send({ jsonrpc: '2.0', id, result })),
-        (error: unknown) => (call.aborted ? undefined : transport?.send(errorReply(id, error))),
-      )
-      .catch((error: unknown) => transport?.onerror?.(new Error(`Failed to send response: ${String(error)}`)))
-      .finally(() => {
-        if (this.#inFlight.get(id) === call) this.#inFlight.delete(id);
-      });
-    // Handed to the transport synchronously when the answer settles: what waits for the reply to
-    // have left runs right after it, in the same turn.
-    void answer.then(
-      () => call.replied(),
-      () => call.replied(),
+    // One reaction for all of it (a promise per step cost as much as the step): the reply unless
+    // the request was cancelled, the request out of the in-flight map, then what waited for the
+    // reply to have left, in the same turn.
+    const settle = (reply: JSONRPCMessage): void => {
+      if (this.#inFlight.get(id) === call) this.#inFlight.delete(id);
+      if (!call.aborted && transport) {
+        transport.send(reply).catch((error: unknown) => transport.onerror?.(new Error(`Failed to send response: ${String(error)}`)));
+      }
+      call.replied();
+    };
+    answer.then(
+      (result) => settle({ jsonrpc: '2.0', id, result }),
+      (error: unknown) => settle(errorReply(id, error)),
     );
     return true;
   }

@@ -29,6 +29,8 @@ export interface ConnectionContext extends InputChannel {
    * with the created task (or `null` when creation failed) and the request that created it.
    */
   readonly watch2025: (taskId: string, owner: TaskOwner) => (created: TaskView | null, request: RequestInfo) => void;
+  /** An answer on this connection told the requester how a 2025-11-25 task is: no notification repeats it. */
+  readonly told2025?: (task: TaskView) => void;
   /** The connection's fast lane (task requests answered ahead of the SDK), if it has one. */
   readonly lane?: FastLane;
 }

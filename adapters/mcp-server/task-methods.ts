@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { TaskNotCompletedError, TaskTerminalError, type TaskOutcome, type TaskRuntime } from '../../runtime/index.js';
+import { TaskNotCompletedError, TaskTerminalError, type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
@@ -53,11 +53,16 @@ function outcomeReply(outcome: TaskOutcome): Record<string, unknown> {
 export function installTaskMethods(
   server: TaskHost,
   runtime: TaskRuntime,
-  channel: InputChannel & { readonly lane?: FastLane } = { inFlight: new Set(), peerSupports: () => true },
+  channel: InputChannel & { readonly lane?: FastLane; readonly told2025?: (task: TaskView) => void } = { inFlight: new Set(), peerSupports: () => true },
 ): void {
-  const { lane } = channel;
+  const { lane, told2025 } = channel;
+  /** What an answer says of a 2025-11-25 task, a status notification need not repeat. */
+  const telling = (task: TaskView): void => {
+    if (task.dialect === SPEC_2025_11_25) told2025?.(task);
+  };
   handle(server, lane, 'tasks/get', async (params, extra) => {
     const task = await runtime.get(taskIdParam(params, 'tasks/get'), ownerOf(extra));
+    telling(task);
     return renderInOwnDialect(task, { withMeta: true }, runtime.options.now());
   });
 
@@ -69,6 +74,7 @@ export function installTaskMethods(
     const now = await endedOutcome(runtime, taskId, owner, true);
     if ('ended' in now) {
       const ended = now.ended;
+      telling(ended.task);
       if (ended.task.dialect === SPEC_2025_11_25) return outcomeReply(ended);
       // SEP-1686 answers only for completed tasks (§4.6).
       if (ended.task.status !== 'completed') throw new TaskNotCompletedError(taskId, ended.task.status);
@@ -99,6 +105,7 @@ export function installTaskMethods(
     } finally {
       stopInputs();
     }
+    telling(outcome.task);
     return outcomeReply(outcome);
   });
 

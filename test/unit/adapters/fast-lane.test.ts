@@ -66,12 +66,15 @@ async function connect(fastLane: boolean, options: TaskRuntimeOptions = {}) {
   };
   /** A message after which nothing more can be on its way: a ping's answer comes after it. */
   const settle = (): Promise<Message> => ask('ping');
-  const ended = (taskId: string): Promise<unknown> =>
-    vi.waitFor(async () => {
+  const ended = async (taskId: string): Promise<void> => {
+    await vi.waitFor(async () => {
       const task = await runtime.get(taskId, owner, { countsAsPoll: false });
       if (!['completed', 'failed', 'cancelled'].includes(task.status)) throw new Error(`${taskId} is ${task.status}`);
-      return task;
     });
+    // Status notifications go out a turn or two of the loop after a change (after the reply):
+    // both paths have sent theirs before the script goes on.
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
   await send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
   await answer(0);
   await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -302,5 +305,41 @@ describe('the fast lane', () => {
     for (let i = 0; i < 6; i++) expect((await p.ask('tasks/result', { taskId: 'polled' })).error?.code).toBe(-32602);
     expect(p.runtime.security().totals.fastPolls).toBeGreaterThanOrEqual(3);
     await p.runtime.cancel('polled', owner);
+  });
+
+  it('should send a status notification only of what no answer on the connection has said', async () => {
+    const gates: (() => void)[] = [];
+    const gated: TaskToolDefinition = { ...instant, name: 'gated', run: () => new Promise((resolve) => gates.push(() => resolve({ content: [{ type: 'text', text: 'opened' }] }))) };
+    const runtime = createTaskRuntime();
+    runtimes.push(runtime);
+    const server = new Server({ name: 't', version: '0' }, { capabilities: {} });
+    attachTaskServer(server, { runtime, tools: [gated] });
+    const [peer, serverSide] = InMemoryTransport.createLinkedPair();
+    const seen: Message[] = [];
+    peer.onmessage = (m) => seen.push(m);
+    await server.connect(serverSide);
+    await peer.start();
+    const turns = async (): Promise<void> => {
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const answered = (id: number): Promise<Message> => vi.waitFor(() => seen.find((m) => m.id === id && m.method === undefined) ?? Promise.reject(new Error('not yet')));
+    const notesOf = (taskId: string) => seen.filter((m) => m.method === 'notifications/tasks/status' && (m['params'] as { taskId: string }).taskId === taskId).map((m) => (m['params'] as { status: string }).status);
+    const create = async (id: number): Promise<string> => {
+      await peer.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'gated', arguments: {}, task: {} } });
+      return ((await answered(id)).result!['task'] as { taskId: string }).taskId;
+    };
+    // Ends while the requester waits in tasks/result: the answer says it; no notification does.
+    const fetched = await create(1);
+    await vi.waitFor(() => expect(gates).toHaveLength(1));
+    await peer.send({ jsonrpc: '2.0', id: 2, method: 'tasks/result', params: { taskId: fetched } });
+    gates[0]!();
+    expect((await answered(2)).result?.['content']).toEqual([{ type: 'text', text: 'opened' }]);
+    await turns();
+    expect(notesOf(fetched)).toEqual([]);
+    // Ends while nobody asks: the requester hears of it from a notification.
+    const unseen = await create(3);
+    await vi.waitFor(() => expect(gates).toHaveLength(2));
+    gates[1]!();
+    await vi.waitFor(() => expect(notesOf(unseen)).toEqual(['completed']));
   });
 });

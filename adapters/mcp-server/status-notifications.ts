@@ -1,0 +1,131 @@
+/**
+ * `notifications/tasks/status` (2025-11-25) for the tasks one connection creates: the spec lets a
+ * receiver tell the requester of every change; this tells it of the changes it has not been told.
+ *
+ * - A task is watched from before it exists (its work starts at once and may change it before
+ *   the creation returns). What changes before the `CreateTaskResult` has left waits for it: a
+ *   requester hears of a task first from that reply.
+ * - Changes are sent on the next turn of the event loop, coalesced: each notification carries
+ *   the whole task, so only the latest change is news.
+ * - Nothing is sent that an answer on this connection already said: the `CreateTaskResult`, and
+ *   every `tasks/get` or `tasks/result` answer about the task (a requester fetching the result of
+ *   a task that just ended learns of the end from that answer).
+ *
+ * @module
+ */
+import { isTerminalStatus, type TaskOwner } from '../../machines/index.js';
+import type { TaskRuntime, TaskView } from '../../runtime/index.js';
+import { renderTask2025, statusOf2025 } from '../dialects/2025-11-25/index.js';
+import type { RequestInfo, TaskHost } from './request-context.js';
+
+/** What the requester has been told of a task: its status as this dialect shows it. */
+type Told = ReturnType<typeof statusOf2025>;
+
+interface Watched {
+  /** Until the CreateTaskResult has left, nothing is sent. */
+  holding: boolean;
+  /** The latest change not sent yet, with the time it happened (its suggested interval is that moment's). */
+  latest: { readonly task: TaskView; readonly at: number } | null;
+  told: Told | null;
+  scheduled: boolean;
+  /** The task ended: forgotten once what is pending is sent. */
+  ended: boolean;
+  readonly stop: () => void;
+}
+
+const same = (a: Told, b: Told): boolean => a.status === b.status && a.statusMessage === b.statusMessage;
+
+/**
+ * The status notifications of one connection.
+ *
+ * @example
+ * ```ts
+ * const notes = new StatusNotifications(host, runtime);
+ * const created = notes.watch(taskId, owner);
+ * const task = await runtime.create({ taskId, owner, … });
+ * created(task, request);
+ * ```
+ */
+export class StatusNotifications {
+  readonly #host: TaskHost;
+  readonly #runtime: TaskRuntime;
+  readonly #watched = new Map<string, Watched>();
+
+  constructor(host: TaskHost, runtime: TaskRuntime) {
+    this.#host = host;
+    this.#runtime = runtime;
+  }
+
+  /**
+   * Watches a task about to be created. Call the result with the created task (or `null` when the
+   * creation failed) and the request that created it.
+   */
+  watch(taskId: string, owner: TaskOwner): (created: TaskView | null, request: RequestInfo) => void {
+    const stop = this.#runtime.subscribe(
+      ({ task, previous }) => {
+        if (previous === null) return; // the creation itself: the CreateTaskResult tells it
+        const w = this.#watched.get(taskId);
+        if (!w) return;
+        if (isTerminalStatus(task.status)) {
+          w.ended = true;
+          w.stop();
+        }
+        w.latest = { task, at: this.#runtime.options.now() };
+        if (!w.holding) this.#schedule(taskId, w);
+      },
+      { taskId, owner },
+    );
+    const w: Watched = { holding: true, latest: null, told: null, scheduled: false, ended: false, stop };
+    this.#watched.set(taskId, w);
+    return (created, request) => {
+      if (created === null) {
+        stop();
+        this.#watched.delete(taskId);
+        return;
+      }
+      afterReply(request, () => {
+        w.holding = false;
+        w.told = statusOf2025(created);
+        if (w.latest) this.#schedule(taskId, w);
+        else if (w.ended) this.#watched.delete(taskId);
+      });
+    };
+  }
+
+  /** An answer on this connection told the requester how a task is (tasks/get, tasks/result). */
+  told(task: TaskView): void {
+    const w = this.#watched.get(task.taskId);
+    if (w && !w.holding) w.told = statusOf2025(task);
+  }
+
+  /** The connection closed: nothing more is watched or sent. */
+  close(): void {
+    for (const w of this.#watched.values()) w.stop();
+    this.#watched.clear();
+  }
+
+  #schedule(taskId: string, w: Watched): void {
+    if (w.scheduled) return;
+    w.scheduled = true;
+    setImmediate(() => {
+      w.scheduled = false;
+      const latest = w.latest;
+      w.latest = null;
+      if (w.ended && this.#watched.get(taskId) === w) this.#watched.delete(taskId);
+      if (latest === null) return;
+      const now = statusOf2025(latest.task);
+      if (w.told && same(now, w.told)) return;
+      w.told = now;
+      this.#host.notification({ method: 'notifications/tasks/status', params: renderTask2025(latest.task, latest.at) }).catch(() => undefined);
+    });
+  }
+}
+
+/**
+ * Runs `fn` once the answer to `request` has left: on the fast lane right after it is handed to
+ * the transport; on the SDK's path, which has no such moment, on the next turn of the loop.
+ */
+function afterReply(request: RequestInfo, fn: () => void): void {
+  if (request.afterReply) request.afterReply(fn);
+  else setImmediate(fn);
+}
