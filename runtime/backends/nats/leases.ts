@@ -15,6 +15,7 @@ import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import { InvalidArgumentError } from '../../errors.js';
 import { isWrongLastSequence, LeaseLostError } from './errors.js';
 import { nameFromPrefix } from './keys.js';
+import { onAbort } from './stop-signal.js';
 
 /** What a lease entry holds. */
 export interface LeaseValue {
@@ -237,12 +238,11 @@ export class LeaseManager {
    */
   async watch(onChange: (taskKey: string, lease: LeaseValue | null) => void, signal: AbortSignal): Promise<void> {
     const watcher = await this.#kv.watch();
-    const stop = (): void => void watcher.stop();
-    signal.addEventListener('abort', stop, { once: true });
+    const off = onAbort(signal, () => void watcher.stop());
     try {
       for await (const entry of watcher) onChange(entry.key, parseLease(entry));
     } finally {
-      signal.removeEventListener('abort', stop);
+      off();
     }
   }
 

@@ -14,6 +14,7 @@ import type { Settled } from '../../core/outcome.js';
 import { TaskRun, type RunPort } from '../../core/task-run.js';
 import type { InputRequest } from '../../task-runtime.types.js';
 import { LeaseLostError } from './errors.js';
+import { onAbort } from './stop-signal.js';
 import type { FeedWatch } from './event-feed.js';
 import type { Lease } from './leases.js';
 import { applyEvent, pendingInputsOf, type TaskRecord } from './task-record.js';
@@ -84,11 +85,11 @@ class Slots {
     while (this.#free === 0 && !signal.aborted) {
       await new Promise<void>((resolve) => {
         const done = (): void => {
-          signal.removeEventListener('abort', done);
+          off();
           resolve();
         };
+        const off = onAbort(signal, done);
         this.#queue.push(done);
-        signal.addEventListener('abort', done, { once: true });
       });
     }
   }

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AckPolicy,
   jetstream,
@@ -21,6 +20,7 @@ import {
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { InvalidArgumentError } from '../../errors.js';
 import { nameFromPrefix } from './keys.js';
+import { onAbort, pause } from './stop-signal.js';
 
 /** An item of work; its `id` is the message id, so enqueuing the same id twice stores it once. */
 export interface WorkItem {
@@ -228,18 +228,17 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
         // One message per pull: a message buffered behind a long handler would hit its ack wait
         // and be redelivered to another node while this one still meant to run it.
         const batch = await consumer.fetch({ max_messages: 1, expires: o.pollMs });
-        const stop = (): void => void batch.close();
-        o.signal.addEventListener('abort', stop, { once: true });
-        if (o.signal.aborted) stop(); // aborted while the pull was being set up
+        // Also when aborted while the pull was being set up.
+        const off = onAbort(o.signal, () => void batch.close());
         try {
           for await (const m of batch) await this.#run(m, o.handler, o.signal, o.retryDelayMs);
         } finally {
-          o.signal.removeEventListener('abort', stop);
+          off();
         }
       } catch {
         // A pull failed (reconnecting, server restarting): wait and pull again, unless stopped.
         if (o.signal.aborted || this.#nc.isClosed()) return;
-        await sleep(o.retryDelayMs, undefined, { signal: o.signal }).catch(() => undefined);
+        await pause(o.retryDelayMs, o.signal);
       }
     }
   }
