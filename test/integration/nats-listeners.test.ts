@@ -21,22 +21,22 @@ function countAbortListeners(): { most(): number; stop(): void } {
   const remove = proto.removeEventListener;
   const live = new WeakMap<object, Set<unknown>>();
   let most = 0;
-  proto.addEventListener = function (this: EventTarget, type: string, listener: unknown, options?: unknown) {
+  proto.addEventListener = function (this: EventTarget, type: string, listener: Parameters<EventTarget['addEventListener']>[1], options?: Parameters<EventTarget['addEventListener']>[2]) {
     if (this instanceof AbortSignal && type === 'abort' && listener) {
       const set = live.get(this) ?? new Set();
       live.set(this, set);
       set.add(listener);
       most = Math.max(most, set.size);
       // A `once` listener is gone when it fires.
-      if (typeof options === 'object' && options !== null && (options as { once?: boolean }).once) {
+      if (typeof options === 'object' && options.once) {
         add.call(this, 'abort', () => set.delete(listener), { once: true });
       }
     }
-    return add.call(this, type, listener as EventListener, options as AddEventListenerOptions);
+    return add.call(this, type, listener, options);
   };
-  proto.removeEventListener = function (this: EventTarget, type: string, listener: unknown, options?: unknown) {
+  proto.removeEventListener = function (this: EventTarget, type: string, listener: Parameters<EventTarget['removeEventListener']>[1], options?: Parameters<EventTarget['removeEventListener']>[2]) {
     if (this instanceof AbortSignal && type === 'abort') live.get(this)?.delete(listener);
-    return remove.call(this, type, listener as EventListener, options as EventListenerOptions);
+    return remove.call(this, type, listener, options);
   };
   return {
     most: () => most,
