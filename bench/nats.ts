@@ -31,16 +31,17 @@ const RAW_PAYLOAD = new Uint8Array(600);
 
 /**
  * JetStream requests one lifecycle costs on the critical path, read from runtime/backends/nats
- * (create → worker → waitForOutcome, handler returning at once):
+ * (create → worker → waitForOutcome, handler returning at once, its result small enough to ride
+ * in the record):
  * - create (front): index publish, run enqueue, record KV create, `task.created` publish = 4
  * - worker: pull (fetch 1), lease KV create, record KV get, start CAS update, `task.start`
- *   publish, result KV put, complete CAS update, `task.complete` publish, retention timer enqueue,
- *   work item ackAck, lease KV delete, record KV get on the `task.complete` event = 12; a worker
- *   that did not create the task has no cached revision, so its start CAS reads first: +1
- * - waitForOutcome: record KV get, record KV get after the terminal event, result KV get = 3
+ *   publish, complete CAS update (with the result), `task.complete` publish, retention timer
+ *   enqueue, work item ack (not awaited), lease KV delete = 10; a worker that did not create the
+ *   task has no cached revision, so its start CAS reads first: +1
+ * - waitForOutcome: record KV get, record KV get after the terminal event = 2
  * - expiry loop, off the critical path: timer pull + nak = 2 (the nak waits for no reply)
  */
-const OPS_PER_LIFECYCLE = { oneNode: 4 + 12 + 3 + 2, split: 4 + 13 + 3 + 2 } as const;
+const OPS_PER_LIFECYCLE = { oneNode: 4 + 10 + 2 + 2, split: 4 + 11 + 2 + 2 } as const;
 
 /** Runs `fn(0..n-1)` with at most `lanes` calls in flight. */
 async function inLanes(n: number, lanes: number, fn: (i: number) => Promise<void>): Promise<void> {

@@ -184,6 +184,20 @@ describe('NATS runtime across nodes', () => {
     await expect(front.result('brief', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
   });
 
+  it('keeps a small result in the task record itself, and a larger one in the results bucket', async () => {
+    const { front, worker, prefix } = await pair();
+    for (const r of [front, worker]) r.registerHandler('sized', async (p) => ({ text: 'y'.repeat((p as { n: number }).n) }));
+    const jsm = await jetstreamManager(front.connection);
+    const resultMessages = async (): Promise<number> => (await jsm.streams.info(`KV_${prefix}_results`)).state.messages;
+    await create(front, 'small', 'sized', { n: 100 });
+    expect((await front.waitForOutcome('small', owner, { timeout: 5_000 })).result).toEqual({ text: 'y'.repeat(100) });
+    expect((await worker.result('small', owner)).result).toEqual({ text: 'y'.repeat(100) });
+    expect(await resultMessages()).toBe(0);
+    await create(front, 'large', 'sized', { n: 10_000 });
+    expect((await front.waitForOutcome('large', owner, { timeout: 5_000 })).result).toEqual({ text: 'y'.repeat(10_000) });
+    expect(await resultMessages()).toBe(1);
+  });
+
   it('keeps a result larger than one NATS message when the result limit is off, and removes all of it on delete', async () => {
     const { front, worker, prefix } = await pair({ limits: { maxResultBytes: null } });
     await create(front, 'big', 'big', {});

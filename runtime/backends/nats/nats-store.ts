@@ -135,8 +135,8 @@ export class NatsStore implements TaskStore<TaskRecord> {
     await this.#space.store.putResult(key, value);
   }
 
-  async result(key: string): Promise<{ value: unknown } | null> {
-    const stored = await this.#space.store.getResult(key);
+  async result(key: string, record: TaskRecord): Promise<{ value: unknown } | null> {
+    const stored = await this.#space.store.getResult(key, record);
     return stored && { value: stored.result };
   }
 

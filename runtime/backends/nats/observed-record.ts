@@ -157,6 +157,6 @@ export async function readResult(store: RecordStore, key: string): Promise<Obser
   const read = await store.read(key);
   if (read === null || !('found' in read)) return { hasResult: false };
   const { record } = read.found;
-  const stored = record.hasResult ? await store.getResult(key) : null;
+  const stored = record.hasResult ? await store.getResult(key, record) : null;
   return stored ? { hasResult: true, result: stored.result, error: record.context.error } : { hasResult: false, error: record.context.error };
 }

@@ -287,7 +287,7 @@ export class RecordStore {
   }
 
   /**
-   * Reads a task's result.
+   * Reads a task's result: from its record when the record carries it, else from the results bucket.
    *
    * @returns `{ result }`, or `null` when none is stored
    * @example
@@ -295,7 +295,8 @@ export class RecordStore {
    * const r = await store.getResult(key);
    * ```
    */
-  async getResult(key: string): Promise<{ readonly result: unknown } | null> {
+  async getResult(key: string, record?: TaskRecord): Promise<{ readonly result: unknown } | null> {
+    if (record?.inline) return { result: record.inline.value };
     const json = await getChunked(this.#results, key);
     return json === null ? null : { result: JSON.parse(json) as unknown };
   }

@@ -46,6 +46,11 @@ export interface TaskRecord {
   readonly node: string | null;
   readonly inputs: readonly StoredInput[];
   readonly hasResult: boolean;
+  /**
+   * A small result kept in the record itself (see {@link INLINE_RESULT_BYTES}): the terminal write
+   * carries it, so neither the worker nor a reader makes a request of the results bucket.
+   */
+  readonly inline?: { readonly value: unknown };
   /** The `detail` of a handler's `TaskFailure`, JSON-safe. */
   readonly failure: unknown;
   /** Id of the write that made this version (to recognise a write whose reply was lost). */
@@ -53,6 +58,13 @@ export interface TaskRecord {
   /** The node that wrote this version (for operators: who last touched a task no worker runs). */
   readonly writer?: string;
 }
+
+/**
+ * Results whose JSON is at most this many bytes are kept in the task's record (one write, read
+ * with the record); larger ones go to the results bucket. Small enough that a record stays a
+ * cheap read for every `tasks/get`.
+ */
+export const INLINE_RESULT_BYTES = 4 * 1024;
 
 /**
  * The first record of a task: the machine's initial state (`submitted`) for this input, event 1.

@@ -17,7 +17,7 @@ import { LeaseLostError } from './errors.js';
 import { onAbort } from './stop-signal.js';
 import type { FeedWatch } from './event-feed.js';
 import type { Lease } from './leases.js';
-import { applyEvent, pendingInputsOf, type TaskRecord } from './task-record.js';
+import { applyEvent, INLINE_RESULT_BYTES, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { applyToTask, persistently, recoverTask, type RunItem, type TaskSpace } from './task-space.js';
 
 interface Running {
@@ -37,8 +37,11 @@ interface Running {
 /** How long a worker pulls nothing after it was handed a run whose handler it does not have. */
 const MISSING_HANDLER_PAUSE_MS = 300;
 
-/** Event kinds a run writes itself: they need no second look at the record. */
-const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 'task.input.request']);
+/**
+ * Event kinds a run writes itself: they need no second look at the record. A terminal one
+ * (only the run's own outcome writes these on its node) ends the actor when it is sent to it.
+ */
+const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 'task.input.request', 'task.complete', 'task.fail']);
 
 /** Deliveries of a run whose task record is not there (yet) before it is dropped. */
 const MISSING_RECORD_TRIES = 25;
@@ -314,8 +317,12 @@ export class TaskWorker {
     const ending = outcome.status === 'completed' ? taskEvents.complete(run.key, at) : taskEvents.fail(outcome.error, at);
     try {
       const kept = outcome.status === 'completed' ? { value: outcome.result } : outcome.result;
-      if (kept) await keep(() => space.store.putResult(run.key, kept.value));
-      const extra = { hasResult: kept !== undefined, failure: outcome.status === 'failed' ? outcome.failure : null };
+      // A small result rides in the terminal write itself; a large one is stored first, so a
+      // reader that sees the status always finds it.
+      const json = kept ? JSON.stringify(kept.value ?? null) : '';
+      const inline = kept && Buffer.byteLength(json, 'utf8') <= INLINE_RESULT_BYTES ? { value: JSON.parse(json) as unknown } : undefined;
+      if (kept && !inline) await keep(() => space.store.putResult(run.key, kept.value));
+      const extra = { hasResult: kept !== undefined, failure: outcome.status === 'failed' ? outcome.failure : null, ...(inline && { inline }) };
       const writeId = randomUUID();
       const out = await keep(() => applyToTask(space, run.key, ending, { extra: () => extra, only: run.ours, writeId }));
       // The actor hears of the end from the feed too; told here as well, in case that event is lost.

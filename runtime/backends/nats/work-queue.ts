@@ -263,10 +263,11 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
     } finally {
       clearInterval(heartbeat);
     }
-    // Ack and wait for the server's confirmation; if the connection is gone, the item is simply
-    // redelivered after the ack wait (at-least-once).
+    // Acked without waiting for the server's confirmation (nothing here depends on it): if the ack
+    // is lost, the item is redelivered after the ack wait (at-least-once) and its handler finds
+    // the work done (a terminal task, a removed one).
     if (ok && later !== null) quietly(() => m.nak(later));
-    else if (ok) await m.ackAck().catch(() => false);
+    else if (ok) quietly(() => m.ack());
     else quietly(() => m.nak(retryDelayMs));
   }
 }
