@@ -15,7 +15,7 @@ import type { ResolvedTaskRuntimeOptions } from '../options.js';
 import { checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../task-identity.js';
 import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskRuntime, TaskView, WaitOptions } from '../task-runtime.types.js';
 import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
-import type { TaskState, TaskStore } from './task-store.js';
+import type { TaskState, TaskStore, TaskWatch } from './task-store.js';
 import { viewOf } from './view.js';
 
 /** A handler as registered, with how it may be retried. */
@@ -123,21 +123,27 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     // Ended already (the usual case for short work): no watch to set up and take down. The
     // server's own wait (the original request's answer) gets the outcome while it is stored, even
     // past a keepAlive of 0; a requester's wait sees what `get` would.
-    const first = await polled(taskId, owner, o, { pastRetention: o.countsAsPoll === false });
-    const key = first.key;
-    if (isTerminalStatus(first.state.status)) return outcomeOf(key, first.state);
-    const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
     let wake: () => void = () => undefined;
     let lastEnd: TaskView | null = null;
-    const watch = store.watch(key, (ended) => {
+    const onChange = (ended: TaskView | null): void => {
       if (ended) lastEnd = ended;
       wake();
-    });
+    };
+    // A store that delivers changes by sequence is watched before the first read, which then
+    // places the watch's cursor: no second read to close the gap between the read and the watch.
+    let watch: TaskWatch<S> | null = store.watchesBySequence ? store.watch(keyOf(taskId, owner), onChange) : null;
     try {
+      const first = await polled(taskId, owner, o, { pastRetention: o.countsAsPoll === false });
+      const key = first.key;
+      if (isTerminalStatus(first.state.status)) return await outcomeOf(key, first.state);
+      const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
+      let fresh: S | null = watch === null ? null : first.state;
+      watch ??= store.watch(key, onChange);
       for (;;) {
         let found: { key: string; state: S };
         try {
-          found = await find(taskId, owner, { pastRetention: true });
+          found = fresh === null ? await find(taskId, owner, { pastRetention: true }) : { key, state: fresh };
+          fresh = null;
         } catch (error) {
           // Deleted right after it ended: the outcome is what the end said (no result survives a delete).
           if (lastEnd !== null && !disposed) return { task: lastEnd, result: undefined, hasResult: false, failure: undefined };
@@ -166,7 +172,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
         });
       }
     } finally {
-      watch.stop();
+      watch?.stop();
     }
   }
 

@@ -84,6 +84,12 @@ export interface TaskStore<S extends TaskState = TaskState> {
    * so a store that delivers changes by sequence starts after it without a read of its own.
    */
   watch(key: string, wake: (ended: TaskView | null) => void): TaskWatch<S>;
+  /**
+   * Whether a watch delivers changes by sequence from the state its watcher says it read
+   * (`seen`), holding back what arrives before: then a waiter watches before its first read and
+   * needs no second one (NATS). Otherwise it reads again once watching (memory).
+   */
+  readonly watchesBySequence: boolean;
   /** How often a waiter reads the task again in case a change was not seen (NATS), or `null`. */
   readonly rereadMs: number | null;
   subscribe(listener: (change: TaskChange) => void, key?: string): () => void;

@@ -113,6 +113,7 @@ export class Entry implements RunPort {
  */
 export class MemoryStore implements TaskStore<Entry> {
   readonly rereadMs = null;
+  readonly watchesBySequence = false;
   readonly #opts: ResolvedTaskRuntimeOptions;
   readonly #limiter: RequesterLimiter;
   readonly #audit: AuditLog | null;

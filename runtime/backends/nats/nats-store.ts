@@ -39,6 +39,7 @@ const WAIT_REREAD_MS = 2_000;
  */
 export class NatsStore implements TaskStore<TaskRecord> {
   readonly rereadMs = WAIT_REREAD_MS;
+  readonly watchesBySequence = true;
   readonly maxPosition = Number.MAX_SAFE_INTEGER;
   readonly #space: TaskSpace;
   readonly #opts: ResolvedTaskRuntimeOptions;
