@@ -184,6 +184,28 @@ describe('NATS runtime across nodes', () => {
     await expect(front.result('brief', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
   });
 
+  it('waits for a running task with one read before its end and one after', async () => {
+    // A long lease: its renewals (which read the record) do not fall inside this short test.
+    const { front, worker, prefix } = await pair({ leaseTtlMs: 60_000 });
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    for (const r of [front, worker]) r.registerHandler('gate', async () => (await opened, { opened: true }));
+    await create(front, 'gated', 'gate', {});
+    await vi.waitFor(async () => expect((await front.get('gated', owner)).status).toBe('working'), { timeout: 5_000 });
+    // Every record read is a JetStream direct-get request; a plain subscription sees each one.
+    const reads: string[] = [];
+    const sub = front.connection.subscribe(`$JS.API.STREAM.MSG.GET.KV_${prefix}_snapshots`, { callback: (_e, m) => void reads.push(m.string()) });
+    await front.connection.flush();
+    const waited = front.waitForOutcome('gated', owner, { timeout: 5_000 });
+    await vi.waitFor(() => expect(reads.length).toBe(1));
+    open();
+    expect((await waited).result).toEqual({ opened: true });
+    await front.connection.flush();
+    sub.unsubscribe();
+    // Before: a second read once the watch was set, to close the gap between read and watch.
+    expect(reads).toHaveLength(2);
+  });
+
   it('keeps a small result in the task record itself, and a larger one in the results bucket', async () => {
     const { front, worker, prefix } = await pair();
     for (const r of [front, worker]) r.registerHandler('sized', async (p) => ({ text: 'y'.repeat((p as { n: number }).n) }));
