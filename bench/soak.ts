@@ -51,9 +51,10 @@ function render(r: SoakResult): string {
   if (r.residueFinal.stored) {
     const streams = Object.entries(r.residueFinal.stored.streams).sort(([a], [b]) => a.localeCompare(b));
     rows.push(['NATS results after expiry', String(r.residueFinal.stored.results)]);
-    // KV buckets keep history 1: a deleted or purged key leaves its marker, so their streams hold
-    // one marker per key ever written even when no key is left (counted above: 0 records, 0 results).
-    rows.push(['NATS stream messages after expiry (KV_*: delete/purge markers)', streams.map(([s, n]) => `${s} ${n}`).join(', ')]);
+    // Removal purges a task's subjects, markers included: what stays is per node (heartbeat)
+    // and per owner (its running-task count), not per task.
+    const left = streams.reduce((sum, [, n]) => sum + n, 0);
+    rows.push(['NATS stream messages after expiry', `${left} (${fixed(left / r.tasks, 3)} per task): ${streams.map(([s, n]) => `${s} ${n}`).join(', ')}`]);
   }
   return [`### soak: ${r.backend}`, '', '| measure | value |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${v} |`), ''].join('\n');
 }

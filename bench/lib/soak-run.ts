@@ -86,7 +86,9 @@ async function collectedHeap(): Promise<number> {
   return process.memoryUsage().heapUsed;
 }
 
-const drained = (r: SoakResidue): boolean => r.live === 0 && r.retained === 0 && (r.stored?.results ?? 0) === 0;
+/** Nothing live or retained, and (NATS) every retention timer has run: each acks its removal once done. */
+const drained = (r: SoakResidue): boolean =>
+  r.live === 0 && r.retained === 0 && (r.stored?.results ?? 0) === 0 && Object.entries(r.stored?.streams ?? {}).every(([name, n]) => !name.endsWith('_timers_work') || n === 0);
 
 /** Polls the server until nothing of the tasks is left, or `timeoutMs` has passed. */
 async function waitDrained(residue: () => Promise<SoakResidue>, timeoutMs: number, signal: AbortSignal): Promise<SoakResidue> {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '../../runtime/backends/nats/connection.js';
 import { LeaseLostError } from '../../runtime/backends/nats/errors.js';
 import { taskKey } from '../../runtime/backends/nats/keys.js';
@@ -86,5 +87,29 @@ describe('LeaseManager (real nats-server)', () => {
     const next = await nodeB.acquire(k, 'B', 5_000);
     expect(next?.nodeId).toBe('B');
     await expect(nodeA.renew(lease!)).rejects.toBeInstanceOf(LeaseLostError);
+  });
+
+  it('should drop a lease without a trace: watchers see it go, the stream keeps no marker, a taken-over one stays', async () => {
+    const dropping = await LeaseManager.open(ncA, { bucketPrefix: 'dropping' });
+    const seen: [string, unknown][] = [];
+    const stop = new AbortController();
+    void dropping.watch((k, value) => void seen.push([k, value]), stop.signal);
+    const k = key('drop');
+    const lease = await dropping.acquire(k, 'A', 5_000);
+    // The watch is in place once it has seen the lease.
+    await expect.poll(() => seen.some(([sk, v]) => sk === k && v !== null), { timeout: 2_000, interval: 10 }).toBe(true);
+    expect(await dropping.drop(lease!)).toBe(true);
+    await expect.poll(() => seen.some(([sk, v]) => sk === k && v === null), { timeout: 2_000, interval: 10 }).toBe(true);
+    expect(await dropping.holder(k)).toBeNull();
+    const jsm = await jetstreamManager(ncA);
+    expect((await jsm.streams.info(`KV_${dropping.bucket}`)).state.messages).toBe(0);
+    // A lease taken over since is not this holder's to drop.
+    const first = await dropping.acquire(k, 'A', 5_000);
+    await dropping.release(first!);
+    const second = await dropping.acquire(k, 'B', 5_000);
+    expect(await dropping.drop(first!)).toBe(false);
+    expect((await dropping.holder(k))?.nodeId).toBe('B');
+    expect(second?.nodeId).toBe('B');
+    stop.abort();
   });
 });

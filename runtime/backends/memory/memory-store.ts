@@ -12,6 +12,7 @@ import { disabledSecurityReport } from '../../audit/index.js';
 import type { Settled } from '../../core/outcome.js';
 import { TaskRun, type RunPort } from '../../core/task-run.js';
 import type { Moved, NewTask, TaskStore, TaskWatch } from '../../core/task-store.js';
+import { ExpiredMemory } from '../../core/expired-memory.js';
 import { viewOf } from '../../core/view.js';
 import { DuplicateTaskIdError } from '../../errors.js';
 import type { RequesterLimiter } from '../../limits.js';
@@ -119,7 +120,7 @@ export class MemoryStore implements TaskStore<Entry> {
   readonly #audit: AuditLog | null;
   readonly #node: string;
   readonly #entries = new Map<string, Entry>();
-  readonly #expired = new Map<string, true>();
+  readonly #expired: ExpiredMemory;
   readonly #index = new OwnerIndex();
   readonly #listeners = new Listeners<TaskChange>();
   readonly #inputListeners = new Listeners<InputRequest>();
@@ -133,14 +134,14 @@ export class MemoryStore implements TaskStore<Entry> {
     this.#limiter = limiter;
     this.#audit = audit;
     this.#node = node;
+    this.#expired = new ExpiredMemory(opts.expiredMemory);
     this.#observation = new MemoryObservation(node, this.#entries);
     this.#scheduler = new DeadlineScheduler((key) => {
       const entry = this.#entries.get(key);
       // A running task is never evicted, whatever an old deadline says.
       if (!entry || !isTerminalStatus(entry.status)) return;
       this.#remove(entry);
-      this.#expired.set(key, true);
-      if (this.#expired.size > opts.expiredMemory) this.#expired.delete(this.#expired.keys().next().value!);
+      this.#expired.remember(key);
     }, opts.now);
   }
 
@@ -161,7 +162,7 @@ export class MemoryStore implements TaskStore<Entry> {
     if (this.#entries.has(key)) throw new DuplicateTaskIdError(input.taskId);
     // Counted from here until the task settles (see #settle).
     this.#limiter.startTask(ownerKey);
-    this.#expired.delete(key);
+    this.#expired.forget(key);
     const { now } = this.#opts;
     const entry = new Entry(key, ++this.#seq, ownerKey, work !== null, this.#sink);
     const run = new TaskRun({ input }, { handler: work?.handler ?? null, params: work?.params, maxResultBytes: this.#opts.limits.maxResultBytes, now }, entry);

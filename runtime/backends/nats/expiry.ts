@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { TaskSpace } from './task-space.js';
+import { removeTask, type TaskSpace } from './task-space.js';
 
 /**
  * Removes expired tasks until `signal` aborts.
@@ -28,7 +28,7 @@ export async function runExpiry(space: TaskSpace, signal: AbortSignal): Promise<
       const { record, revision } = read.found;
       // Only a task that ended and whose time has come; guarded by the revision just read.
       if (record.order !== item.order || record.expiresAt === null || record.expiresAt > space.now()) return undefined;
-      await space.store.remove(item.key, record, { expired: true, revision }).catch(() => undefined);
+      await removeTask(space, item.key, record, { expired: true, revision }).catch(() => undefined);
       space.log('info', 'task expired', { taskId: record.context.taskId, key: item.key, node: space.nodeId });
       return undefined;
     },

@@ -12,6 +12,8 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { bucketStream, eraseSubject, removeKey } from './erase.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { isWrongLastSequence, LeaseLostError } from './errors.js';
 import { nameFromPrefix } from './keys.js';
@@ -98,11 +100,15 @@ function checkTtl(ttlMs: number): void {
 export class LeaseManager {
   readonly bucket: string;
   readonly #kv: KV;
+  readonly #jsm: JetStreamManager;
+  readonly #js: JetStreamClient;
   readonly #now: () => number;
 
-  private constructor(bucket: string, kv: KV, now: () => number) {
+  private constructor(bucket: string, kv: KV, js: JetStreamClient, jsm: JetStreamManager, now: () => number) {
     this.bucket = bucket;
     this.#kv = kv;
+    this.#js = js;
+    this.#jsm = jsm;
     this.#now = now;
   }
 
@@ -124,7 +130,22 @@ export class LeaseManager {
       storage: options.storage ?? 'file',
       allow_direct: false,
     });
-    return new LeaseManager(bucket, kv, options.now ?? Date.now);
+    return new LeaseManager(bucket, kv, jetstream(nc), await jetstreamManager(nc), options.now ?? Date.now);
+  }
+
+  /**
+   * Removes every trace of a task's lease, marker included, without telling watchers: for a task
+   * being removed, whose lease was released (and watched as such) when its run ended.
+   *
+   * @param taskKey - the task's key
+   * @example
+   * ```ts
+   * await leases.erase(key);
+   * ```
+   */
+  async erase(taskKey: string): Promise<void> {
+    const bucket = bucketStream(this.bucket);
+    await eraseSubject(this.#jsm, bucket.stream, bucket.subject(taskKey));
   }
 
   /**
@@ -200,6 +221,27 @@ export class LeaseManager {
   async release(lease: Lease): Promise<boolean> {
     try {
       await this.#kv.delete(lease.taskKey, { previousSeq: lease.revision });
+      return true;
+    } catch (e) {
+      if (isWrongLastSequence(e)) return false;
+      throw e;
+    }
+  }
+
+  /**
+   * Gives up a lease on a task that no longer exists: like {@link LeaseManager.release} (watchers
+   * see it go), then its marker is purged too, since no removal of the task will come to do it.
+   *
+   * @param lease - the lease from the last acquire/renew
+   * @returns `true` when dropped, `false` when it had already been taken over
+   * @example
+   * ```ts
+   * if ((await store.read(key)) === null) await leases.drop(lease);
+   * ```
+   */
+  async drop(lease: Lease): Promise<boolean> {
+    try {
+      await removeKey(this.#js, this.#jsm, bucketStream(this.bucket), lease.taskKey, 'DEL', lease.revision);
       return true;
     } catch (e) {
       if (isWrongLastSequence(e)) return false;

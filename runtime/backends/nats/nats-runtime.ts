@@ -99,7 +99,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   const nc = options.connection ?? (await connectNats({ name: `mcp-tasks ${nodeId}`, ...options.nats }));
   // Creating streams and buckets may time out while a cluster elects its leaders: keep trying.
   const opening = <T>(open: () => Promise<T>): Promise<T> => persistently(open, { giveUpMs: 30_000 });
-  const records = await opening(() => RecordStore.open(nc, layout, nodeId));
+  const records = await opening(() => RecordStore.open(nc, layout, nodeId, opts.expiredMemory));
+  const stopListening = records.listen();
   const audit = openAudit(options.audit, nodeId, now);
   // Status changes are audited where they are written, so once in the cluster (not per node watching).
   if (audit) records.onWrite = (task, previous) => audit.changed(task, previous);
@@ -159,6 +160,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       await worker?.handOver();
       await stopHeartbeat();
       space.feed.close();
+      stopListening();
       await Promise.race([Promise.allSettled(background), new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
       if (!options.connection) await nc.drain().catch(() => nc.close());
     },

@@ -19,7 +19,7 @@ import { NatsObserver } from './nats-observer.js';
 import type { FeedEvent } from './record-store.js';
 import type { RunningTasks } from './running-tasks.js';
 import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
-import { applyToTask, persistently, type TaskSpace } from './task-space.js';
+import { applyToTask, persistently, removeTask, type TaskSpace } from './task-space.js';
 import type { TaskWorker } from './task-worker.js';
 
 /** The most ended tasks `stats().retained` keeps track of (the oldest are forgotten first). */
@@ -118,7 +118,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
       // for every reader already, so remove it now and take the id.
       const read = error instanceof DuplicateTaskIdError ? await space.store.read(key) : null;
       if (!read || !('found' in read) || read.found.record.expiresAt === null || read.found.record.expiresAt > now()) throw error;
-      await space.store.remove(key, read.found.record, { expired: true, revision: read.found.revision }).catch(() => undefined);
+      await removeTask(space, key, read.found.record, { expired: true, revision: read.found.revision }).catch(() => undefined);
       created = await space.store.create(key, ownerKey, newRecord(input, work), queueRun);
     }
     void space.store.publish(key, created.record, { kind: 'task.created', view: viewOf(created.record), previous: null, node: space.nodeId });
@@ -150,7 +150,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
     const space = this.#space;
     await space.store.publish(key, { order: last.order, seq: last.seq + 1 }, { kind: 'task.deleted', view: viewOf(last), previous: last.status, node: space.nodeId });
     // Removing also purges the task's events, so an id used again starts a clean history.
-    await space.store.remove(key, last, { expired: false });
+    await removeTask(space, key, last, { expired: false });
   }
 
   async answer(key: string, inputId: string, answer: InputAnswer): Promise<Moved<TaskRecord> | null> {

@@ -11,12 +11,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
-import { getChunked, purgeChunked, putChunked } from './result-chunks.js';
+import { getChunked, putChunked } from './result-chunks.js';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import type { TaskEvent, TaskStatus } from '../../../machines/index.js';
 import { DuplicateTaskIdError, InvalidArgumentError } from '../../errors.js';
 import type { InputRequest, TaskView } from '../../task-runtime.types.js';
+import { ExpiredMemory } from '../../core/expired-memory.js';
+import { bucketStream, eraseSubject, removeKey, type BucketStream } from './erase.js';
 import { isWrongLastSequence } from './errors.js';
 import { EventStream } from './event-stream.js';
 import { hashToken, nameFromPrefix } from './keys.js';
@@ -82,6 +84,12 @@ export class RecordStore {
   readonly #indexStream: string;
   readonly #indexSubject: string;
   readonly #nodeId: string;
+  readonly #nc: NatsConnection;
+  readonly #recordBucket: BucketStream;
+  readonly #resultBucket: BucketStream;
+  /** Where removals are announced to every node (core NATS: nothing of it is stored). */
+  readonly #removedSubject: string;
+  readonly #expired: ExpiredMemory;
   /** The revision this node got back from its last write of each key it writes often. */
   readonly #known = new Map<string, Revisioned>();
   /**
@@ -92,7 +100,13 @@ export class RecordStore {
    */
   onWrite: ((task: TaskView, previous: TaskStatus | null | undefined) => void) | null = null;
 
-  private constructor(o: { records: KV; results: KV; events: EventStream<FeedEvent>; js: JetStreamClient; jsm: JetStreamManager; prefix: string; nodeId: string }) {
+  private constructor(o: { nc: NatsConnection; records: KV; results: KV; events: EventStream<FeedEvent>; js: JetStreamClient; jsm: JetStreamManager; prefix: string; nodeId: string; expiredMemory: number }) {
+    this.#nc = o.nc;
+    const base = nameFromPrefix(o.prefix);
+    this.#recordBucket = bucketStream(`${base}_snapshots`);
+    this.#resultBucket = bucketStream(`${base}_results`);
+    this.#removedSubject = `${o.prefix}.removed`;
+    this.#expired = new ExpiredMemory(o.expiredMemory);
     this.#records = o.records;
     this.#results = o.results;
     this.events = o.events;
@@ -109,12 +123,13 @@ export class RecordStore {
    * @param nc - a connection from `connectNats`
    * @param layout - prefix, replicas, storage
    * @param nodeId - this node's id, written into every published event
+   * @param expiredMemory - how many expired task ids this node remembers (`TaskRuntimeOptions.expiredMemory`)
    * @example
    * ```ts
    * const store = await RecordStore.open(nc, { prefix: 'tasks', replicas: 3, storage: 'file' }, nodeId);
    * ```
    */
-  static async open(nc: NatsConnection, layout: StoreLayout, nodeId: string): Promise<RecordStore> {
+  static async open(nc: NatsConnection, layout: StoreLayout, nodeId: string, expiredMemory = 10_000): Promise<RecordStore> {
     const base = nameFromPrefix(layout.prefix);
     const kvm = new Kvm(nc);
     // Reads go through the stream leader (allow_direct off): a replica may lag behind a CAS.
@@ -124,7 +139,7 @@ export class RecordStore {
     const events = await EventStream.open<FeedEvent>(nc, { prefix: layout.prefix, replicas: layout.replicas, storage: layout.storage });
     const jsm = await jetstreamManager(nc);
     await ensureStream(jsm, `${base}_index`, [`${layout.prefix}.index.*`], layout);
-    return new RecordStore({ records, results, events, js: jetstream(nc), jsm, prefix: layout.prefix, nodeId });
+    return new RecordStore({ nc, records, results, events, js: jetstream(nc), jsm, prefix: layout.prefix, nodeId, expiredMemory });
   }
 
   /**
@@ -132,7 +147,8 @@ export class RecordStore {
    *
    * @param key - the task key
    * @returns the record and revision; `{ expired: true }` when the retention timer removed it
-   *   (a requester's delete leaves no trace); `null` when there is none
+   *   and this node still remembers it (see {@link RecordStore.listen}; a requester's delete leaves
+   *   no trace); `null` when there is none
    * @example
    * ```ts
    * const r = await store.read(key);
@@ -141,9 +157,7 @@ export class RecordStore {
    */
   async read(key: string): Promise<ReadResult> {
     const entry = await this.#records.get(key);
-    if (entry === null) return null;
-    if (entry.operation === 'DEL') return { expired: true };
-    if (entry.operation !== 'PUT') return null;
+    if (entry === null || entry.operation !== 'PUT') return this.#expired.has(key) ? { expired: true } : null;
     return { found: { record: entry.json<TaskRecord>(), revision: entry.revision } };
   }
 
@@ -172,6 +186,7 @@ export class RecordStore {
       const revision = await this.#records.create(key, JSON.stringify(stored));
       const created = { record: stored, revision };
       this.#known.set(key, created);
+      this.#expired.forget(key);
       this.onWrite?.(viewOf(stored), null);
       return created;
     } catch (e) {
@@ -302,23 +317,58 @@ export class RecordStore {
   }
 
   /**
-   * Removes a task: record, result and index entry. `expired` leaves a marker so that a later
-   * read says "expired" rather than "not found".
+   * Removes a task: record, result, events and index entry, leaving nothing of it in any stream.
+   * An expired one is announced to every node first, so a later read on any of them says
+   * "expired" rather than "not found" (for the most recent `expiredMemory` expiries).
    *
+   * @param how - `expired` (retention ended) or not (deleted); `revision`: remove only the record
+   *   read at this revision (a newer write wins, and this call throws)
+   * @param also - more of the task to erase once its record is gone, along with its result and events
    * @example
    * ```ts
    * await store.remove(key, record, { expired: false });
    * ```
    */
-  async remove(key: string, record: TaskRecord, how: { readonly expired: boolean; readonly revision?: number }): Promise<void> {
+  async remove(key: string, record: TaskRecord, how: { readonly expired: boolean; readonly revision?: number }, also?: () => Promise<unknown>): Promise<void> {
     this.#known.delete(key);
-    const guard = how.revision === undefined ? undefined : { previousSeq: how.revision };
-    if (how.expired) await this.#records.delete(key, guard);
-    else await this.#records.purge(key, guard);
-    // Always chunk-aware: a result may have been stored by an outcome that lost to a cancel.
-    await purgeChunked(this.#results, key).catch(() => undefined);
-    await this.events.purge(key).catch(() => undefined);
-    if (record.order > 0) await this.#jsm.streams.deleteMessage(this.#indexStream, record.order, false).catch(() => undefined);
+    // Before the record goes: a node that misses the record after this finds it remembered.
+    this.#nc.publish(this.#removedSubject, `${how.expired ? 'E' : 'D'}${key}`);
+    this.#note(how.expired, key);
+    await removeKey(this.#js, this.#jsm, this.#recordBucket, key, how.expired ? 'DEL' : 'PURGE', how.revision);
+    const rest: Promise<unknown>[] = [this.events.purge(key)];
+    if (also) rest.push(also());
+    // A result kept in the record never touched the results bucket; any other may have (even
+    // one that lost to a cancel), in one message or in chunks under `<key>.c<i>`.
+    if (!record.inline) rest.push(eraseSubject(this.#jsm, this.#resultBucket.stream, this.#resultBucket.subject(key)), eraseSubject(this.#jsm, this.#resultBucket.stream, this.#resultBucket.subject(`${key}.>`)));
+    if (record.order > 0) rest.push(this.#jsm.streams.deleteMessage(this.#indexStream, record.order, false));
+    await Promise.all(rest.map((p) => p.catch(() => undefined)));
+  }
+
+  /**
+   * Follows the removals every node announces (see {@link RecordStore.remove}) until the returned
+   * function is called: expired ids are remembered, deleted ones forgotten.
+   *
+   * @example
+   * ```ts
+   * const stop = store.listen();
+   * // … on shutdown
+   * stop();
+   * ```
+   */
+  listen(): () => void {
+    const sub = this.#nc.subscribe(this.#removedSubject, {
+      callback: (error, msg) => {
+        if (error) return;
+        const text = msg.string();
+        this.#note(text.startsWith('E'), text.slice(1));
+      },
+    });
+    return () => sub.unsubscribe();
+  }
+
+  #note(expired: boolean, key: string): void {
+    if (expired) this.#expired.remember(key);
+    else this.#expired.forget(key);
   }
 
   /**

@@ -60,21 +60,6 @@ export async function getChunked(kv: KV, key: string): Promise<string | null> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-/**
- * Purges a result and its chunks, leaving nothing of it in the bucket's stream.
- *
- * @example
- * ```ts
- * await purgeChunked(results, key);
- * ```
- */
-export async function purgeChunked(kv: KV, key: string): Promise<void> {
-  const entry = await kv.get(key).catch(() => null);
-  const count = entry && entry.operation === 'PUT' ? chunkCount(entry.string()) : 0;
-  for (let i = 0; i < count; i++) await kv.purge(chunkKey(key, i));
-  await kv.purge(key);
-}
-
 function chunkCount(text: string): number {
   return text.startsWith(MANIFEST) ? Number(text.slice(MANIFEST.length)) : 0;
 }

@@ -8,6 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { bucketStream, eraseSubject } from './erase.js';
 import { hashToken, nameFromPrefix } from './keys.js';
 
 /**
@@ -52,6 +54,8 @@ export async function openSessionStore<T = unknown>(
     storage: layout.storage,
     allow_direct: false,
   });
+  const sessions = bucketStream(`${nameFromPrefix(layout.prefix)}_sessions`);
+  const jsm = await jetstreamManager(nc);
   const subject = `${layout.prefix}.sessions.relay`;
   const self = randomUUID();
   return {
@@ -83,7 +87,8 @@ export async function openSessionStore<T = unknown>(
       return stored.sessionId === sessionId ? stored.record : null;
     },
     async forget(sessionId) {
-      await kv.purge(hashToken(sessionId));
+      // Not a KV purge: its marker would stay in the stream for every session ever closed.
+      await eraseSubject(jsm, sessions.stream, sessions.subject(hashToken(sessionId)));
     },
   };
 }

@@ -123,6 +123,20 @@ export async function scheduleExpiry(space: TaskSpace, key: string, record: Task
 }
 
 /**
+ * Removes a task from every structure of the space (record, result, events, index entry, lease),
+ * leaving no message of it in any stream. See `RecordStore.remove` for `how`.
+ *
+ * @example
+ * ```ts
+ * await removeTask(space, key, record, { expired: true, revision });
+ * ```
+ */
+export async function removeTask(space: TaskSpace, key: string, record: TaskRecord, how: { readonly expired: boolean; readonly revision?: number }): Promise<void> {
+  // Its lease was released (leaving a marker) when its run ended; only a task with work has one.
+  await space.store.remove(key, record, how, record.work === null ? undefined : () => space.leases.erase(key));
+}
+
+/**
  * Decides the fate of a started task whose worker is gone, holding its lease: a task that never
  * started, or whose handler is safe to re-run and has attempts left, is queued again; any other
  * ends `unknown` (shown `failed` in 2025-11-25) with an error naming the lost worker.
@@ -138,8 +152,10 @@ export async function scheduleExpiry(space: TaskSpace, key: string, record: Task
  * ```
  */
 export async function recoverTask(space: TaskSpace, key: string, lease: Lease, lostNode: string): Promise<void> {
+  let gone = false;
   try {
     const read = await space.store.read(key);
+    gone = read === null || !('found' in read);
     if (read === null || !('found' in read)) return;
     const record = read.found.record;
     if (isTerminalStatus(record.status) || record.work === null) return;
@@ -159,7 +175,8 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
     }
     space.log('warn', 'worker lost', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: again ? 'restart' : 'lost', attempts });
   } finally {
-    await space.leases.release(lease).catch(() => false);
+    // The lease of a task removed meanwhile: no removal will come to erase its marker.
+    await (gone ? space.leases.drop(lease) : space.leases.release(lease)).catch(() => false);
   }
 }
 

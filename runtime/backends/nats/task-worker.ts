@@ -210,7 +210,9 @@ export class TaskWorker {
         return { retryInMs: 200 };
       }
       if (record === null || record.order !== item.order || isTerminalStatus(record.status) || record.work === null) {
-        await space.leases.release(lease).catch(() => false);
+        // A late copy of the run of a task removed since (a redelivery): its removal erased the
+        // lease it knew of, so this one's marker is erased here, or it would stay forever.
+        await (record === null ? space.leases.drop(lease) : space.leases.release(lease)).catch(() => false);
         return undefined;
       }
       if (record.attempts >= item.attempt) {

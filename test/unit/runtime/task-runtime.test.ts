@@ -196,6 +196,20 @@ describe('createTaskRuntime', () => {
     expect((await runtime.get('reuse', alice)).taskId).toBe('reuse');
   });
 
+  it('should say "expired" for the most recent expiredMemory expired ids, then "not found"', async () => {
+    fakeClock();
+    runtime = createTaskRuntime({ expiredMemory: 2 });
+    runtime.registerHandler('echo', async (params) => params);
+    for (const id of ['a', 'b', 'c']) {
+      await create(id, 'echo', alice, 10);
+      await runtime.waitForTerminal(id, alice, { timeout: 2000 });
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    await expect(runtime.get('c', alice)).rejects.toThrow(TaskExpiredError);
+    await expect(runtime.get('b', alice)).rejects.toThrow(TaskExpiredError);
+    await expect(runtime.get('a', alice)).rejects.toThrow(TaskNotFoundError);
+  });
+
   it('should cancel then delete a running task, and not let its old deadline touch a new task of the same id', async () => {
     fakeClock();
     make({ defaultKeepAlive: 30 });

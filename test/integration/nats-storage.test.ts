@@ -1,0 +1,124 @@
+/**
+ * Storage that returns to empty: once its tasks have expired (or been deleted), a task space's
+ * streams hold nothing of them, no KV delete or purge marker either, and every node still says
+ * "expired" for the most recent of them. A front node and a worker on a real nats-server.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+
+const owner = { session: 's1', principal: null };
+let server: NatsServer;
+const runtimes: NatsTaskRuntime[] = [];
+let prefixSeq = 0;
+
+async function pair(extra: NatsTaskRuntimeOptions = {}): Promise<{ front: NatsTaskRuntime; worker: NatsTaskRuntime; prefix: string }> {
+  const prefix = `st${++prefixSeq}`;
+  const open = async (role: 'front' | 'worker'): Promise<NatsTaskRuntime> => {
+    const r = await createNatsTaskRuntime({ nats: { servers: server.url }, prefix, role, nodeId: `${prefix}-${role}`, ...extra });
+    r.registerHandler('echo', async (p) => p);
+    r.registerHandler('big', async (p) => ({ text: 'x'.repeat((p as { n: number }).n) }));
+    r.registerHandler('fail', async () => {
+      throw new Error('failed on purpose');
+    });
+    r.registerHandler('hold', async (_p, ctx) => delay(60_000, null, { signal: ctx.signal }));
+    r.registerHandler('ask', async (_p, ctx) => ({ got: await ctx.requestInput('elicitation/create', { message: 'name?' }) }));
+    runtimes.push(r);
+    return r;
+  };
+  return { front: await open('front'), worker: await open('worker'), prefix };
+}
+
+/** Messages in each stream of the task space (KV buckets included: their streams are `KV_<prefix>_*`). */
+async function streamMessages(r: NatsTaskRuntime, prefix: string): Promise<Record<string, number>> {
+  const jsm = await jetstreamManager(r.connection);
+  const out: Record<string, number> = {};
+  for await (const s of jsm.streams.list()) {
+    const name = s.config.name;
+    if (name.startsWith(`${prefix}_`) || name.startsWith(`KV_${prefix}_`)) out[name] = s.state.messages;
+  }
+  return out;
+}
+
+const create = (r: NatsTaskRuntime, taskId: string, handler: string, params: unknown, keepAlive: number) =>
+  r.create({ taskId, owner, dialect: 'sep-1686', method: 'tools/call', handler, params, keepAlive });
+
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterAll(async () => {
+  await Promise.allSettled(runtimes.map((r) => r.dispose()));
+  await server?.stop();
+});
+
+describe('NATS storage after tasks end', () => {
+  it('leaves no message of an expired or deleted task in any stream, and says "expired" on every node', async () => {
+    // Limits on: the running-task claims (one entry per owner) are part of the task space too.
+    const { front, worker, prefix } = await pair({ limits: { maxResultBytes: null, maxConcurrentTasks: 100, createsPerSecond: null, pollsPerSecond: null } });
+    const keepAlive = 300;
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push((await create(front, `echo-${i}`, 'echo', { i }, keepAlive)).taskId);
+    // 10 KB: kept in the results bucket; 1.5 MB: in chunks there.
+    ids.push((await create(front, 'mid', 'big', { n: 10_000 }, keepAlive)).taskId);
+    ids.push((await create(front, 'huge', 'big', { n: 1_500_000 }, keepAlive)).taskId);
+    for (let i = 0; i < 5; i++) ids.push((await create(front, `fail-${i}`, 'fail', {}, keepAlive)).taskId);
+    for (let i = 0; i < 5; i++) ids.push((await create(front, `hold-${i}`, 'hold', {}, keepAlive)).taskId);
+    ids.push((await create(front, 'asked', 'ask', {}, keepAlive)).taskId);
+    // Deleted before their retention ends: their retention timer stays queued until it is due
+    // (then finds nothing to remove), so theirs is short too.
+    for (let i = 0; i < 5; i++) await create(front, `gone-${i}`, 'echo', { i }, 3_000);
+
+    for (let i = 0; i < 5; i++) {
+      await vi.waitFor(async () => expect((await front.get(`hold-${i}`, owner)).status).toBe('working'), { timeout: 5_000 });
+      await front.cancel(`hold-${i}`, owner);
+    }
+    await vi.waitFor(async () => expect((await front.get('asked', owner)).status).toBe('input_required'), { timeout: 5_000 });
+    await front.cancel('asked', owner);
+    for (let i = 0; i < 5; i++) {
+      await front.waitForTerminal(`gone-${i}`, owner, { timeout: 5_000 });
+      await front.delete(`gone-${i}`, owner);
+    }
+    // While retained, the streams do hold the tasks (so the count below is not empty by accident).
+    const during = await streamMessages(front, prefix);
+    expect(during[`KV_${prefix}_snapshots`]).toBeGreaterThan(0);
+
+    const perTask = [`KV_${prefix}_snapshots`, `KV_${prefix}_results`, `KV_${prefix}_leases`, `${prefix}_events`, `${prefix}_index`, `${prefix}_work`, `${prefix}_timers_work`];
+    await vi.waitFor(
+      async () => {
+        const now = await streamMessages(front, prefix);
+        for (const name of perTask) expect({ name, messages: now[name] }).toEqual({ name, messages: 0 });
+      },
+      { timeout: 15_000, interval: 200 },
+    );
+    const left = await streamMessages(front, prefix);
+    // What may stay is per node (heartbeats) and per owner (its running-task count), not per task.
+    const total = Object.values(left).reduce((a, b) => a + b, 0);
+    expect(total).toBeLessThanOrEqual(2 + 1);
+
+    for (const r of [front, worker]) {
+      for (const id of ['echo-0', 'huge', 'fail-0', 'hold-0', 'asked']) await expect(r.get(id, owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
+      // A deleted task is not an expired one.
+      await expect(r.get('gone-0', owner)).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    }
+    // The id is free again, and its new task is not taken for the expired one.
+    await create(worker, 'echo-0', 'echo', { again: true }, keepAlive);
+    expect((await front.waitForOutcome('echo-0', owner, { timeout: 5_000 })).result).toEqual({ again: true });
+  }, 40_000);
+
+  it('remembers the most recent expiredMemory expiries on every node, then answers "not found"', async () => {
+    const { front, worker } = await pair({ expiredMemory: 2 });
+    for (const id of ['a', 'b', 'c']) {
+      await create(front, id, 'echo', {}, 100);
+      // One after the other, so the order of expiry is the order of creation.
+      await vi.waitFor(async () => expect(worker.get(id, owner)).rejects.toMatchObject({ name: 'TaskExpiredError' }), { timeout: 10_000, interval: 50 });
+    }
+    for (const r of [front, worker]) {
+      // Each node hears of every removal, whichever node's timer made it.
+      await vi.waitFor(async () => expect(r.get('c', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' }), { timeout: 2_000, interval: 20 });
+      await expect(r.get('b', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
+      await expect(r.get('a', owner)).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    }
+  });
+});
