@@ -8,7 +8,7 @@
  */
 import { isTerminalStatus, taskEvents, type TaskInput, type TaskOwner } from '../../machines/index.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { InvalidArgumentError, RuntimeDisposedError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskTerminalError, TaskTimeoutError } from '../errors.js';
+import { InvalidArgumentError, RuntimeDisposedError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskRuntimeError, TaskTerminalError, TaskTimeoutError } from '../errors.js';
 import { eventsForUpdate } from '../external-update.js';
 import type { RequesterLimiter } from '../limits.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
@@ -17,6 +17,10 @@ import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskR
 import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
 import type { TaskState, TaskStore, TaskWatch } from './task-store.js';
 import { viewOf } from './view.js';
+
+/** How often a wait re-reads a remote store that did not answer, and for how long at most. */
+const UNREACHABLE_RETRY_MS = 250;
+const UNREACHABLE_GIVE_UP_MS = 120_000;
 
 /** A handler as registered, with how it may be retried. */
 export interface RegisteredHandler {
@@ -138,6 +142,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       if (isTerminalStatus(first.state.status)) return await outcomeOf(key, first.state);
       const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
       let fresh: S | null = watch === null ? null : first.state;
+      let unreachableSince: number | null = null;
       watch ??= store.watch(key, onChange);
       for (;;) {
         let found: { key: string; state: S };
@@ -145,10 +150,19 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
           found = fresh === null ? await find(taskId, owner, { pastRetention: true }) : { key, state: fresh };
           fresh = null;
         } catch (error) {
+          if (disposed) throw error;
           // Deleted right after it ended: the outcome is what the end said (no result survives a delete).
-          if (lastEnd !== null && !disposed) return { task: lastEnd, result: undefined, hasResult: false, failure: undefined };
+          if (lastEnd !== null && (error instanceof TaskNotFoundError || error instanceof TaskExpiredError)) return { task: lastEnd, result: undefined, hasResult: false, failure: undefined };
+          // A remote store that did not answer (NATS restarting, a leader being elected): the task
+          // and its result are still there, so read again shortly rather than fail the wait, or,
+          // worse, answer an end without its result.
+          if (store.rereadMs !== null && !(error instanceof TaskRuntimeError) && now() - (unreachableSince ??= now()) < UNREACHABLE_GIVE_UP_MS && !o.signal?.aborted) {
+            await new Promise((resolve) => setTimeout(resolve, UNREACHABLE_RETRY_MS));
+            continue;
+          }
           throw error;
         }
+        unreachableSince = null;
         watch.seen(found.state);
         if (isTerminalStatus(found.state.status)) return await outcomeOf(key, found.state);
         if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('Aborted');

@@ -1,0 +1,69 @@
+/**
+ * The task core over a store that is briefly unreachable, as a NATS store is while its server
+ * restarts: the real memory store, with reads made to fail for a moment (the core's only rule
+ * under test is what a wait does when a read fails for a reason that is not the task's).
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../../runtime/backends/memory/memory-store.js';
+import { createCoreRuntime, type RegisteredHandler } from '../../../runtime/core/core-runtime.js';
+import { RequesterLimiter } from '../../../runtime/limits.js';
+import { resolveTaskRuntimeOptions } from '../../../runtime/options.js';
+
+const owner = { session: 's1', principal: null };
+
+/** A runtime whose store's reads fail (a timeout, as NATS answers while away) while `failing` says so. */
+function flakyRuntime() {
+  const opts = resolveTaskRuntimeOptions({});
+  const limiter = new RequesterLimiter(opts.limits, opts.now);
+  const inner = new MemoryStore(opts, limiter, null, 'local');
+  const state = { failing: 0, reads: 0 };
+  const store = new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'read') {
+        return (key: string) => {
+          state.reads++;
+          if (state.failing > 0) {
+            state.failing--;
+            return Promise.reject(new Error('TimeoutError: timeout'));
+          }
+          return target.read(key);
+        };
+      }
+      // A store that may miss a change (as NATS does): re-read on a timer, and reachable only over a network.
+      if (prop === 'rereadMs') return 2_000;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const handlers = new Map<string, RegisteredHandler>();
+  const runtime = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (entry) => entry.hasWork });
+  return { runtime, state };
+}
+
+describe('a wait over a store that stops answering for a moment', () => {
+  it('reads again and returns the result, not an end without it', async () => {
+    const { runtime, state } = flakyRuntime();
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    runtime.registerHandler('gate', async () => (await opened, { opened: true }));
+    await runtime.create({ taskId: 'g', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'gate', params: {} });
+    const waited = runtime.waitForOutcome('g', owner, { countsAsPoll: false });
+    // The wait has read the task twice (before and after its watch was set) and now waits.
+    await expect.poll(() => state.reads, { timeout: 1_000, interval: 5 }).toBe(2);
+    // The end is seen from the watch; the next two reads fail.
+    state.failing = 2;
+    open();
+    const outcome = await waited;
+    expect(outcome.task.status).toBe('completed');
+    // Before: the end the watch reported, with no result, as if the task had been deleted.
+    expect(outcome.result).toEqual({ opened: true });
+    expect(state.reads).toBeGreaterThanOrEqual(5);
+    await runtime.dispose();
+  });
+
+  it('still fails the wait with the task\'s own error when the task is gone', async () => {
+    const { runtime } = flakyRuntime();
+    await expect(runtime.waitForOutcome('missing', owner, { countsAsPoll: false })).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    await runtime.dispose();
+  });
+});
