@@ -120,6 +120,24 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     return { task: viewOf(state), result: kept?.value, hasResult: kept !== null, failure: state.failure ?? undefined };
   }
 
+  /**
+   * Runs a read of a wait again while a remote store does not answer (NATS restarting, a leader
+   * being elected: a timeout, not an answer about the task): the task and its result are still
+   * there, so the wait reads again shortly rather than fail, or, worse, answer an end without its
+   * result. An answer about the task (not found, expired…) is final; so is the wait's own abort.
+   */
+  async function throughOutage<T>(read: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    const since = now();
+    for (;;) {
+      try {
+        return await read();
+      } catch (error) {
+        if (disposed || store.rereadMs === null || error instanceof TaskRuntimeError || signal?.aborted || now() - since >= UNREACHABLE_GIVE_UP_MS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, UNREACHABLE_RETRY_MS));
+      }
+    }
+  }
+
   /** Resolves once the task ends (or is gone), re-reading it on every change the store reports. */
   async function waitForOutcome(taskId: string, owner: TaskOwner, o: WaitOptions = {}): Promise<TaskOutcome> {
     if (disposed) throw new RuntimeDisposedError();
@@ -137,34 +155,28 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     // places the watch's cursor: no second read to close the gap between the read and the watch.
     let watch: TaskWatch<S> | null = store.watchesBySequence ? store.watch(keyOf(taskId, owner), onChange) : null;
     try {
-      const first = await polled(taskId, owner, o, { pastRetention: o.countsAsPoll === false });
+      // The server's own wait (the original request's answer) rides out a store that is briefly
+      // away; a requester's poll answers at once, and the requester polls again.
+      const read = (): Promise<{ key: string; state: S }> => polled(taskId, owner, o, { pastRetention: o.countsAsPoll === false });
+      const first = await (o.countsAsPoll === false ? throughOutage(read, o.signal) : read());
       const key = first.key;
-      if (isTerminalStatus(first.state.status)) return await outcomeOf(key, first.state);
+      if (isTerminalStatus(first.state.status)) return await throughOutage(() => outcomeOf(key, first.state), o.signal);
       const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
       let fresh: S | null = watch === null ? null : first.state;
-      let unreachableSince: number | null = null;
       watch ??= store.watch(key, onChange);
       for (;;) {
         let found: { key: string; state: S };
         try {
-          found = fresh === null ? await find(taskId, owner, { pastRetention: true }) : { key, state: fresh };
+          found = fresh === null ? await throughOutage(() => find(taskId, owner, { pastRetention: true }), o.signal) : { key, state: fresh };
           fresh = null;
         } catch (error) {
-          if (disposed) throw error;
-          // Deleted right after it ended: the outcome is what the end said (no result survives a delete).
-          if (lastEnd !== null && (error instanceof TaskNotFoundError || error instanceof TaskExpiredError)) return { task: lastEnd, result: undefined, hasResult: false, failure: undefined };
-          // A remote store that did not answer (NATS restarting, a leader being elected): the task
-          // and its result are still there, so read again shortly rather than fail the wait, or,
-          // worse, answer an end without its result.
-          if (store.rereadMs !== null && !(error instanceof TaskRuntimeError) && now() - (unreachableSince ??= now()) < UNREACHABLE_GIVE_UP_MS && !o.signal?.aborted) {
-            await new Promise((resolve) => setTimeout(resolve, UNREACHABLE_RETRY_MS));
-            continue;
-          }
+          // Deleted right after it ended: the outcome is what the end said (no result survives a
+          // delete). Only then: a store that did not answer is not a deleted task.
+          if (lastEnd !== null && !disposed && (error instanceof TaskNotFoundError || error instanceof TaskExpiredError)) return { task: lastEnd, result: undefined, hasResult: false, failure: undefined };
           throw error;
         }
-        unreachableSince = null;
         watch.seen(found.state);
-        if (isTerminalStatus(found.state.status)) return await outcomeOf(key, found.state);
+        if (isTerminalStatus(found.state.status)) return await throughOutage(() => outcomeOf(key, found.state), o.signal);
         if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('Aborted');
         const left = deadline - now();
         if (left <= 0) throw new TaskTimeoutError(o.timeout!, { task: viewOf(found.state) });

@@ -61,6 +61,18 @@ describe('a wait over a store that stops answering for a moment', () => {
     await runtime.dispose();
   });
 
+  it('lets the server\'s own wait ride out a first read that fails, and a requester\'s poll answer at once', async () => {
+    const { runtime, state } = flakyRuntime();
+    runtime.registerHandler('now', async () => ({ done: true }));
+    await runtime.create({ taskId: 'n', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'now', params: {} });
+    await runtime.waitForTerminal('n', owner, { countsAsPoll: false });
+    state.failing = 1;
+    await expect(runtime.waitForOutcome('n', owner)).rejects.toThrow('TimeoutError');
+    state.failing = 2;
+    expect((await runtime.waitForOutcome('n', owner, { countsAsPoll: false })).result).toEqual({ done: true });
+    await runtime.dispose();
+  });
+
   it('still fails the wait with the task\'s own error when the task is gone', async () => {
     const { runtime } = flakyRuntime();
     await expect(runtime.waitForOutcome('missing', owner, { countsAsPoll: false })).rejects.toMatchObject({ name: 'TaskNotFoundError' });
