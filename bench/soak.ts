@@ -1,5 +1,5 @@
 /**
- * `npm run soak [-- --backend memory|nats|both] [--requesters 100] [--tasks 10000]
+ * `npm run soak [-- --backend memory|nats|chaos|both] [--requesters 100] [--tasks 10000]
  * [--keep-alive-ms 5000] [--window 2] [--ramp-ms 2000] [--timeout-s 600] [--json]`: load that
  * must not lose work.
  *
@@ -9,7 +9,8 @@
  * passes when every task ends as it must with exactly its result, and the heap comes back to the
  * baseline once the sessions are closed and the tasks' retention has expired. It stops by itself:
  * exit 0 when every check passes, 1 on a lost or wrong result, a heap that stays up, or the
- * overall timeout.
+ * overall timeout. `--backend nats` also runs the chaos run (`bench/lib/soak-chaos.ts`): the same
+ * load while a worker process is SIGKILLed and the nats-server restarted.
  *
  * @module
  */
@@ -28,6 +29,22 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
 
 const fixed = (n: number, digits = 0): string => (Number.isFinite(n) ? n.toFixed(digits) : '—');
 
+/** What the chaos run did to the cluster and what the requesters saw of it. */
+function chaosRows(r: SoakResult): [string, string][] {
+  const c = r.chaos;
+  if (!c) return [];
+  const at = (ms: number | null): string => (ms === null ? 'not reached' : `${fixed(ms / 1000, 1)} s into the load`);
+  const recovered = Object.entries(c.recovered);
+  const errors = Object.entries(r.outageErrors);
+  return [
+    ['worker SIGKILLed (lease 2 s; a replacement started; retention ≥ 30 s in this run)', at(c.killedAtMs)],
+    ['nats-server restarted (SIGTERM, same port and store)', `${at(c.restartedAtMs)}, no server for ${c.downMs === null ? '—' : `${fixed(c.downMs / 1000, 1)} s`}`],
+    ['tasks found on the lost worker', recovered.length ? recovered.map(([a, n]) => `${a} ${n}`).join(', ') : '0'],
+    ['errors answered while NATS was away, retried', errors.length ? `${errors.reduce((s, [, n]) => s + n, 0)} (${errors.map(([m, n]) => `${m} ${n}`).join(', ')})` : '0'],
+    ['SEP-1686 direct replies cut by the outage (task read by polling)', String(r.directLost)],
+  ];
+}
+
 /** One backend's figures as a two-column markdown table. */
 function render(r: SoakResult): string {
   const refused = Object.entries(r.refusals);
@@ -43,6 +60,7 @@ function render(r: SoakResult): string {
     ['event loop delay p99 / max', `${fixed(r.loopDelayMs.p99)} / ${fixed(r.loopDelayMs.max)} ms`],
     ['results exactly as produced', `${r.ok} of ${r.tasks}`],
     ['lost or wrong results', `${r.tasks - r.ok}${r.tasks - r.ok === 0 ? ' ✅' : ' ❌'}`],
+    ...chaosRows(r),
     ['heap baseline / peak / loaded / final', `${mb(r.heap.baseline)} / ${mb(r.heap.peak)} / ${mb(r.heap.loaded)} / ${mb(r.heap.final)} MB`],
     ['final − baseline', `${mb(r.heap.final - r.heap.baseline)} MB (allowed ${mb(heapAllowance(r.heap.baseline))}) ${r.memoryOk ? '✅' : '❌'}`],
     ['retained right after the run', `${r.residueLoaded.retained} tasks (live ${r.residueLoaded.live})`],
@@ -74,8 +92,9 @@ async function main(): Promise<number> {
     strict: true,
   });
   const choice = values.backend ?? 'both';
-  if (!['memory', 'nats', 'both'].includes(choice)) throw new Error(`--backend expects memory, nats or both, got '${choice}'`);
-  const backends: SoakBackendName[] = choice === 'both' ? ['memory', 'nats'] : [choice as SoakBackendName];
+  const runs: Record<string, SoakBackendName[]> = { memory: ['memory'], nats: ['nats', 'chaos'], chaos: ['chaos'], both: ['memory', 'nats', 'chaos'] };
+  const backends = runs[choice];
+  if (backends === undefined) throw new Error(`--backend expects memory, nats (with its chaos run), chaos or both, got '${choice}'`);
   const requesters = positiveInt('requesters', values.requesters, 100);
   const tasks = positiveInt('tasks', values.tasks, 10_000);
   const keepAliveMs = positiveInt('keep-alive-ms', values['keep-alive-ms'], 5_000);

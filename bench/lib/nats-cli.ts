@@ -30,6 +30,8 @@ export interface CliNode {
   alive(): boolean;
   /** True once the node logged `task run` for `taskId`. */
   ran(taskId: string): boolean;
+  /** The node's log lines (JSON, one per event) whose `msg` is `message`. */
+  lines(message: string): Record<string, unknown>[];
   /** SIGKILL by pid (a crash) and wait for the exit. */
   crash(): Promise<void>;
   /** SIGTERM by pid, SIGKILL after `graceMs`. Never throws. */
@@ -65,6 +67,15 @@ export async function startCliNode(o: { nats: string; prefix: string; role: 'fro
     alive,
     // The node logs one JSON line per event; matching the text is enough to find "task run".
     ran: (taskId) => text.split('\n').some((l) => l.includes('"msg":"task run"') && l.includes(`"taskId":"${taskId}"`)),
+    lines: (message) =>
+      text.split('\n').flatMap((l) => {
+        if (!l.includes(`"msg":"${message}"`)) return [];
+        try {
+          return [JSON.parse(l) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      }),
     async crash() {
       if (alive() && signalPid(child.pid, 'SIGKILL')) await exited;
       process.off('exit', killOnExit);

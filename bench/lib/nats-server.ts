@@ -21,6 +21,14 @@ export interface BenchNatsServer {
   readonly pid: number;
   /** Message counters of the whole server so far (from its monitoring endpoint `/varz`). */
   counters(): Promise<{ readonly inMsgs: number; readonly outMsgs: number }>;
+  /**
+   * Stops the server (SIGTERM by pid, a clean shutdown that flushes its store) and starts it again
+   * on the same port and store dir, as an operator's restart does.
+   *
+   * @returns how long no server was listening, in ms
+   * @throws Error with the server's log when it does not listen again within 10 s
+   */
+  restart(): Promise<number>;
   /** SIGTERM by pid, SIGKILL after 2 s, then removes the store dir. Idempotent, never throws. */
   stop(): Promise<void>;
 }
@@ -85,44 +93,59 @@ export function signalPid(pid: number | undefined, signal: NodeJS.Signals): bool
 export async function startBenchNatsServer(): Promise<BenchNatsServer> {
   const storeDir = await mkdtemp(path.join(tmpdir(), 'bench-nats-'));
   const [port, monitor] = [await freePort(), await freePort()];
-  const child = spawn(binary(), ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-js', '-sd', storeDir], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => (log = (log + chunk).slice(-4_000)));
+  let child: ChildProcess;
   let spawnError: Error | undefined;
-  child.once('error', (e) => (spawnError = e));
   const killOnExit = (): void => void signalPid(child.pid, 'SIGKILL');
-  process.once('exit', killOnExit);
-
+  process.on('exit', killOnExit);
+  /** Sends SIGTERM, then SIGKILL after 2 s; resolves once the process is gone. */
+  const halt = async (): Promise<void> => {
+    if (gone(child)) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    signalPid(child.pid, 'SIGTERM');
+    if ((await Promise.race([exited.then(() => true), delay(2_000, false)])) === false) {
+      signalPid(child.pid, 'SIGKILL');
+      await exited;
+    }
+  };
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
       process.off('exit', killOnExit);
-      if (!gone(child)) {
-        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-        signalPid(child.pid, 'SIGTERM');
-        if ((await Promise.race([exited.then(() => true), delay(2_000, false)])) === false) {
-          signalPid(child.pid, 'SIGKILL');
-          await exited;
-        }
-      }
+      await halt();
       await rm(storeDir, { recursive: true, force: true }).catch(() => undefined);
     })());
-
-  const deadline = Date.now() + 10_000;
-  while (!(await canConnect(port))) {
-    if (spawnError !== undefined || gone(child) || Date.now() > deadline) {
-      await stop();
-      throw new Error(`nats-server did not listen on 127.0.0.1:${port}: ${spawnError?.message ?? `exit ${String(child.exitCode ?? child.signalCode)}`}\n${log}`);
+  /** Spawns the server and waits until it accepts connections. */
+  const launch = async (): Promise<void> => {
+    spawnError = undefined;
+    child = spawn(binary(), ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-js', '-sd', storeDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => (log = (log + chunk).slice(-4_000)));
+    child.once('error', (e) => (spawnError = e));
+    const deadline = Date.now() + 10_000;
+    while (!(await canConnect(port))) {
+      if (spawnError !== undefined || gone(child) || Date.now() > deadline) {
+        await stop();
+        throw new Error(`nats-server did not listen on 127.0.0.1:${port}: ${(spawnError as Error | undefined)?.message ?? `exit ${String(child.exitCode ?? child.signalCode)}`}\n${log}`);
+      }
+      await delay(25);
     }
-    await delay(25);
-  }
+  };
+  await launch();
   return {
     url: `nats://127.0.0.1:${port}`,
-    pid: child.pid ?? -1,
+    get pid() {
+      return child.pid ?? -1;
+    },
     async counters() {
       const varz = (await (await fetch(`http://127.0.0.1:${monitor}/varz`)).json()) as { in_msgs: number; out_msgs: number };
       return { inMsgs: varz.in_msgs, outMsgs: varz.out_msgs };
+    },
+    async restart() {
+      const down = Date.now();
+      await halt();
+      await launch();
+      return Date.now() - down;
     },
     stop,
   };

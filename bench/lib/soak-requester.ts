@@ -30,6 +30,10 @@ export interface SoakTally {
   readonly failures: string[];
   /** Round-trip time of every request, by method, in ms (how loaded the server was). */
   readonly roundTripsMs: Record<string, number[]>;
+  /** Chaos run: internal errors (-32603: NATS away) and failed exchanges waited out and retried, by method. */
+  readonly outageErrors: Record<string, number>;
+  /** Chaos run: SEP-1686 direct replies that ended in an error; their tasks were checked by polling. */
+  directLost: number;
 }
 
 /** How one requester runs. */
@@ -50,7 +54,18 @@ export interface RequesterOptions {
   readonly nonce: string;
   readonly signal: AbortSignal;
   readonly tally: SoakTally;
+  /**
+   * The chaos run: the cluster loses a worker and NATS restarts under the load. An internal error
+   * (-32603) or a failed exchange is then what a server says while NATS is away: waited out and
+   * retried, as a client should, and counted. The task mix leaves out the prompt (not re-runnable).
+   */
+  readonly outage?: boolean;
 }
+
+const INTERNAL_ERROR = -32603;
+const OUTAGE_RETRY_MS = 250;
+/** How long a requester keeps retrying through an outage before it calls the task failed. */
+const OUTAGE_GIVE_UP_MS = 60_000;
 
 /** A task that cannot go on; the message says what was seen. */
 class TaskFailure extends Error {}
@@ -82,11 +97,29 @@ export async function runRequester(o: RequesterOptions): Promise<void> {
    * Sends until the answer is not a limit refusal; the refusals are counted and waited out.
    * Returns the answer and when the request that got it was sent.
    */
+  /** In the chaos run: waits out one outage answer (or throws once the outage lasts too long). */
+  const outageRetry = async (method: string, since: number, what: unknown): Promise<void> => {
+    if (performance.now() - since > OUTAGE_GIVE_UP_MS) throw new TaskFailure(`${method}: still failing after ${OUTAGE_GIVE_UP_MS} ms: ${JSON.stringify(what)}`);
+    o.tally.outageErrors[method] = (o.tally.outageErrors[method] ?? 0) + 1;
+    await delay(OUTAGE_RETRY_MS, undefined, { signal: o.signal });
+  };
   const askTimed = async (method: string, params: Record<string, unknown>): Promise<{ reply: RpcReply; sentAt: number }> => {
+    const since = performance.now();
     for (;;) {
       const sentAt = performance.now();
-      const reply = await session.request(method, params);
+      let reply: RpcReply;
+      try {
+        reply = await session.request(method, params);
+      } catch (error) {
+        if (!o.outage || o.signal.aborted) throw error;
+        await outageRetry(method, since, String(error));
+        continue;
+      }
       (o.tally.roundTripsMs[method] ??= []).push(performance.now() - sentAt);
+      if (o.outage && 'error' in reply && reply.error.code === INTERNAL_ERROR) {
+        await outageRetry(method, since, reply.error);
+        continue;
+      }
       if (!('error' in reply) || reply.error.code !== LIMIT_EXCEEDED) return { reply, sentAt };
       o.tally.refusals[method] = (o.tally.refusals[method] ?? 0) + 1;
       const after = (reply.error.data as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
@@ -101,8 +134,10 @@ export async function runRequester(o: RequesterOptions): Promise<void> {
   };
 
   /** SEP-1686: the requester names the task; the reply comes when the work is done. */
-  const createSep = async (task: SoakTask, taskId: string): Promise<{ sentAt: number; direct: Promise<RpcReply> }> => {
+  const createSep = async (task: SoakTask, taskId: string): Promise<{ sentAt: number; direct: Promise<RpcReply> | undefined }> => {
     const params = { ...task.params, _meta: { [SEP_TASK_KEY]: { taskId, keepAlive: o.keepAliveMs } } };
+    const since = performance.now();
+    let tried = false;
     for (;;) {
       const sentAt = performance.now();
       let created!: () => void;
@@ -112,8 +147,22 @@ export async function runRequester(o: RequesterOptions): Promise<void> {
       const direct = session.request(task.method, params, (n) => n['method'] === 'notifications/tasks/created' && created());
       // Handled here so that a task failing before its direct reply is read leaves no stray rejection.
       direct.catch(() => undefined);
-      const first = await Promise.race([announced.then(() => null), direct]);
+      let first: RpcReply | null;
+      try {
+        first = await Promise.race([announced.then(() => null), direct]);
+      } catch (error) {
+        if (!o.outage || o.signal.aborted) throw error;
+        first = { error: { code: INTERNAL_ERROR, message: String(error) } };
+      }
       if (first === null || !('error' in first)) return { sentAt, direct };
+      // Chaos run: an earlier try that failed may have created it after all. It is then polled
+      // like any other; its direct reply went with the failed try.
+      if (o.outage && tried && first.error.message.startsWith('Task ID already exists')) return { sentAt, direct: undefined };
+      if (o.outage && first.error.code === INTERNAL_ERROR) {
+        tried = true;
+        await outageRetry(task.method, since, first.error);
+        continue;
+      }
       if (first.error.code !== LIMIT_EXCEEDED) throw new TaskFailure(`${task.label} (${taskId}): create answered ${first.error.code} ${first.error.message}`);
       o.tally.refusals[task.method] = (o.tally.refusals[task.method] ?? 0) + 1;
       const after = (first.error.data as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
@@ -122,7 +171,7 @@ export async function runRequester(o: RequesterOptions): Promise<void> {
   };
 
   const runTask = async (index: number): Promise<void> => {
-    const task = soakTask(o.id, index, o.dialect, o.nonce);
+    const task = soakTask(o.id, index, o.dialect, o.nonce, o.outage ? 2 : 3);
     let taskId = `soak-${o.nonce}-r${o.id}-${index}`;
     let sentAt: number;
     let direct: Promise<RpcReply> | undefined;
@@ -152,8 +201,11 @@ export async function runRequester(o: RequesterOptions): Promise<void> {
     const result = resultOf(`${task.label} (${taskId}): tasks/result`, await ask('tasks/result', { taskId }));
     const wrong = checkResult(task, o.dialect, taskId, result);
     if (wrong !== null) throw new TaskFailure(`tasks/result: ${wrong}`);
-    if (direct !== undefined) {
-      const wrongDirect = checkResult(task, o.dialect, taskId, resultOf(`${task.label} (${taskId}): direct reply`, await direct));
+    const directReply = direct === undefined ? undefined : await direct.catch((error: unknown) => ({ error: { code: INTERNAL_ERROR, message: String(error) } }));
+    // Chaos run: a direct reply cut by the outage is counted; the task's result was checked above.
+    if (o.outage && directReply !== undefined && 'error' in directReply && directReply.error.code === INTERNAL_ERROR) o.tally.directLost++;
+    else if (directReply !== undefined) {
+      const wrongDirect = checkResult(task, o.dialect, taskId, resultOf(`${task.label} (${taskId}): direct reply`, directReply));
       if (wrongDirect !== null) throw new TaskFailure(`direct reply: ${wrongDirect}`);
     }
     o.tally.ok++;

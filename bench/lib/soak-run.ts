@@ -12,6 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { percentile } from './report.js';
 import { runRequester, type SoakTally } from './soak-requester.js';
+import { startChaosBackend, type ChaosLog } from './soak-chaos.js';
 import { startSoakBackend, type SoakBackendName, type SoakResidue } from './soak-server.js';
 import { SoakSession } from './soak-wire.js';
 
@@ -60,6 +61,12 @@ export interface SoakResult {
   readonly drainMs: number;
   readonly memoryOk: boolean;
   readonly nodeLog: readonly string[];
+  /** Chaos run: internal errors answered while NATS was away, retried, by method. */
+  readonly outageErrors: Readonly<Record<string, number>>;
+  /** Chaos run: SEP-1686 direct replies that ended in an error (the task itself was then read by polling). */
+  readonly directLost: number;
+  /** Chaos run: what was done to the cluster, and when. */
+  readonly chaos?: ChaosLog;
 }
 
 /**
@@ -100,7 +107,10 @@ async function waitDrained(residue: () => Promise<SoakResidue>, timeoutMs: numbe
   }
 }
 
-const newTally = (): SoakTally => ({ ok: 0, latenciesMs: [], refusals: {}, failures: [], roundTripsMs: {} });
+/** The chaos run's least retention (see `soakBackend`). */
+const CHAOS_MIN_RETENTION_MS = 30_000;
+
+const newTally = (): SoakTally => ({ ok: 0, latenciesMs: [], refusals: {}, failures: [], roundTripsMs: {}, outageErrors: {}, directLost: 0 });
 
 /**
  * Opens `count` sessions, all at once, spread over `urls`: pairs go to the next node, so that
@@ -116,14 +126,14 @@ async function openSessions(urls: readonly string[], count: number, signal: Abor
 }
 
 /** Runs one requester per session, dialects alternating, `tasks` shared out among them. */
-async function runAll(sessions: readonly SoakSession[], tasks: number, o: SoakOptions & { readonly keepAliveMs: number }, tally: SoakTally): Promise<void> {
+async function runAll(sessions: readonly SoakSession[], tasks: number, o: SoakOptions & { readonly keepAliveMs: number; readonly chaos: boolean }, tally: SoakTally): Promise<void> {
   const nonce = randomBytes(4).toString('hex');
   const count = sessions.length;
   await Promise.all(
     sessions.map((session, id) => {
       const share = Math.floor(tasks / count) + (id < tasks % count ? 1 : 0);
       const startDelayMs = (o.rampMs * id) / count;
-      return runRequester({ id, session, dialect: id % 2 === 0 ? '2025-11-25' : 'sep-1686', tasks: share, window: o.window, startDelayMs, keepAliveMs: o.keepAliveMs, nonce, signal: o.signal, tally });
+      return runRequester({ id, session, dialect: id % 2 === 0 ? '2025-11-25' : 'sep-1686', tasks: share, window: o.window, startDelayMs, keepAliveMs: o.keepAliveMs, nonce, signal: o.signal, tally, outage: o.chaos });
     }),
   );
 }
@@ -139,14 +149,18 @@ async function runAll(sessions: readonly SoakSession[], tasks: number, o: SoakOp
  * ```
  */
 export async function soakBackend(name: SoakBackendName, o: SoakOptions): Promise<SoakResult> {
-  const backend = await startSoakBackend(name);
+  const backend = name === 'chaos' ? await startChaosBackend() : await startSoakBackend(name);
+  const chaos = name === 'chaos';
+  // A task that ends while its requester is kept away by the outage (requests time out after 5 s
+  // while the server restarts) must still be there when it gets back.
+  const retention = chaos ? Math.max(o.keepAliveMs, CHAOS_MIN_RETENTION_MS) : o.keepAliveMs;
   try {
     const say = (line: string): void => o.progress(`${name}: ${line}`);
     // Warm-up: every code path once (both dialects, every kind), so that lazily loaded modules
     // and compiled code are in the baseline, not counted as growth. Short retention, then drained.
     const warm = newTally();
     const warmSessions = await openSessions(backend.urls, 2 * backend.urls.length, o.signal);
-    await runAll(warmSessions, 12 * backend.urls.length, { ...o, keepAliveMs: 2_000, rampMs: 0 }, warm);
+    await runAll(warmSessions, 12 * backend.urls.length, { ...o, keepAliveMs: 2_000, rampMs: 0, chaos }, warm);
     if (warm.failures.length > 0) throw new Error(`warm-up failed:\n${warm.failures.slice(0, 5).join('\n')}`);
     await Promise.all(warmSessions.map((s) => s.close()));
     await waitDrained(() => backend.residue(), 60_000, o.signal);
@@ -157,6 +171,8 @@ export async function soakBackend(name: SoakBackendName, o: SoakOptions): Promis
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 100);
     const ticker = setInterval(() => say(`${tally.ok + tally.failures.length}/${o.tasks} tasks done, heap ${mb(process.memoryUsage().heapUsed)} MB`), 5_000);
+    const onLoad = backend.onLoad?.bind(backend);
+    const chaosTicker = onLoad && setInterval(() => onLoad(tally.ok + tally.failures.length, o.tasks), 50);
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
     let sessions: SoakSession[];
@@ -168,10 +184,12 @@ export async function soakBackend(name: SoakBackendName, o: SoakOptions): Promis
       sessions = await openSessions(backend.urls, o.requesters, o.signal);
       started = performance.now();
       sessionsMs = started - opening;
-      await runAll(sessions, o.tasks, o, tally);
+      onLoad?.(0, o.tasks);
+      await runAll(sessions, o.tasks, { ...o, keepAliveMs: retention, chaos }, tally);
     } finally {
       clearInterval(sampler);
       clearInterval(ticker);
+      clearInterval(chaosTicker);
       loop.disable();
     }
     const wallMs = performance.now() - started;
@@ -181,7 +199,7 @@ export async function soakBackend(name: SoakBackendName, o: SoakOptions): Promis
 
     const closedAt = performance.now();
     await Promise.all(sessions.map((s) => s.close()));
-    const residueFinal = await waitDrained(() => backend.residue(), o.keepAliveMs + 180_000, o.signal);
+    const residueFinal = await waitDrained(() => backend.residue(), retention + 180_000, o.signal);
     const drainMs = performance.now() - closedAt;
     const final = await collectedHeap();
     say(`final heap ${mb(final)} MB after ${(drainMs / 1000).toFixed(1)} s`);
@@ -207,6 +225,9 @@ export async function soakBackend(name: SoakBackendName, o: SoakOptions): Promis
       drainMs,
       memoryOk: drained(residueFinal) && final - baseline <= heapAllowance(baseline),
       nodeLog: backend.nodeLog,
+      outageErrors: tally.outageErrors,
+      directLost: tally.directLost,
+      ...(backend.chaos && { chaos: backend.chaos }),
     };
   } finally {
     await backend.dispose();

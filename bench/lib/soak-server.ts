@@ -18,9 +18,10 @@ import { createNatsTaskRuntime, type NatsTaskRuntime } from '../../runtime/backe
 import { openSessionStore } from '../../runtime/backends/nats/session-store.js';
 import { createTaskRuntime, type TaskRuntime } from '../../runtime/index.js';
 import { startBenchNatsServer, type BenchNatsServer } from './nats-server.js';
+import type { ChaosLog } from './soak-chaos.js';
 
-/** The backends the soak runs on. */
-export type SoakBackendName = 'memory' | 'nats';
+/** The backends the soak runs on (`chaos`: NATS while a worker is killed and the server restarted). */
+export type SoakBackendName = 'memory' | 'nats' | 'chaos';
 
 /** What is left of the tasks on the server side. */
 export interface SoakResidue {
@@ -43,6 +44,9 @@ export interface SoakBackend {
   readonly nodeLog: string[];
   /** Closes endpoints and runtimes and stops the nats-server. Never throws. */
   dispose(): Promise<void>;
+  /** Chaos run only: told how far the load is (tasks done of total), what it did to the cluster. */
+  onLoad?(done: number, total: number): void;
+  readonly chaos?: ChaosLog;
 }
 
 const INFO = { name: 'mcp-tasks', version: '0.1.0' };
@@ -50,8 +54,15 @@ const INFO = { name: 'mcp-tasks', version: '0.1.0' };
 const PREFIX = 'soak';
 const NODES = 2;
 
-/** One served endpoint on `runtime`, as `serve --http 0` assembles it. */
-function endpointFor(runtime: TaskRuntime, sessions?: Parameters<typeof startHttpEndpoint>[0]['sessions']): Promise<HttpEndpoint> {
+/**
+ * One served endpoint on `runtime`, as `serve --http 0` assembles it.
+ *
+ * @example
+ * ```ts
+ * const endpoint = await endpointFor(runtime);
+ * ```
+ */
+export function endpointFor(runtime: TaskRuntime, sessions?: Parameters<typeof startHttpEndpoint>[0]['sessions']): Promise<HttpEndpoint> {
   return startHttpEndpoint({ port: 0, createServer: () => createTaskServer(INFO, { runtime, ...demoDefinitions }), ...(sessions !== undefined && { sessions }) });
 }
 
@@ -136,6 +147,6 @@ async function startNats(): Promise<SoakBackend> {
  * try { await soak(backend.urls); } finally { await backend.dispose(); }
  * ```
  */
-export function startSoakBackend(name: SoakBackendName): Promise<SoakBackend> {
+export function startSoakBackend(name: 'memory' | 'nats'): Promise<SoakBackend> {
   return name === 'memory' ? startMemory() : startNats();
 }

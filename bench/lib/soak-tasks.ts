@@ -32,15 +32,16 @@ export interface SoakTask {
  * - the prompt `greeting {name}` with a unique name (about 50 ms of work).
  *
  * @param nonce - unique per run, so a task never matches a result left over from another run
+ * @param kinds - how many of the kinds to cycle through (2: the two tools only, for the chaos run)
  * @example
  * ```ts
  * const task = soakTask(3, 0, 'sep-1686', 'k2x9'); // sleep
  * ```
  */
-export function soakTask(requester: number, index: number, dialect: SoakDialect, nonce: string): SoakTask {
+export function soakTask(requester: number, index: number, dialect: SoakDialect, nonce: string, kinds: 2 | 3 = 3): SoakTask {
   const tag = `r${requester}/${index}`;
   const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
-  switch (index % 3) {
+  switch (index % kinds) {
     case 0: {
       const ms = 5 + ((requester * 31 + index * 7) % 60);
       return { label: `${tag} sleep`, method: 'tools/call', params: { name: 'sleep', arguments: { ms } }, expected: text(`slept ${ms} ms`), status: 'completed' };

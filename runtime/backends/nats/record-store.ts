@@ -190,9 +190,24 @@ export class RecordStore {
       this.onWrite?.(viewOf(stored), null);
       return created;
     } catch (e) {
-      await this.#jsm.streams.deleteMessage(this.#indexStream, ack.seq, false).catch(() => undefined);
+      // Kept trying in the background while NATS is away (a create that failed in an outage), or
+      // the entry of a task that never was would stay in the index for good.
+      void this.#dropIndexEntry(ack.seq);
       if (isWrongLastSequence(e)) throw new DuplicateTaskIdError(record.context.taskId, { cause: e });
       throw e;
+    }
+  }
+
+  async #dropIndexEntry(seq: number): Promise<void> {
+    for (let delay = 250, deadline = Date.now() + 120_000; Date.now() < deadline; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        await this.#jsm.streams.deleteMessage(this.#indexStream, seq, false);
+        return;
+      } catch (e) {
+        // A decided answer (already gone): nothing to retry.
+        if (e instanceof JetStreamApiError) return;
+        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      }
     }
   }
 
