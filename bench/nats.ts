@@ -38,11 +38,12 @@ const RAW_PAYLOAD = new Uint8Array(600);
  *   publish, complete CAS update (with the result), `task.complete` publish, retention timer
  *   enqueue, work item ack (not awaited), lease KV delete = 10; a worker that did not create the
  *   task has no cached revision, so its start CAS reads first: +1
- * - waitForOutcome: record KV get (the first poll, its watch set before it), record KV get after
- *   the terminal event = 2
+ * - waitForOutcome: record KV get (the first poll, its watch set before it) = 1; the terminal
+ *   event carries the record as written (result included when it rides in the record), so no
+ *   read follows it
  * - expiry loop, off the critical path: timer pull + nak = 2 (the nak waits for no reply)
  */
-const OPS_PER_LIFECYCLE = { oneNode: 4 + 10 + 2 + 2, split: 4 + 11 + 2 + 2 } as const;
+const OPS_PER_LIFECYCLE = { oneNode: 4 + 10 + 1 + 2, split: 4 + 11 + 1 + 2 } as const;
 
 /** Runs `fn(0..n-1)` with at most `lanes` calls in flight. */
 async function inLanes(n: number, lanes: number, fn: (i: number) => Promise<void>): Promise<void> {

@@ -147,8 +147,11 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     // past a keepAlive of 0; a requester's wait sees what `get` would.
     let wake: () => void = () => undefined;
     let lastEnd: TaskView | null = null;
-    const onChange = (ended: TaskView | null): void => {
+    /** The terminal state as the watch delivered it, when it carried it whole: no read needed. */
+    let endState: S | null = null;
+    const onChange = (ended: TaskView | null, state?: S): void => {
       if (ended) lastEnd = ended;
+      if (state) endState = state;
       wake();
     };
     // A store that delivers changes by sequence is watched before the first read, which then
@@ -167,6 +170,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       for (;;) {
         let found: { key: string; state: S };
         try {
+          fresh ??= endState;
           found = fresh === null ? await throughOutage(() => find(taskId, owner, { pastRetention: true }), o.signal) : { key, state: fresh };
           fresh = null;
         } catch (error) {

@@ -80,10 +80,12 @@ export interface TaskStore<S extends TaskState = TaskState> {
   pending(key: string, state: S): InputRequest[];
   /**
    * Calls `wake` when the task ends or is removed, until stopped: `ended` is its terminal view
-   * (kept for a waiter that then finds it deleted). The watcher tells `seen` each state it read,
-   * so a store that delivers changes by sequence starts after it without a read of its own.
+   * (kept for a waiter that then finds it deleted), and `state` the terminal state itself when the
+   * change carried it whole (NATS: the record as written, so the waiter need not read it). The
+   * watcher tells `seen` each state it read, so a store that delivers changes by sequence starts
+   * after it without a read of its own.
    */
-  watch(key: string, wake: (ended: TaskView | null) => void): TaskWatch<S>;
+  watch(key: string, wake: (ended: TaskView | null, state?: S) => void): TaskWatch<S>;
   /**
    * Whether a watch delivers changes by sequence from the state its watcher says it read
    * (`seen`), holding back what arrives before: then a waiter watches before its first read and

@@ -169,9 +169,9 @@ export class NatsStore implements TaskStore<TaskRecord> {
     return pendingInputsOf(record);
   }
 
-  watch(key: string, wake: (ended: TaskView | null) => void): TaskWatch<TaskRecord> {
+  watch(key: string, wake: (ended: TaskView | null, state?: TaskRecord) => void): TaskWatch<TaskRecord> {
     const watch = this.#space.feed.watch(key, (event) => {
-      if (isTerminalStatus(event.view.status)) wake(event.view);
+      if (isTerminalStatus(event.view.status)) wake(event.view, event.record);
       else if (event.kind === 'task.deleted') wake(null);
     });
     // Only the first `from` places the cursor: events after the record the waiter read first.

@@ -14,7 +14,7 @@ import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import { getChunked, putChunked } from './result-chunks.js';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import type { TaskEvent, TaskStatus } from '../../../machines/index.js';
+import { isTerminalStatus, type TaskEvent, type TaskStatus } from '../../../machines/index.js';
 import { DuplicateTaskIdError, InvalidArgumentError } from '../../errors.js';
 import type { InputRequest, TaskView } from '../../task-runtime.types.js';
 import { ExpiredMemory } from '../../core/expired-memory.js';
@@ -37,6 +37,8 @@ export interface FeedEvent {
   readonly input?: InputRequest;
   /** The lifecycle event the record took, for the actor of the node running the task. */
   readonly event?: TaskEvent;
+  /** The record as written, on the change that ended the task: a waiter has its outcome without a read. */
+  readonly record?: TaskRecord;
 }
 
 /** Names and replication of the NATS structures. */
@@ -278,7 +280,11 @@ export class RecordStore {
     this.onWrite?.(viewOf(after), before === after ? undefined : before.status);
     // Not awaited: the record is the truth and a lost event is a gap readers fill; one connection
     // sends in order, so a task's events still reach the server in sequence.
-    if (describe) void this.publish(key, after, { ...describe(before, after), view: viewOf(after), previous: before === after ? null : before.status, node: this.#nodeId });
+    if (describe) {
+      const view = viewOf(after);
+      const ended = isTerminalStatus(after.status) ? { record: after } : null;
+      void this.publish(key, after, { ...describe(before, after), view, previous: before === after ? null : before.status, node: this.#nodeId, ...ended });
+    }
     return { record: after, changed: true };
   }
 
