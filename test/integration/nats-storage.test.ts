@@ -5,8 +5,11 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import { taskKey } from '../../runtime/backends/nats/keys.js';
+import { ownerKeyOf } from '../../runtime/task-identity.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 
 const owner = { session: 's1', principal: null };
@@ -120,5 +123,25 @@ describe('NATS storage after tasks end', () => {
       await expect(r.get('b', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
       await expect(r.get('a', owner)).rejects.toMatchObject({ name: 'TaskNotFoundError' });
     }
+  });
+
+  it('finishes a removal that stopped half-way (its record marked, the rest still there) when the timer comes', async () => {
+    const { front, prefix } = await pair();
+    await create(front, 'half', 'echo', { x: 1 }, 500);
+    await front.waitForTerminal('half', owner, { timeout: 5_000 });
+    // What a removal leaves when NATS goes away after its first step: the record's marker.
+    const kv = await new Kvm(front.connection).open(`${prefix}_snapshots`);
+    await kv.delete(taskKey({ ownerKey: ownerKeyOf(owner), taskId: 'half' }));
+    const perTask = [`KV_${prefix}_snapshots`, `KV_${prefix}_leases`, `${prefix}_events`, `${prefix}_index`, `${prefix}_timers_work`];
+    const before = await streamMessages(front, prefix);
+    expect(before[`${prefix}_events`]).toBeGreaterThan(0);
+    // Before: the timer found no record and stopped there; the marker, events and index entry stayed.
+    await vi.waitFor(
+      async () => {
+        const now = await streamMessages(front, prefix);
+        for (const name of perTask) expect({ name, messages: now[name] }).toEqual({ name, messages: 0 });
+      },
+      { timeout: 10_000, interval: 100 },
+    );
   });
 });

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { removeTask, type TaskSpace } from './task-space.js';
+import { isWrongLastSequence } from './errors.js';
+import { finishRemoval, removeTask, type TaskSpace } from './task-space.js';
 
 /**
  * Removes expired tasks until `signal` aborts.
@@ -24,11 +25,19 @@ export async function runExpiry(space: TaskSpace, signal: AbortSignal): Promise<
       const wait = item.due - space.now();
       if (wait > 0) return { retryInMs: wait };
       const read = await space.store.read(item.key);
-      if (read === null || !('found' in read)) return undefined;
+      // Gone already: deleted, or removed by an earlier try that failed half-way (NATS away). What
+      // may be left of it is purged, so that nothing stays; the purges are idempotent.
+      if (read === null || !('found' in read)) return (await finishRemoval(space, item.key, item.order), undefined);
       const { record, revision } = read.found;
       // Only a task that ended and whose time has come; guarded by the revision just read.
       if (record.order !== item.order || record.expiresAt === null || record.expiresAt > space.now()) return undefined;
-      await removeTask(space, item.key, record, { expired: true, revision }).catch(() => undefined);
+      try {
+        await removeTask(space, item.key, record, { expired: true, revision });
+      } catch (error) {
+        // Changed since the read (deleted, or its retention moved): its own timer decides.
+        if (isWrongLastSequence(error)) return undefined;
+        throw error;
+      }
       space.log('info', 'task expired', { taskId: record.context.taskId, key: item.key, node: space.nodeId });
       return undefined;
     },

@@ -356,13 +356,39 @@ export class RecordStore {
     this.#nc.publish(this.#removedSubject, `${how.expired ? 'E' : 'D'}${key}`);
     this.#note(how.expired, key);
     await removeKey(this.#js, this.#jsm, this.#recordBucket, key, how.expired ? 'DEL' : 'PURGE', how.revision);
-    const rest: Promise<unknown>[] = [this.events.purge(key)];
-    if (also) rest.push(also());
+    await this.erase(key, { order: record.order, inline: Boolean(record.inline), marker: false }, also);
+  }
+
+  /**
+   * Purges what is left of a removed task: its result (unless it rode in the record), events and
+   * index entry, whatever `also` erases, and its record's marker when `marker` (a removal whose
+   * own purge did not go through). Every part is tried; the first
+   * failure is then thrown, so a caller that retries (the expiry loop) finishes the removal once
+   * NATS answers again. Each purge may be repeated.
+   *
+   * @param known - the task's `order` (its index entry), whether its result was inline, whether to purge the record's subject
+   * @example
+   * ```ts
+   * await store.erase(key, { order: item.order, inline: false, marker: true });
+   * ```
+   */
+  async erase(key: string, known: { readonly order: number; readonly inline: boolean; readonly marker: boolean }, also?: () => Promise<unknown>): Promise<void> {
+    const parts: Promise<unknown>[] = [this.events.purge(key)];
+    if (known.marker) parts.push(eraseSubject(this.#jsm, this.#recordBucket.stream, this.#recordBucket.subject(key)));
+    if (also) parts.push(also());
     // A result kept in the record never touched the results bucket; any other may have (even
     // one that lost to a cancel), in one message or in chunks under `<key>.c<i>`.
-    if (!record.inline) rest.push(eraseSubject(this.#jsm, this.#resultBucket.stream, this.#resultBucket.subject(key)), eraseSubject(this.#jsm, this.#resultBucket.stream, this.#resultBucket.subject(`${key}.>`)));
-    if (record.order > 0) rest.push(this.#jsm.streams.deleteMessage(this.#indexStream, record.order, false));
-    await Promise.all(rest.map((p) => p.catch(() => undefined)));
+    if (!known.inline) parts.push(eraseSubject(this.#jsm, this.#resultBucket.stream, this.#resultBucket.subject(key)), eraseSubject(this.#jsm, this.#resultBucket.stream, this.#resultBucket.subject(`${key}.>`)));
+    // Already deleted (an earlier try): a decided answer, not a failure.
+    if (known.order > 0) {
+      parts.push(
+        this.#jsm.streams.deleteMessage(this.#indexStream, known.order, false).catch((e: unknown) => {
+          if (!(e instanceof JetStreamApiError)) throw e;
+        }),
+      );
+    }
+    const failed = (await Promise.allSettled(parts)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /**

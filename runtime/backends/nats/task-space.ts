@@ -117,7 +117,10 @@ export async function applyToTask(
  */
 export async function scheduleExpiry(space: TaskSpace, key: string, record: TaskRecord): Promise<void> {
   if (record.expiresAt === null) return;
-  await space.timers.enqueue({ id: `expire:${key}:${record.order}:${record.seq}`, key, due: record.expiresAt, order: record.order }).catch((error: unknown) => {
+  const item = { id: `expire:${key}:${record.order}:${record.seq}`, key, due: record.expiresAt, order: record.order };
+  // Kept trying while NATS is away (the message id makes a repeat harmless): a task whose timer
+  // was never queued would stay stored forever.
+  await persistently(() => space.timers.enqueue(item), { giveUpMs: 120_000 }).catch((error: unknown) => {
     space.log('warn', 'could not queue a retention timer', { key, error: String(error) });
   });
 }
@@ -134,6 +137,20 @@ export async function scheduleExpiry(space: TaskSpace, key: string, record: Task
 export async function removeTask(space: TaskSpace, key: string, record: TaskRecord, how: { readonly expired: boolean; readonly revision?: number }): Promise<void> {
   // Its lease was released (leaving a marker) when its run ended; only a task with work has one.
   await space.store.remove(key, record, how, record.work === null ? undefined : () => space.leases.erase(key));
+}
+
+/**
+ * Finishes the removal of a task whose record is gone already (an earlier removal that failed
+ * half-way, while NATS was away): purges its record's marker, result, events, lease and index
+ * entry `order`. Safe to repeat.
+ *
+ * @example
+ * ```ts
+ * await finishRemoval(space, item.key, item.order);
+ * ```
+ */
+export async function finishRemoval(space: TaskSpace, key: string, order: number): Promise<void> {
+  await space.store.erase(key, { order, inline: false, marker: true }, () => space.leases.erase(key));
 }
 
 /**
