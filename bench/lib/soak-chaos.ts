@@ -12,9 +12,6 @@
  *
  * @module
  */
-import { jetstreamManager } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
-import { nameFromPrefix } from '../../runtime/backends/nats/keys.js';
 import { LeaseManager } from '../../runtime/backends/nats/leases.js';
 import { createNatsTaskRuntime, type NatsTaskRuntime } from '../../runtime/backends/nats/nats-runtime.js';
 import { openSessionStore } from '../../runtime/backends/nats/session-store.js';
@@ -22,7 +19,7 @@ import type { SessionRecord } from '../../adapters/cli/session-restore.js';
 import type { HttpEndpoint } from '../../adapters/cli/http-endpoint.js';
 import { startCliNode, type CliNode } from './nats-cli.js';
 import { startBenchNatsServer } from './nats-server.js';
-import { endpointFor, type SoakBackend } from './soak-server.js';
+import { endpointFor, natsResidue, type SoakBackend } from './soak-server.js';
 
 const PREFIX = 'chaos';
 /** Short, so that a killed worker's tasks move on quickly. */
@@ -94,7 +91,6 @@ export async function startChaosBackend(): Promise<SoakBackend> {
     }
     workers.push(await startWorker(), await startWorker());
     const nc = fronts[0]!.connection;
-    const base = nameFromPrefix(PREFIX);
     const leases = await LeaseManager.open(nc, { bucketPrefix: PREFIX });
     const busiestWorker = async (): Promise<CliNode> => {
       const held = new Map<string, number>();
@@ -129,16 +125,7 @@ export async function startChaosBackend(): Promise<SoakBackend> {
       async residue() {
         await Promise.all([killing, restarting]);
         tallyRecoveries();
-        const kvm = new Kvm(nc);
-        const count = async (bucket: string): Promise<number> => {
-          const keys: string[] = [];
-          for await (const key of await (await kvm.open(`${base}_${bucket}`)).keys()) keys.push(key);
-          return keys.length;
-        };
-        const streams: Record<string, number> = {};
-        for await (const info of (await jetstreamManager(nc)).streams.list()) streams[info.config.name] = info.state.messages;
-        const live = fronts.reduce((sum, n) => sum + n.stats().live, 0);
-        return { live, retained: await count('snapshots'), stored: { results: await count('results'), streams } };
+        return natsResidue(nc, PREFIX, fronts.reduce((sum, n) => sum + n.stats().live, 0));
       },
       dispose,
     };

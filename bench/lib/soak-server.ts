@@ -8,7 +8,7 @@
  * @module
  */
 import { jetstreamManager } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { demoDefinitions } from '../../adapters/cli/demo-tools.js';
 import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/cli/http-endpoint.js';
 import type { SessionRecord } from '../../adapters/cli/session-restore.js';
@@ -27,7 +27,7 @@ export type SoakBackendName = 'memory' | 'nats' | 'chaos';
 export interface SoakResidue {
   /** Tasks with a live actor / a running handler, over all nodes. */
   readonly live: number;
-  /** Tasks still retained: memory, the runtime's count; NATS, records in the snapshot bucket. */
+  /** Tasks still retained: memory, the runtime's count; NATS, keys in the record bucket (see {@link natsResidue}). */
   readonly retained: number;
   /** NATS only: results still stored, and what each stream of the task space still holds. */
   readonly stored?: { readonly results: number; readonly streams: Readonly<Record<string, number>> };
@@ -82,6 +82,28 @@ async function startMemory(): Promise<SoakBackend> {
   };
 }
 
+/**
+ * What a NATS task space still holds: tasks retained (keys in the record bucket) and results (keys
+ * in the results bucket), counted as the subjects of the buckets' streams (a removal purges its
+ * key's subject, marker included; KV `keys()` was seen to list nothing while thousands of
+ * subjects were being purged around it), and every stream's message count.
+ *
+ * @example
+ * ```ts
+ * const residue = await natsResidue(nc, 'soak', 0);
+ * ```
+ */
+export async function natsResidue(nc: NatsConnection, prefix: string, live: number): Promise<SoakResidue> {
+  const base = nameFromPrefix(prefix);
+  const streams: Record<string, number> = {};
+  const subjects: Record<string, number> = {};
+  for await (const info of (await jetstreamManager(nc)).streams.list()) {
+    streams[info.config.name] = info.state.messages;
+    subjects[info.config.name] = info.state.num_subjects ?? 0;
+  }
+  return { live, retained: subjects[`KV_${base}_snapshots`] ?? 0, stored: { results: subjects[`KV_${base}_results`] ?? 0, streams } };
+}
+
 async function startNats(): Promise<SoakBackend> {
   const server: BenchNatsServer = await startBenchNatsServer();
   const nodes: NatsTaskRuntime[] = [];
@@ -109,26 +131,11 @@ async function startNats(): Promise<SoakBackend> {
       endpoints.push(await endpointFor(runtime, sessions));
     }
     const nc = nodes[0]!.connection;
-    const base = nameFromPrefix(PREFIX);
-    const kvm = new Kvm(nc);
-    const [records, results] = [await kvm.open(`${base}_snapshots`), await kvm.open(`${base}_results`)];
-    const jsm = await jetstreamManager(nc);
-    const count = async (kv: typeof records): Promise<number> => {
-      // keys() skips delete and purge markers: it counts what is really stored.
-      const keys: string[] = [];
-      for await (const key of await kv.keys()) keys.push(key);
-      return keys.length;
-    };
     return {
       name: 'nats',
       urls: endpoints.map((e) => e.url),
       nodeLog,
-      async residue() {
-        const streams: Record<string, number> = {};
-        for await (const info of jsm.streams.list()) streams[info.config.name] = info.state.messages;
-        const live = nodes.reduce((sum, n) => sum + n.stats().live, 0);
-        return { live, retained: await count(records), stored: { results: await count(results), streams } };
-      },
+      residue: () => natsResidue(nc, PREFIX, nodes.reduce((sum, n) => sum + n.stats().live, 0)),
       dispose,
     };
   } catch (error) {

@@ -242,7 +242,8 @@ describe('NATS runtime across nodes', () => {
     const clock = skewedClock();
     const { front, worker } = await pair({ now: clock.now });
     await create(front, 'kept', 'sleep', { ms: 1 });
-    await create(front, 'brief', 'sleep', { ms: 1 }, { keepAlive: 200 });
+    // Long enough not to end by itself under a loaded machine's delays: the clock jumps to its end.
+    await create(front, 'brief', 'sleep', { ms: 1 }, { keepAlive: 20_000 });
     await front.waitForTerminal('kept', owner, { timeout: 5_000 });
     const brief = await front.waitForTerminal('brief', owner, { timeout: 5_000 });
     for (const r of [front, worker]) await vi.waitFor(() => expect(r.stats().retained).toBe(2), { timeout: 3_000, interval: 20 });

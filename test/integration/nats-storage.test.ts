@@ -9,6 +9,10 @@ import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import { taskKey } from '../../runtime/backends/nats/keys.js';
+import { LeaseManager } from '../../runtime/backends/nats/leases.js';
+import { RecordStore } from '../../runtime/backends/nats/record-store.js';
+import { applyEvent } from '../../runtime/backends/nats/task-record.js';
+import { taskEvents } from '../../machines/index.js';
 import { ownerKeyOf } from '../../runtime/task-identity.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 
@@ -111,11 +115,13 @@ describe('NATS storage after tasks end', () => {
   }, 40_000);
 
   it('remembers the most recent expiredMemory expiries on every node, then answers "not found"', async () => {
-    const { front, worker } = await pair({ expiredMemory: 2 });
+    const { front, worker, prefix } = await pair({ expiredMemory: 2 });
     for (const id of ['a', 'b', 'c']) {
       await create(front, id, 'echo', {}, 100);
-      // One after the other, so the order of expiry is the order of creation.
-      await vi.waitFor(async () => expect(worker.get(id, owner)).rejects.toMatchObject({ name: 'TaskExpiredError' }), { timeout: 10_000, interval: 50 });
+      // One after the other, so the order of removal is the order of creation: removed (its record
+      // is there once create returns), not only past its retention, which reads as expired before
+      // the timer has run.
+      await vi.waitFor(async () => expect((await streamMessages(front, prefix))[`KV_${prefix}_snapshots`]).toBe(0), { timeout: 10_000, interval: 50 });
     }
     for (const r of [front, worker]) {
       // Each node hears of every removal, whichever node's timer made it.
@@ -143,5 +149,32 @@ describe('NATS storage after tasks end', () => {
       },
       { timeout: 10_000, interval: 100 },
     );
+  });
+
+  it('queues the retention timer of a task whose worker died between its end and its timer', async () => {
+    // A front node only: the task's run is queued, and no worker of ours takes it.
+    const prefix = `st${++prefixSeq}`;
+    const front = await createNatsTaskRuntime({ nats: { servers: server.url }, prefix, role: 'front', nodeId: `${prefix}-front` });
+    runtimes.push(front);
+    front.registerHandler('echo', async (p) => p);
+    await create(front, 'orphan', 'echo', { y: 1 }, 300);
+    // A worker "ghost" takes it and writes its end, then dies: its lease is never released, and
+    // its retention timer never queued (the record is moved here without the runtime's write path).
+    const key = taskKey({ ownerKey: ownerKeyOf(owner), taskId: 'orphan' });
+    const leases = await LeaseManager.open(front.connection, { bucketPrefix: prefix });
+    expect(await leases.acquire(key, 'ghost', 500)).not.toBeNull();
+    const store = await RecordStore.open(front.connection, { prefix, replicas: 1, storage: 'file' }, 'ghost');
+    const at = Date.now();
+    const ended = await store.mutate(key, (r) => {
+      const started = applyEvent({ ...r, attempts: 1, node: 'ghost' }, taskEvents.start(at));
+      return started && applyEvent({ ...started, inline: { value: { y: 1 } }, hasResult: true }, taskEvents.complete('inline', at));
+    });
+    expect(ended?.record.status).toBe('completed');
+    expect((await front.get('orphan', owner)).status).toBe('completed');
+    // Before: nothing would ever remove it (past its retention it only reads as expired). The
+    // front's failover monitor takes the lost lease, finds the task ended, and queues its timer;
+    // the task is then removed like any other.
+    await vi.waitFor(async () => expect(await store.read(key)).not.toMatchObject({ found: expect.anything() }), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(async () => expect((await streamMessages(front, prefix))[`KV_${prefix}_snapshots`]).toBe(0), { timeout: 5_000, interval: 100 });
   });
 });

@@ -175,7 +175,11 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
     gone = read === null || !('found' in read);
     if (read === null || !('found' in read)) return;
     const record = read.found.record;
-    if (isTerminalStatus(record.status) || record.work === null) return;
+    // Ended, but its worker died before it let go: it may also have died before its retention
+    // timer went out (queued after the terminal write, without waiting). Queued again here (the
+    // same message id: a timer already queued is not doubled), or the task would be kept forever.
+    if (isTerminalStatus(record.status)) return void (await scheduleExpiry(space, key, record));
+    if (record.work === null) return;
     const { attempts, work } = record;
     const again = attempts === 0 || (work.retry === 'restart' && attempts < work.maxAttempts);
     if (again) {

@@ -18,7 +18,7 @@ import { onAbort } from './stop-signal.js';
 import type { FeedWatch } from './event-feed.js';
 import type { Lease } from './leases.js';
 import { applyEvent, INLINE_RESULT_BYTES, pendingInputsOf, type TaskRecord } from './task-record.js';
-import { applyToTask, persistently, recoverTask, type RunItem, type TaskSpace } from './task-space.js';
+import { applyToTask, persistently, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
 
 interface Running {
   /** True while the stored record still names this run (node, attempt, incarnation). */
@@ -212,6 +212,9 @@ export class TaskWorker {
       if (record === null || record.order !== item.order || isTerminalStatus(record.status) || record.work === null) {
         // A late copy of the run of a task removed since (a redelivery): its removal erased the
         // lease it knew of, so this one's marker is erased here, or it would stay forever.
+        // A run item redelivered after its task ended: the worker that ended it may have died
+        // before queuing its retention timer (see recoverTask).
+        if (record !== null && record.order === item.order && isTerminalStatus(record.status)) await scheduleExpiry(space, item.key, record);
         await (record === null ? space.leases.drop(lease) : space.leases.release(lease)).catch(() => false);
         return undefined;
       }
