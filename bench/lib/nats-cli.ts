@@ -49,13 +49,27 @@ export interface CliNode {
  * await w.crash();
  * ```
  */
-export async function startCliNode(o: { nats: string; prefix: string; role: 'front' | 'worker'; label: string; flags?: readonly string[] }): Promise<CliNode> {
+export async function startCliNode(o: {
+  nats: string;
+  prefix: string;
+  role: 'front' | 'worker';
+  label: string;
+  flags?: readonly string[];
+  /** Keeps only the log lines this accepts (and the readiness line): a long run's info lines would otherwise pile up in this process's heap. */
+  keepLine?: (line: string) => boolean;
+}): Promise<CliNode> {
   if (!existsSync(BENCH_CLI_PATH)) throw new Error(`CLI not found at ${BENCH_CLI_PATH}: run the benchmarks with \`npm run bench\`, which compiles it`);
   const args = ['serve', ...(o.role === 'front' ? ['--http', '0'] : []), '--nats', o.nats, '--nats-prefix', o.prefix, '--role', o.role, '--node-id', o.label, ...(o.flags ?? [])];
   const child: ChildProcess = spawn(process.execPath, [BENCH_CLI_PATH, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let text = '';
+  let partial = '';
   child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => (text += chunk));
+  child.stderr?.on('data', (chunk: string) => {
+    if (o.keepLine === undefined) return void (text += chunk);
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (o.keepLine(line) || /ready|http:\/\/127|error/i.test(line)) text += `${line}\n`;
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const killOnExit = (): void => void signalPid(child.pid, 'SIGKILL');
   process.once('exit', killOnExit);

@@ -64,7 +64,7 @@ export async function startChaosBackend(): Promise<SoakBackend> {
   };
   // `fail` is safe to re-run (it only answers); `sleep` always is. The prompt is left out of this run.
   const startWorker = (): Promise<CliNode> =>
-    startCliNode({ nats: server.url, prefix: PREFIX, role: 'worker', label: `chaos-w${++spawned}`, flags: ['--lease-ttl', String(LEASE_TTL_MS), '--retry-restart', 'fail'] });
+    startCliNode({ nats: server.url, prefix: PREFIX, role: 'worker', label: `chaos-w${++spawned}`, flags: ['--lease-ttl', String(LEASE_TTL_MS), '--retry-restart', 'fail'], keepLine: (line) => line.includes('"msg":"worker lost"') });
   const dispose = async (): Promise<void> => {
     await Promise.allSettled(endpoints.map((e) => e.close()));
     await Promise.allSettled(fronts.map((n) => n.dispose()));
