@@ -8,10 +8,11 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import { connectNats } from '../../runtime/backends/nats/connection.js';
 import { taskKey } from '../../runtime/backends/nats/keys.js';
 import { LeaseManager } from '../../runtime/backends/nats/leases.js';
 import { RecordStore } from '../../runtime/backends/nats/record-store.js';
-import { applyEvent } from '../../runtime/backends/nats/task-record.js';
+import { applyEvent, newRecord } from '../../runtime/backends/nats/task-record.js';
 import { taskEvents } from '../../machines/index.js';
 import { ownerKeyOf } from '../../runtime/task-identity.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
@@ -176,5 +177,27 @@ describe('NATS storage after tasks end', () => {
     // the task is then removed like any other.
     await vi.waitFor(async () => expect(await store.read(key)).not.toMatchObject({ found: expect.anything() }), { timeout: 10_000, interval: 100 });
     await vi.waitFor(async () => expect((await streamMessages(front, prefix))[`KV_${prefix}_snapshots`]).toBe(0), { timeout: 5_000, interval: 100 });
+  });
+
+  it('forgets, on the node that created it, a task another node ended and removed', async () => {
+    const layout = { prefix: `st${++prefixSeq}`, replicas: 1, storage: 'file' } as const;
+    const [ncA, ncB] = [await connectNats({ servers: server.url }), await connectNats({ servers: server.url })];
+    const creator = await RecordStore.open(ncA, layout, 'creator');
+    const stop = creator.listen();
+    const other = await RecordStore.open(ncB, layout, 'other');
+    const input = { taskId: 'made-here', owner, dialect: 'sep-1686', method: 'tools/call', label: null, keepAlive: 1, pollFrequency: 1_000, createdAt: 1 } as const;
+    const key = taskKey({ ownerKey: ownerKeyOf(owner), taskId: 'made-here' });
+    await creator.create(key, ownerKeyOf(owner), newRecord(input, null));
+    expect(creator.revisionsKept).toBe(1);
+    // Run, ended and removed by another node: the creator never writes it again.
+    const ended = await other.mutate(key, (r) => applyEvent(r, taskEvents.start(2)));
+    const done = await other.mutate(key, (r) => applyEvent(r, taskEvents.complete('inline', 3)));
+    expect(done?.record.status).toBe('completed');
+    await other.remove(key, done!.record, { expired: true });
+    expect(ended).not.toBeNull();
+    // Before: kept for good, one entry per such task (the soak's heap grew with every task).
+    await vi.waitFor(() => expect(creator.revisionsKept).toBe(0), { timeout: 2_000, interval: 10 });
+    stop();
+    await Promise.all([ncA.close(), ncB.close()]);
   });
 });
