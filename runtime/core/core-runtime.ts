@@ -22,6 +22,14 @@ import { viewOf } from './view.js';
 const UNREACHABLE_RETRY_MS = 250;
 const UNREACHABLE_GIVE_UP_MS = 120_000;
 
+/**
+ * A failure that says nothing about the task (a timeout, a lost connection): not an answer of
+ * the runtime's, nor a fault of the program, which would fail the same way every time.
+ */
+function unanswered(error: unknown): boolean {
+  return !(error instanceof TaskRuntimeError || error instanceof TypeError || error instanceof SyntaxError || error instanceof RangeError || error instanceof ReferenceError);
+}
+
 /** A handler as registered, with how it may be retried. */
 export interface RegisteredHandler {
   readonly handler: TaskHandler;
@@ -126,13 +134,14 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
    * there, so the wait reads again shortly rather than fail, or, worse, answer an end without its
    * result. An answer about the task (not found, expired…) is final; so is the wait's own abort.
    */
-  async function throughOutage<T>(read: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    const since = now();
+  async function throughOutage<T>(read: () => Promise<T>, signal: AbortSignal | undefined, deadline = Infinity): Promise<T> {
+    // Wall time, not the runtime's clock: a test's frozen clock must not make this endless.
+    const giveUp = Date.now() + UNREACHABLE_GIVE_UP_MS;
     for (;;) {
       try {
         return await read();
       } catch (error) {
-        if (disposed || store.rereadMs === null || error instanceof TaskRuntimeError || signal?.aborted || now() - since >= UNREACHABLE_GIVE_UP_MS) throw error;
+        if (disposed || store.rereadMs === null || !unanswered(error) || signal?.aborted || Date.now() >= giveUp || now() >= deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, UNREACHABLE_RETRY_MS));
       }
     }
@@ -171,7 +180,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
         let found: { key: string; state: S };
         try {
           fresh ??= endState;
-          found = fresh === null ? await throughOutage(() => find(taskId, owner, { pastRetention: true }), o.signal) : { key, state: fresh };
+          found = fresh === null ? await throughOutage(() => find(taskId, owner, { pastRetention: true }), o.signal, deadline) : { key, state: fresh };
           fresh = null;
         } catch (error) {
           // Deleted right after it ended: the outcome is what the end said (no result survives a

@@ -65,7 +65,8 @@ describe('NATS storage after tasks end', () => {
   it('leaves no message of an expired or deleted task in any stream, and says "expired" on every node', async () => {
     // Limits on: the running-task claims (one entry per owner) are part of the task space too.
     const { front, worker, prefix } = await pair({ limits: { maxResultBytes: null, maxConcurrentTasks: 100, createsPerSecond: null, pollsPerSecond: null } });
-    const keepAlive = 300;
+    // Long enough for the streams to be seen holding the tasks right after they are created.
+    const keepAlive = 4_000;
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push((await create(front, `echo-${i}`, 'echo', { i }, keepAlive)).taskId);
     // 10 KB: kept in the results bucket; 1.5 MB: in chunks there.
@@ -75,8 +76,11 @@ describe('NATS storage after tasks end', () => {
     for (let i = 0; i < 5; i++) ids.push((await create(front, `hold-${i}`, 'hold', {}, keepAlive)).taskId);
     ids.push((await create(front, 'asked', 'ask', {}, keepAlive)).taskId);
     // Deleted before their retention ends: their retention timer stays queued until it is due
-    // (then finds nothing to remove), so theirs is short too.
-    for (let i = 0; i < 5; i++) await create(front, `gone-${i}`, 'echo', { i }, 3_000);
+    // (then finds nothing to remove).
+    for (let i = 0; i < 5; i++) await create(front, `gone-${i}`, 'echo', { i }, keepAlive);
+    // While retained, the streams do hold the tasks (so the count below is not empty by accident).
+    const during = await streamMessages(front, prefix);
+    expect(during[`KV_${prefix}_snapshots`]).toBeGreaterThan(0);
 
     for (let i = 0; i < 5; i++) {
       await vi.waitFor(async () => expect((await front.get(`hold-${i}`, owner)).status).toBe('working'), { timeout: 5_000 });
@@ -88,17 +92,13 @@ describe('NATS storage after tasks end', () => {
       await front.waitForTerminal(`gone-${i}`, owner, { timeout: 5_000 });
       await front.delete(`gone-${i}`, owner);
     }
-    // While retained, the streams do hold the tasks (so the count below is not empty by accident).
-    const during = await streamMessages(front, prefix);
-    expect(during[`KV_${prefix}_snapshots`]).toBeGreaterThan(0);
-
     const perTask = [`KV_${prefix}_snapshots`, `KV_${prefix}_results`, `KV_${prefix}_leases`, `${prefix}_events`, `${prefix}_index`, `${prefix}_work`, `${prefix}_timers_work`];
     await vi.waitFor(
       async () => {
         const now = await streamMessages(front, prefix);
         for (const name of perTask) expect({ name, messages: now[name] }).toEqual({ name, messages: 0 });
       },
-      { timeout: 15_000, interval: 200 },
+      { timeout: 25_000, interval: 200 },
     );
     const left = await streamMessages(front, prefix);
     // What may stay is per node (heartbeats) and per owner (its running-task count), not per task.
@@ -113,7 +113,7 @@ describe('NATS storage after tasks end', () => {
     // The id is free again, and its new task is not taken for the expired one.
     await create(worker, 'echo-0', 'echo', { again: true }, keepAlive);
     expect((await front.waitForOutcome('echo-0', owner, { timeout: 5_000 })).result).toEqual({ again: true });
-  }, 40_000);
+  }, 60_000);
 
   it('remembers the most recent expiredMemory expiries on every node, then answers "not found"', async () => {
     const { front, worker, prefix } = await pair({ expiredMemory: 2 });
@@ -199,5 +199,23 @@ describe('NATS storage after tasks end', () => {
     await vi.waitFor(() => expect(creator.revisionsKept).toBe(0), { timeout: 2_000, interval: 10 });
     stop();
     await Promise.all([ncA.close(), ncB.close()]);
+  });
+
+  it('leaves alone a task created again under the id of one whose removal stopped half-way', async () => {
+    const { front, prefix } = await pair();
+    await create(front, 'twin', 'echo', { n: 1 }, 500);
+    await front.waitForTerminal('twin', owner, { timeout: 5_000 });
+    const kv = await new Kvm(front.connection).open(`${prefix}_snapshots`);
+    await kv.delete(taskKey({ ownerKey: ownerKeyOf(owner), taskId: 'twin' }));
+    // The id is free (its record is a marker): a new task takes it before the old timer comes.
+    await create(front, 'twin', 'echo', { n: 2 }, 60_000);
+    expect((await front.waitForOutcome('twin', owner, { timeout: 5_000 })).result).toEqual({ n: 2 });
+    // The old task's timer comes and goes (its queue empties), and the new task is untouched.
+    await vi.waitFor(async () => expect((await streamMessages(front, prefix))[`${prefix}_timers_work`]).toBe(1), { timeout: 10_000, interval: 100 });
+    expect((await front.get('twin', owner)).status).toBe('completed');
+    expect((await front.result('twin', owner)).result).toEqual({ n: 2 });
+    expect((await front.list(owner)).tasks.map((t) => t.taskId)).toEqual(['twin']);
+    // The old task's index entry is gone, the new one's is there.
+    expect((await streamMessages(front, prefix))[`${prefix}_index`]).toBe(1);
   });
 });

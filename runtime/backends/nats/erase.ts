@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { headers, Empty } from '@nats-io/transport-node';
 
 /** A KV bucket as a stream: its stream name and the subject of a key. */
@@ -62,4 +62,40 @@ export async function removeKey(js: JetStreamClient, jsm: JetStreamManager, buck
   const subject = bucket.subject(key);
   const ack = await js.publish(subject, Empty, revision === undefined ? { headers: h } : { headers: h, expect: { lastSubjectSequence: revision } });
   await eraseSubject(jsm, bucket.stream, subject, ack.seq + 1);
+}
+
+/**
+ * The next sequence of `stream`: what is published from now on has this sequence or a later one.
+ * Taken before a removal decides, it bounds the removal's purges to what was there already, so a
+ * task created again under the same key meanwhile keeps its messages.
+ *
+ * @example
+ * ```ts
+ * const before = await nextSequence(jsm, 'KV_tasks_leases');
+ * await eraseSubject(jsm, 'KV_tasks_leases', subject, before);
+ * ```
+ */
+export async function nextSequence(jsm: JetStreamManager, stream: string): Promise<number> {
+  return (await jsm.streams.info(stream)).state.last_seq + 1;
+}
+
+/**
+ * Whether the last message of `subject` in `stream` is a KV delete or purge marker, and its
+ * sequence: `null` when the subject holds nothing, `'live'` when it holds a value.
+ *
+ * @example
+ * ```ts
+ * const last = await lastMarker(jsm, bucket.stream, bucket.subject(key));
+ * ```
+ */
+export async function lastMarker(jsm: JetStreamManager, stream: string, subject: string): Promise<number | 'live' | null> {
+  try {
+    const m = await jsm.streams.getMessage(stream, { last_by_subj: subject });
+    if (m === null) return null;
+    const op = m.header?.get('KV-Operation');
+    return op === 'DEL' || op === 'PURGE' ? m.seq : 'live';
+  } catch (e) {
+    if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.NoMessageFound) return null;
+    throw e;
+  }
 }

@@ -159,12 +159,12 @@ export class EventStream<E = unknown> {
    * @param taskKey - the task's key
    * @example
    * ```ts
-   * await events.purge(key);
+   * await events.purge(key); // or purge(key, seq): only what came before stream sequence `seq`
    * ```
    */
-  async purge(taskKey: string): Promise<void> {
+  async purge(taskKey: string, before?: number): Promise<void> {
     checkKey(taskKey);
-    await this.#jsm.streams.purge(this.stream, { filter: this.subject(taskKey) });
+    await this.#jsm.streams.purge(this.stream, before === undefined ? { filter: this.subject(taskKey) } : { filter: this.subject(taskKey), seq: before });
   }
 
   /**

@@ -30,12 +30,16 @@ export async function runExpiry(space: TaskSpace, signal: AbortSignal): Promise<
       if (read === null || !('found' in read)) return (await finishRemoval(space, item.key, item.order), undefined);
       const { record, revision } = read.found;
       // Only a task that ended and whose time has come; guarded by the revision just read.
-      if (record.order !== item.order || record.expiresAt === null || record.expiresAt > space.now()) return undefined;
+      // The id belongs to a task created again since: only the old one's index entry is left to go.
+      if (record.order !== item.order) return (await space.store.dropIndexEntry(item.order), undefined);
+      if (record.expiresAt === null || record.expiresAt > space.now()) return undefined;
       try {
         await removeTask(space, item.key, record, { expired: true, revision });
       } catch (error) {
         // Changed since the read (deleted, or its retention moved): its own timer decides.
         if (isWrongLastSequence(error)) return undefined;
+        // Tried again (nak) until it goes through: said, so a removal that keeps failing is seen.
+        space.log('warn', 'could not remove an expired task; will retry', { key: item.key, node: space.nodeId, error: String(error) });
         throw error;
       }
       space.log('info', 'task expired', { taskId: record.context.taskId, key: item.key, node: space.nodeId });

@@ -13,7 +13,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { bucketStream, eraseSubject, removeKey } from './erase.js';
+import { bucketStream, eraseSubject, nextSequence, removeKey } from './erase.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { isWrongLastSequence, LeaseLostError } from './errors.js';
 import { nameFromPrefix } from './keys.js';
@@ -138,14 +138,27 @@ export class LeaseManager {
    * being removed, whose lease was released (and watched as such) when its run ended.
    *
    * @param taskKey - the task's key
+   * @param before - purge only what came before this stream sequence (see `nextSequence`)
    * @example
    * ```ts
    * await leases.erase(key);
    * ```
    */
-  async erase(taskKey: string): Promise<void> {
+  async erase(taskKey: string, before?: number): Promise<void> {
     const bucket = bucketStream(this.bucket);
-    await eraseSubject(this.#jsm, bucket.stream, bucket.subject(taskKey));
+    await eraseSubject(this.#jsm, bucket.stream, bucket.subject(taskKey), before);
+  }
+
+  /**
+   * The sequence the next lease write will have at the least: a bound for {@link LeaseManager.erase}.
+   *
+   * @example
+   * ```ts
+   * const before = await leases.nextSequence();
+   * ```
+   */
+  nextSequence(): Promise<number> {
+    return nextSequence(this.#jsm, bucketStream(this.bucket).stream);
   }
 
   /**

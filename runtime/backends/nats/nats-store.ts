@@ -170,12 +170,15 @@ export class NatsStore implements TaskStore<TaskRecord> {
   }
 
   watch(key: string, wake: (ended: TaskView | null, state?: TaskRecord) => void): TaskWatch<TaskRecord> {
+    // The incarnation the waiter read: an event's record is its outcome only if it is of the same
+    // one (a late event of a task deleted and created again under the id is not).
+    let order: number | null = null;
     const watch = this.#space.feed.watch(key, (event) => {
-      if (isTerminalStatus(event.view.status)) wake(event.view, event.record);
+      if (isTerminalStatus(event.view.status)) wake(event.view, event.record !== undefined && event.record.order === order ? event.record : undefined);
       else if (event.kind === 'task.deleted') wake(null);
     });
     // Only the first `from` places the cursor: events after the record the waiter read first.
-    return { seen: (record) => watch.from(record.seq), stop: () => watch.stop() };
+    return { seen: (record) => ((order ??= record.order), watch.from(record.seq)), stop: () => watch.stop() };
   }
 
   subscribe(listener: (change: TaskChange) => void, key?: string): () => void {

@@ -18,7 +18,7 @@ import { isTerminalStatus, type TaskEvent, type TaskStatus } from '../../../mach
 import { DuplicateTaskIdError, InvalidArgumentError } from '../../errors.js';
 import type { InputRequest, TaskView } from '../../task-runtime.types.js';
 import { ExpiredMemory } from '../../core/expired-memory.js';
-import { bucketStream, eraseSubject, removeKey, type BucketStream } from './erase.js';
+import { bucketStream, eraseSubject, lastMarker, nextSequence, removeKey, type BucketStream } from './erase.js';
 import { isWrongLastSequence } from './errors.js';
 import { EventStream } from './event-stream.js';
 import { hashToken, nameFromPrefix } from './keys.js';
@@ -53,6 +53,12 @@ export interface StoreLayout {
 export interface Revisioned {
   readonly record: TaskRecord;
   readonly revision: number;
+}
+
+/** Where the streams a removal purges stood before it decided: its purges stop before these sequences. */
+export interface RemovalBounds {
+  readonly events: number;
+  readonly results: number;
 }
 
 /** Outcome of a {@link RecordStore.read}: the record, a task that expired, or nothing. */
@@ -355,40 +361,78 @@ export class RecordStore {
     // Before the record goes: a node that misses the record after this finds it remembered.
     this.#nc.publish(this.#removedSubject, `${how.expired ? 'E' : 'D'}${key}`);
     this.#note(how.expired, key);
+    // Taken before the marker: a task created again under this key right after it keeps its own.
+    const bounds = await this.removalBounds();
     await removeKey(this.#js, this.#jsm, this.#recordBucket, key, how.expired ? 'DEL' : 'PURGE', how.revision);
-    await this.erase(key, { order: record.order, inline: Boolean(record.inline), marker: false }, also);
+    await this.erase(key, { order: record.order, inline: Boolean(record.inline), marker: null }, bounds, also);
   }
 
   /**
-   * Purges what is left of a removed task: its result (unless it rode in the record), events and
-   * index entry, whatever `also` erases, and its record's marker when `marker` (a removal whose
-   * own purge did not go through). Every part is tried; the first
-   * failure is then thrown, so a caller that retries (the expiry loop) finishes the removal once
-   * NATS answers again. Each purge may be repeated.
+   * Where the streams a removal purges stand now: its purges stop there (see `nextSequence`).
    *
-   * @param known - the task's `order` (its index entry), whether its result was inline, whether to purge the record's subject
    * @example
    * ```ts
-   * await store.erase(key, { order: item.order, inline: false, marker: true });
+   * const bounds = await store.removalBounds();
    * ```
    */
-  async erase(key: string, known: { readonly order: number; readonly inline: boolean; readonly marker: boolean }, also?: () => Promise<unknown>): Promise<void> {
-    const parts: Promise<unknown>[] = [this.events.purge(key)];
-    if (known.marker) parts.push(eraseSubject(this.#jsm, this.#recordBucket.stream, this.#recordBucket.subject(key)));
+  async removalBounds(): Promise<RemovalBounds> {
+    const [events, results] = await Promise.all([nextSequence(this.#jsm, this.events.stream), nextSequence(this.#jsm, this.#resultBucket.stream)]);
+    return { events, results };
+  }
+
+  /**
+   * What a task's record subject ends with: a marker (its sequence), a live record, or nothing.
+   *
+   * @example
+   * ```ts
+   * const last = await store.recordEnd(key);
+   * ```
+   */
+  recordEnd(key: string): Promise<number | 'live' | null> {
+    return lastMarker(this.#jsm, this.#recordBucket.stream, this.#recordBucket.subject(key));
+  }
+
+  /**
+   * Purges what is left of a removed task, up to `bounds` (what was there before the removal
+   * decided): its result (unless it rode in the record), events and index entry, whatever `also`
+   * erases, and its record's subject through `marker` when given (a removal whose own purge did
+   * not go through). Every part is tried; the first failure is then thrown, so a caller that
+   * retries (the expiry loop) finishes the removal once NATS answers again. Safe to repeat.
+   *
+   * @param known - the task's `order` (its index entry), whether its result was inline, the sequence of its record's marker
+   * @example
+   * ```ts
+   * await store.erase(key, { order: item.order, inline: false, marker: 42 }, await store.removalBounds());
+   * ```
+   */
+  async erase(key: string, known: { readonly order: number; readonly inline: boolean; readonly marker: number | null }, bounds: RemovalBounds, also?: () => Promise<unknown>): Promise<void> {
+    const parts: Promise<unknown>[] = [this.events.purge(key, bounds.events)];
+    if (known.marker !== null) parts.push(eraseSubject(this.#jsm, this.#recordBucket.stream, this.#recordBucket.subject(key), known.marker + 1));
     if (also) parts.push(also());
     // A result kept in the record never touched the results bucket; any other may have (even
     // one that lost to a cancel), in one message or in chunks under `<key>.c<i>`.
-    if (!known.inline) parts.push(eraseSubject(this.#jsm, this.#resultBucket.stream, this.#resultBucket.subject(key)), eraseSubject(this.#jsm, this.#resultBucket.stream, this.#resultBucket.subject(`${key}.>`)));
-    // Already deleted (an earlier try): a decided answer, not a failure.
-    if (known.order > 0) {
-      parts.push(
-        this.#jsm.streams.deleteMessage(this.#indexStream, known.order, false).catch((e: unknown) => {
-          if (!(e instanceof JetStreamApiError)) throw e;
-        }),
-      );
+    if (!known.inline) {
+      const results = this.#resultBucket;
+      parts.push(eraseSubject(this.#jsm, results.stream, results.subject(key), bounds.results), eraseSubject(this.#jsm, results.stream, results.subject(`${key}.>`), bounds.results));
     }
+    if (known.order > 0) parts.push(this.dropIndexEntry(known.order));
     const failed = (await Promise.allSettled(parts)).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
+  }
+
+  /**
+   * Deletes index entry `order` (one task's, whatever the key holds now); already gone is fine.
+   *
+   * @example
+   * ```ts
+   * await store.dropIndexEntry(record.order);
+   * ```
+   */
+  async dropIndexEntry(order: number): Promise<void> {
+    await this.#jsm.streams.deleteMessage(this.#indexStream, order, false).catch((e: unknown) => {
+      // Already deleted (an earlier try): a decided answer, not a failure.
+      if (!(e instanceof JetStreamApiError)) throw e;
+    });
   }
 
   /**

@@ -136,7 +136,9 @@ export async function scheduleExpiry(space: TaskSpace, key: string, record: Task
  */
 export async function removeTask(space: TaskSpace, key: string, record: TaskRecord, how: { readonly expired: boolean; readonly revision?: number }): Promise<void> {
   // Its lease was released (leaving a marker) when its run ended; only a task with work has one.
-  await space.store.remove(key, record, how, record.work === null ? undefined : () => space.leases.erase(key));
+  // Bounded as the rest of the removal is: a task created again under the key keeps its lease.
+  const before = record.work === null ? null : await space.leases.nextSequence();
+  await space.store.remove(key, record, how, before === null ? undefined : () => space.leases.erase(key, before));
 }
 
 /**
@@ -150,7 +152,12 @@ export async function removeTask(space: TaskSpace, key: string, record: TaskReco
  * ```
  */
 export async function finishRemoval(space: TaskSpace, key: string, order: number): Promise<void> {
-  await space.store.erase(key, { order, inline: false, marker: true }, () => space.leases.erase(key));
+  // Bounds first, then a look at the record: whatever a task created again under this key writes
+  // after the bounds is kept, and one that has a record already is left alone.
+  const [leasesBefore, bounds] = await Promise.all([space.leases.nextSequence(), space.store.removalBounds()]);
+  const end = await space.store.recordEnd(key);
+  if (end === 'live') return space.store.dropIndexEntry(order);
+  await space.store.erase(key, { order, inline: false, marker: end }, bounds, () => space.leases.erase(key, leasesBefore));
 }
 
 /**
