@@ -191,7 +191,7 @@ export class RecordStore {
     try {
       // What must exist before the task does (its queued run): a task is never stranded.
       await beforeRecord?.(ack.seq);
-      const revision = await this.#records.create(key, JSON.stringify(stored));
+      const revision = await this.#createRecord(key, JSON.stringify(stored));
       const created = { record: stored, revision };
       this.#known.set(key, created);
       this.#expired.forget(key);
@@ -203,6 +203,21 @@ export class RecordStore {
       void this.#dropIndexEntry(ack.seq);
       if (isWrongLastSequence(e)) throw new DuplicateTaskIdError(record.context.taskId, { cause: e });
       throw e;
+    }
+  }
+
+  /**
+   * KV create, again when it lost to a removal's purge: a create that finds a removal's marker
+   * writes over it by its revision, and the removal purging that marker just then makes the write
+   * fail as if the id were taken. It is taken only when a live record is there.
+   */
+  async #createRecord(key: string, json: string): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#records.create(key, json);
+      } catch (e) {
+        if (!isWrongLastSequence(e) || attempt >= 5 || (await this.recordEnd(key)) === 'live') throw e;
+      }
     }
   }
 
