@@ -285,3 +285,19 @@ export const errors = {
 export function isTaskRuntimeError(value: unknown, code?: TaskErrorCode): value is TaskRuntimeError {
   return value instanceof TaskRuntimeError && (code === undefined || value.code === code);
 }
+
+/**
+ * Failures that go away by themselves: no JetStream leader yet, timeouts, a lost connection. A
+ * decided answer (not found, duplicate, terminal…) or a fault of the program (a value that is
+ * not JSON, a type error) would fail the same way on every try.
+ *
+ * @param error - what an operation threw
+ * @example
+ * ```ts
+ * if (isTransient(error)) await retryLater();
+ * ```
+ */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof TaskRuntimeError) return false;
+  return !(error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError);
+}

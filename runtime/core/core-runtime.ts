@@ -8,7 +8,7 @@
  */
 import { isTerminalStatus, taskEvents, type TaskInput, type TaskOwner } from '../../machines/index.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { InvalidArgumentError, RuntimeDisposedError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskRuntimeError, TaskTerminalError, TaskTimeoutError } from '../errors.js';
+import { InvalidArgumentError, RuntimeDisposedError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskTerminalError, TaskTimeoutError, isTransient } from '../errors.js';
 import { eventsForUpdate } from '../external-update.js';
 import type { RequesterLimiter } from '../limits.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
@@ -21,14 +21,6 @@ import { viewOf } from './view.js';
 /** How often a wait re-reads a remote store that did not answer, and for how long at most. */
 const UNREACHABLE_RETRY_MS = 250;
 const UNREACHABLE_GIVE_UP_MS = 120_000;
-
-/**
- * A failure that says nothing about the task (a timeout, a lost connection): not an answer of
- * the runtime's, nor a fault of the program, which would fail the same way every time.
- */
-function unanswered(error: unknown): boolean {
-  return !(error instanceof TaskRuntimeError || error instanceof TypeError || error instanceof SyntaxError || error instanceof RangeError || error instanceof ReferenceError);
-}
 
 /** A handler as registered, with how it may be retried. */
 export interface RegisteredHandler {
@@ -141,7 +133,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       try {
         return await read();
       } catch (error) {
-        if (disposed || store.rereadMs === null || !unanswered(error) || signal?.aborted || Date.now() >= giveUp || now() >= deadline) throw error;
+        if (disposed || store.rereadMs === null || !isTransient(error) || signal?.aborted || Date.now() >= giveUp || now() >= deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, UNREACHABLE_RETRY_MS));
       }
     }

@@ -20,6 +20,7 @@ import type { InputRequest, TaskView } from '../../task-runtime.types.js';
 import { ExpiredMemory } from '../../core/expired-memory.js';
 import { bucketStream, eraseSubject, lastMarker, nextSequence, removeKey, type BucketStream } from './erase.js';
 import { isWrongLastSequence } from './errors.js';
+import { persistently } from './task-space.js';
 import { EventStream } from './event-stream.js';
 import { hashToken, nameFromPrefix } from './keys.js';
 import { viewOf } from '../../core/view.js';
@@ -200,7 +201,7 @@ export class RecordStore {
     } catch (e) {
       // Kept trying in the background while NATS is away (a create that failed in an outage), or
       // the entry of a task that never was would stay in the index for good.
-      void this.#dropIndexEntry(ack.seq);
+      void persistently(() => this.dropIndexEntry(ack.seq), { giveUpMs: 120_000 }).catch(() => undefined);
       if (isWrongLastSequence(e)) throw new DuplicateTaskIdError(record.context.taskId, { cause: e });
       throw e;
     }
@@ -217,19 +218,6 @@ export class RecordStore {
         return await this.#records.create(key, json);
       } catch (e) {
         if (!isWrongLastSequence(e) || attempt >= 5 || (await this.recordEnd(key)) === 'live') throw e;
-      }
-    }
-  }
-
-  async #dropIndexEntry(seq: number): Promise<void> {
-    for (let delay = 250, deadline = Date.now() + 120_000; Date.now() < deadline; delay = Math.min(delay * 2, 5_000)) {
-      try {
-        await this.#jsm.streams.deleteMessage(this.#indexStream, seq, false);
-        return;
-      } catch (e) {
-        // A decided answer (already gone): nothing to retry.
-        if (e instanceof JetStreamApiError) return;
-        await new Promise((resolve) => setTimeout(resolve, delay).unref());
       }
     }
   }

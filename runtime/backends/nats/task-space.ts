@@ -7,7 +7,7 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
-import { TaskRuntimeError } from '../../errors.js';
+import { isTransient } from '../../errors.js';
 import type { RegisteredHandler } from '../../core/core-runtime.js';
 import type { EventFeed } from './event-feed.js';
 import type { Lease, LeaseManager } from './leases.js';
@@ -233,13 +233,3 @@ export async function persistently<T>(op: () => Promise<T>, options: { readonly 
   }
 }
 
-/**
- * Failures that go away by themselves: no JetStream leader yet, timeouts, a lost connection. A
- * decided answer (not found, duplicate, terminal…) or a fault of the program (a value that is
- * not JSON, a type error) would fail the same way on every try.
- */
-export function isTransient(error: unknown): boolean {
-  if (error instanceof TaskRuntimeError) return false;
-  if (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError) return false;
-  return true;
-}
