@@ -105,6 +105,50 @@ describe('WorkQueue (real nats-server)', () => {
     expect(stream.state.messages).toBe(0);
   });
 
+  it('should pull in batches no larger than its room, and run no more items at once than its concurrency', async () => {
+    const nc = await connect();
+    const q = await WorkQueue.open<Job>(nc, { prefix: 'batch', ackWaitMs: 5_000 });
+    // Pull requests are messages on the consumer's API subject: a core subscription sees each one.
+    const pulls: number[] = [];
+    const watcher = (await connect()).subscribe(`$JS.API.CONSUMER.MSG.NEXT.${q.stream}.${q.durable}`, {
+      callback: (_e, m) => pulls.push((m.json<{ batch: number }>()).batch),
+    });
+    for (let n = 0; n < 60; n++) await q.enqueue({ id: `b-${n}`, n });
+    let inFlight = 0;
+    let most = 0;
+    let release: () => void = () => undefined;
+    let gate = new Promise<void>((resolve) => (release = resolve));
+    const done: number[] = [];
+    const stop = new AbortController();
+    const consuming = q.consume(
+      async (job) => {
+        most = Math.max(most, ++inFlight);
+        await gate;
+        inFlight--;
+        done.push(job.n);
+      },
+      // A room larger than the concurrency: the pull asks for what the concurrency leaves free.
+      { signal: stop.signal, pollMs: 1_000, concurrency: 15, room: () => Promise.resolve(100) },
+    );
+    await until(() => inFlight === 15, 5_000);
+    // Opened in batches, 15 at a time, 4 rounds; a pull per item would be 60 pulls.
+    for (let round = 0; round < 4; round++) {
+      release();
+      gate = new Promise<void>((resolve) => (release = resolve));
+      await until(() => done.length >= 15 * (round + 1), 5_000);
+    }
+    release();
+    await allAcked(nc, q, 5_000);
+    stop.abort();
+    await consuming;
+    watcher.unsubscribe();
+    expect(done.sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    expect(most).toBe(15);
+    expect(Math.max(...pulls)).toBe(15);
+    // 4 batches of 15, plus at most a few pulls that found nothing before their time was up.
+    expect(pulls.length).toBeLessThanOrEqual(8);
+  });
+
   it('should redeliver a failed item and ack it once it succeeds', async () => {
     const nc = await connect();
     const q = await WorkQueue.open<Job>(nc, { prefix: 'retry', ackWaitMs: 2_000 });

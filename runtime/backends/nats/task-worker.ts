@@ -72,10 +72,16 @@ function endingOf(record: TaskRecord | null, at: number): TaskEvent {
 
 /** A counting semaphore: at most `size` tasks hold a slot. */
 class Slots {
+  readonly size: number;
   #free: number;
   readonly #queue: (() => void)[] = [];
   constructor(size: number) {
+    this.size = size;
     this.#free = size;
+  }
+  /** How many slots are free now. */
+  get free(): number {
+    return this.#free;
   }
   /** Takes a slot if one is free. */
   tryAcquire(): boolean {
@@ -150,15 +156,17 @@ export class TaskWorker {
     this.#stop = signal;
     await this.#space.runs.consume((item, context) => this.#take(item, context.deliveryCount), {
       signal,
-      // Several pulls in flight: one pull per item is a round trip, and starting a task takes a few more.
-      concurrency: 8,
+      // As many runs starting at once as there are slots: a pull asks for the free slots, so
+      // under load one pull brings a batch (a pull per item was a round trip on every task).
+      concurrency: this.#slots.size,
       pollMs: 2_000,
       retryDelayMs: 500,
       // Pull only with a free slot: an item waiting in a busy worker would starve an idle one.
-      beforePull: async () => {
+      room: async () => {
         const pause = this.#pauseUntil - Date.now();
         if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
         await this.#slots.whenFree(signal);
+        return this.#slots.free;
       },
     });
   }

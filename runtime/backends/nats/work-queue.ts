@@ -81,17 +81,19 @@ export type WorkHandler<T> = (item: T, context: WorkContext) => Promise<void | {
 export interface ConsumeWorkOptions {
   /** Stops pulling; `consume` resolves once running handlers have settled. */
   readonly signal?: AbortSignal;
-  /** Items handled at the same time by this consumer. @default 1 */
+  /** Handlers running at the same time in this consumer, at most. @default 1 */
   readonly concurrency?: number;
   /** Delay before a failed item is redelivered, in ms. @default 1000 */
   readonly retryDelayMs?: number;
-  /** How long one pull waits for an item before pulling again, in ms (>= 1000). @default 5000 */
+  /** How long one pull stays open for items before pulling again, in ms (>= 1000). @default 5000 */
   readonly pollMs?: number;
   /**
-   * Awaited before each pull: a consumer whose own capacity is full pulls nothing, so items stay
-   * available to other consumers instead of waiting in a busy one.
+   * Awaited before each pull: how many items this consumer can start now (resolve once at least
+   * one; the pull asks for no more than that nor than `concurrency` leaves free). A consumer whose
+   * own capacity is full pulls nothing, so items stay available to other consumers instead of
+   * waiting in a busy one. Default: only `concurrency` limits.
    */
-  readonly beforePull?: () => Promise<void>;
+  readonly room?: () => Promise<number>;
 }
 
 /**
@@ -206,41 +208,67 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
     const concurrency = options.concurrency ?? 1;
     if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new InvalidArgumentError(`concurrency must be a positive integer, got ${concurrency}`);
     const consumer = await this.#js.consumers.get(this.stream, this.durable);
-    const loop = {
+    await this.#pullLoop(consumer, {
       handler,
       signal,
+      concurrency,
       retryDelayMs: options.retryDelayMs ?? 1_000,
       pollMs: Math.max(1_000, options.pollMs ?? 5_000),
-      beforePull: options.beforePull ?? (() => Promise.resolve()),
-    };
-    await Promise.all(Array.from({ length: concurrency }, () => this.#pullLoop(consumer, loop)));
+      room: options.room ?? (() => Promise.resolve(concurrency)),
+    });
   }
 
-  /** One pull-one-run-one loop: a message is only pulled when this slot is free to run it. */
+  /**
+   * One pull at a time, for as many items as there is room for: each item delivered starts at
+   * once (its room was there when the pull asked), and the pull stays open, delivering items as
+   * they arrive, until it has them all or its time is up. Under load that is one pull request per
+   * batch instead of one per item; idle, one open pull per `pollMs`. An item is never pulled
+   * without room to start it: one buffered behind a long handler would reach its ack wait and be
+   * redelivered elsewhere while this node still meant to run it.
+   */
   async #pullLoop(
     consumer: Consumer,
-    o: { handler: WorkHandler<T>; signal: AbortSignal; retryDelayMs: number; pollMs: number; beforePull: () => Promise<void> },
+    o: { handler: WorkHandler<T>; signal: AbortSignal; concurrency: number; retryDelayMs: number; pollMs: number; room: () => Promise<number> },
   ): Promise<void> {
+    const running = new Set<Promise<void>>();
+    let wake: (() => void) | null = null;
+    const settled = (p: Promise<void>): void => {
+      running.delete(p);
+      wake?.();
+    };
     while (!o.signal.aborted && !this.#nc.isClosed()) {
       try {
-        await o.beforePull();
-        if (o.signal.aborted) return;
-        // One message per pull: a message buffered behind a long handler would hit its ack wait
-        // and be redelivered to another node while this one still meant to run it.
-        const batch = await consumer.fetch({ max_messages: 1, expires: o.pollMs });
+        while (running.size >= o.concurrency && !o.signal.aborted) {
+          await new Promise<void>((resolve) => {
+            const off = onAbort(o.signal, () => resolve());
+            wake = (): void => {
+              wake = null;
+              off();
+              resolve();
+            };
+          });
+        }
+        const room = Math.min(await o.room(), o.concurrency - running.size);
+        if (o.signal.aborted) break;
+        if (room < 1) continue;
+        const batch = await consumer.fetch({ max_messages: room, expires: o.pollMs });
         // Also when aborted while the pull was being set up.
         const off = onAbort(o.signal, () => void batch.close());
         try {
-          for await (const m of batch) await this.#run(m, o.handler, o.signal, o.retryDelayMs);
+          for await (const m of batch) {
+            const p: Promise<void> = this.#run(m, o.handler, o.signal, o.retryDelayMs).finally(() => settled(p));
+            running.add(p);
+          }
         } finally {
           off();
         }
       } catch {
         // A pull failed (reconnecting, server restarting): wait and pull again, unless stopped.
-        if (o.signal.aborted || this.#nc.isClosed()) return;
+        if (o.signal.aborted || this.#nc.isClosed()) break;
         await pause(o.retryDelayMs, o.signal);
       }
     }
+    await Promise.allSettled([...running]);
   }
 
   async #run(m: JsMsg, handler: WorkHandler<T>, signal: AbortSignal, retryDelayMs: number): Promise<void> {
