@@ -4,7 +4,7 @@
  * "expired" for the most recent of them. A front node and a worker on a real nats-server.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
@@ -217,5 +217,27 @@ describe('NATS storage after tasks end', () => {
     expect((await front.list(owner)).tasks.map((t) => t.taskId)).toEqual(['twin']);
     // The old task's index entry is gone, the new one's is there.
     expect((await streamMessages(front, prefix))[`${prefix}_index`]).toBe(1);
+  });
+
+  it('takes a created record away again when its run could not be queued, and says why', async () => {
+    const prefix = `st${++prefixSeq}`;
+    // A front node only: nothing takes runs off the queue.
+    const front = await createNatsTaskRuntime({ nats: { servers: server.url }, prefix, role: 'front', nodeId: `${prefix}-front` });
+    runtimes.push(front);
+    front.registerHandler('echo', async (p) => p);
+    // The work queue takes one run, then refuses (a server-side limit: not an outage, no retry).
+    const jsm = await jetstreamManager(front.connection);
+    const work = (await jsm.streams.info(`${prefix}_work`)).config;
+    await jsm.streams.update(`${prefix}_work`, { ...work, max_msgs: 1, discard: DiscardPolicy.New });
+    await create(front, 'queued', 'echo', {}, 60_000);
+    await expect(create(front, 'refused', 'echo', {}, 60_000)).rejects.toThrow(/maximum messages/i);
+    // Created alongside its run, then taken away: not readable, not listed, nothing left of it.
+    await vi.waitFor(async () => {
+      await expect(front.get('refused', owner)).rejects.toThrow(/not found/i);
+      expect((await front.list(owner)).tasks.map((t) => t.taskId)).toEqual(['queued']);
+      const left = await streamMessages(front, prefix);
+      expect(left[`KV_${prefix}_snapshots`]).toBe(1);
+      expect(left[`${prefix}_index`]).toBe(1);
+    }, { timeout: 5_000, interval: 50 });
   });
 });

@@ -111,7 +111,7 @@ describe('WorkQueue (real nats-server)', () => {
     // Pull requests are messages on the consumer's API subject: a core subscription sees each one.
     const pulls: number[] = [];
     const watcher = (await connect()).subscribe(`$JS.API.CONSUMER.MSG.NEXT.${q.stream}.${q.durable}`, {
-      callback: (_e, m) => pulls.push((m.json<{ batch: number }>()).batch),
+      callback: (_e, m) => void pulls.push(m.json<{ batch: number }>().batch),
     });
     for (let n = 0; n < 60; n++) await q.enqueue({ id: `b-${n}`, n });
     let inFlight = 0;

@@ -128,3 +128,20 @@ export function isWrongLastSequence(error: unknown): boolean {
   if (!(error instanceof JetStreamApiError)) return false;
   return error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown;
 }
+
+/** JetStream's "stream store failed" code: a write refused by a stream's limits. */
+const STREAM_STORE_FAILED = 10077;
+
+/**
+ * True when the server refused a write because a stream is full (its `max_msgs`, `max_bytes` or
+ * a message size limit, discard policy `new`): a decided answer that trying again in a moment
+ * does not change, unlike an outage.
+ *
+ * @example
+ * ```ts
+ * if (isLimitRefusal(error)) throw error; // no retry
+ * ```
+ */
+export function isLimitRefusal(error: unknown): boolean {
+  return error instanceof JetStreamApiError && (error.code === STREAM_STORE_FAILED || /maximum (messages|bytes|payload)|exceeds maximum/i.test(error.message));
+}

@@ -171,40 +171,50 @@ export class RecordStore {
   }
 
   /**
-   * Stores a new task: its listing index entry first, then its record (create-only).
+   * Stores a new task: its listing index entry first, then its record (create-only) and, at the
+   * same time, what must exist with it (its queued run).
    *
    * @param key - the task key
    * @param ownerKey - the owner's key (index subject)
    * @param record - the first record
-   * @param beforeRecord - runs once the task's `order` (unique per creation) is known, before the
-   *   record is stored
+   * @param withRecord - runs once the task's `order` (unique per creation) is known, alongside
+   *   the record's create; if it fails, the record is removed again and its error thrown
    * @throws DuplicateTaskIdError when the owner already has a task with this id
    * @example
    * ```ts
    * const created = await store.create(key, ownerKey, newRecord(context, work));
    * ```
    */
-  async create(key: string, ownerKey: string, record: TaskRecord, beforeRecord?: (order: number) => Promise<void>): Promise<Revisioned> {
+  async create(key: string, ownerKey: string, record: TaskRecord, withRecord?: (order: number) => Promise<void>): Promise<Revisioned> {
     // Index first: an index entry whose record never came (or is another task's) is skipped by
     // list because the record's `order` does not name it.
     const ack = await this.#js.publish(`${this.#indexSubject}.${hashToken(ownerKey)}`, JSON.stringify({ key }));
     const stored: TaskRecord = { ...record, order: ack.seq, writer: this.#nodeId };
-    try {
-      // What must exist before the task does (its queued run): a task is never stranded.
-      await beforeRecord?.(ack.seq);
-      const revision = await this.#createRecord(key, JSON.stringify(stored));
-      const created = { record: stored, revision };
+    // The run is queued in the same flush as the record's create, not a round trip before it: a
+    // node that dies sends both or neither (one socket write), a worker that sees the run before
+    // the record waits a moment for it, and a run whose record did not come (a duplicate id, an
+    // outage) finds no record of its `order` and is dropped.
+    const along = withRecord?.(ack.seq);
+    const [queued, createdRecord] = await Promise.allSettled([along, this.#createRecord(key, JSON.stringify(stored))]);
+    if (createdRecord.status === 'fulfilled' && queued.status === 'fulfilled') {
+      const created = { record: stored, revision: createdRecord.value };
       this.#known.set(key, created);
       this.#expired.forget(key);
       this.onWrite?.(viewOf(stored), null);
       return created;
-    } catch (e) {
-      // Kept trying in the background while NATS is away (a create that failed in an outage), or
-      // the entry of a task that never was would stay in the index for good.
-      void persistently(() => this.dropIndexEntry(ack.seq), { giveUpMs: 120_000 }).catch(() => undefined);
-      if (isWrongLastSequence(e)) throw new DuplicateTaskIdError(record.context.taskId, { cause: e });
-      throw e;
     }
+    if (createdRecord.status === 'fulfilled') {
+      // Stored but nothing will run it: it is taken away again (kept at while NATS is away), and
+      // the requester told it was not created. Nobody saw it: no create reply went out.
+      void persistently(() => this.remove(key, stored, { expired: false, revision: createdRecord.value }), { giveUpMs: 120_000 }).catch(() => undefined);
+      throw (queued as PromiseRejectedResult).reason;
+    }
+    // Kept trying in the background while NATS is away (a create that failed in an outage), or
+    // the entry of a task that never was would stay in the index for good.
+    void persistently(() => this.dropIndexEntry(ack.seq), { giveUpMs: 120_000 }).catch(() => undefined);
+    const e: unknown = createdRecord.reason;
+    if (isWrongLastSequence(e)) throw new DuplicateTaskIdError(record.context.taskId, { cause: e });
+    throw e;
   }
 
   /**

@@ -8,6 +8,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
 import { isTransient } from '../../errors.js';
+import { isLimitRefusal } from './errors.js';
 import type { RegisteredHandler } from '../../core/core-runtime.js';
 import type { EventFeed } from './event-feed.js';
 import type { Lease, LeaseManager } from './leases.js';
@@ -212,7 +213,8 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
  * Runs a write until it succeeds, for writes whose outcome is already decided (a handler's
  * result, a queued run): while JetStream elects a new leader or a server restarts, requests fail
  * for a few seconds, and giving up would lose what the write carries. Stops, rethrowing the last
- * error, after `giveUpMs` or once `stillWanted` says no.
+ * error, after `giveUpMs`, once `stillWanted` says no, or at once on an answer that waiting does
+ * not change (a program fault, a stream full by its limits).
  *
  * @param op - the write (must be safe to repeat)
  * @param options - how long to keep trying, and whether the write is still wanted
@@ -227,7 +229,7 @@ export async function persistently<T>(op: () => Promise<T>, options: { readonly 
     try {
       return await op();
     } catch (error) {
-      if (Date.now() + delay > deadline || options.stillWanted?.() === false || !isTransient(error)) throw error;
+      if (Date.now() + delay > deadline || options.stillWanted?.() === false || !isTransient(error) || isLimitRefusal(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
