@@ -38,6 +38,12 @@ export interface CoreParts<S extends TaskState> {
   readonly hasWork: (state: S) => boolean;
 }
 
+/** How a look-up reads: past the task's retention (a waiter that saw it end), by a caller that already watches it. */
+interface FindOptions {
+  readonly pastRetention?: boolean;
+  readonly watched?: boolean;
+}
+
 /** The machine input of a new task: the one place a task's identity and settings are fixed. */
 function machineInput(o: CreateTaskOptions, keepAlive: number | null, pollFrequency: number, createdAt: number): TaskInput {
   return {
@@ -76,11 +82,11 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
   }
 
   /** The stored task, or the error a requester gets for it. */
-  async function find(taskId: string, owner: TaskOwner, o: { readonly pastRetention?: boolean } = {}): Promise<{ key: string; state: S }> {
+  async function find(taskId: string, owner: TaskOwner, o: FindOptions = {}): Promise<{ key: string; state: S }> {
     if (disposed) throw new RuntimeDisposedError();
     checkTaskId(taskId, opts.limits.maxTaskIdLength);
     const key = keyOf(taskId, owner);
-    const read = store.read(key);
+    const read = o.watched ? store.read(key, { watched: true }) : store.read(key);
     const state = read instanceof Promise ? await read : read;
     if (state === null) throw new TaskNotFoundError(taskId);
     if (state === 'expired') throw new TaskExpiredError(taskId);
@@ -96,7 +102,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
    * answered poll (see {@link PollPacing}). A first poll, a faster one and one of an unknown id
    * are charged, before the look-up, as every poll used to be.
    */
-  async function polled(taskId: string, owner: TaskOwner, o: { countsAsPoll?: boolean } = {}, f: { readonly pastRetention?: boolean } = {}): Promise<{ key: string; state: S }> {
+  async function polled(taskId: string, owner: TaskOwner, o: { countsAsPoll?: boolean } = {}, f: FindOptions = {}): Promise<{ key: string; state: S }> {
     // The server's own reads are neither charged nor a requester's pace.
     if (o.countsAsPoll === false || pacing === null) return find(taskId, owner, f);
     const ownerKey = ownerKeyOf(owner);
@@ -161,7 +167,8 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     try {
       // The server's own wait (the original request's answer) rides out a store that is briefly
       // away; a requester's poll answers at once, and the requester polls again.
-      const read = (): Promise<{ key: string; state: S }> => polled(taskId, owner, o, { pastRetention: o.countsAsPoll === false });
+      // Watched already: the store may answer from what it knows without a round trip (NATS, a task it just created).
+      const read = (): Promise<{ key: string; state: S }> => polled(taskId, owner, o, { pastRetention: o.countsAsPoll === false, watched: watch !== null });
       const first = await (o.countsAsPoll === false ? throughOutage(read, o.signal) : read());
       const key = first.key;
       if (isTerminalStatus(first.state.status)) return await throughOutage(() => outcomeOf(key, first.state), o.signal);

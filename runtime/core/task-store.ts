@@ -55,8 +55,13 @@ export interface Moved<S extends TaskState> {
 export interface TaskStore<S extends TaskState = TaskState> {
   /** Names a task: tasks are scoped to their owner, so two owners may use the same id. */
   keyOf(ownerKey: string, taskId: string): string;
-  /** The stored task, `'expired'` when it was removed at the end of its retention, or `null`. */
-  read(key: string): S | 'expired' | null | Promise<S | 'expired' | null>;
+  /**
+   * The stored task, `'expired'` when it was removed at the end of its retention, or `null`.
+   * `watched`: the caller watches the task (placed before this read) and will see every later
+   * change, so a store may answer with what its own writes and its watch say, without a round
+   * trip (NATS: a task this node created a moment ago); never for a plain `get`.
+   */
+  read(key: string, o?: { readonly watched?: boolean }): S | 'expired' | null | Promise<S | 'expired' | null>;
   /**
    * Stores a new task and starts its work; throws `DuplicateTaskIdError` when the key is taken.
    * Returns the task's view as it was created, taken before its work can move it.

@@ -207,6 +207,39 @@ describe('NATS runtime across nodes', () => {
     expect(reads).toHaveLength(1);
   });
 
+  it('reads no record in a lifecycle on one node, and still reads for a get and for a wait on another node', async () => {
+    const prefix = `rt-fresh-${Date.now()}`;
+    const one = await node({ prefix, role: 'both', nodeId: `${prefix}-one` });
+    const other = await node({ prefix, role: 'front', nodeId: `${prefix}-other` });
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    one.registerHandler('gate', async () => (await opened, { opened: true }));
+    const reads: string[] = [];
+    const sub = one.connection.subscribe(`$JS.API.STREAM.MSG.GET.KV_${prefix}_snapshots`, { callback: (_e, m) => void reads.push(m.string()) });
+    await one.connection.flush();
+    // Created, started, ended and waited for on one node: the worker starts from the record this
+    // node wrote, and the wait from what the feed has followed since the create.
+    await create(one, 'quick', 'sleep', { ms: 1 });
+    expect((await one.waitForOutcome('quick', owner, { timeout: 5_000 })).task.status).toBe('completed');
+    await one.connection.flush();
+    expect(reads).toHaveLength(0);
+    // A get is never answered from what the node knows: another node may have written since.
+    await create(one, 'held', 'gate', {});
+    const waited = one.waitForOutcome('held', owner, { timeout: 5_000 });
+    expect((await one.get('held', owner)).taskId).toBe('held');
+    await one.connection.flush();
+    expect(reads).toHaveLength(1);
+    // A node that did not create the task reads it once before it waits.
+    const elsewhere = other.waitForOutcome('held', owner, { timeout: 5_000 });
+    await vi.waitFor(() => expect(reads.length).toBe(2));
+    open();
+    expect((await waited).result).toEqual({ opened: true });
+    expect((await elsewhere).result).toEqual({ opened: true });
+    await one.connection.flush();
+    sub.unsubscribe();
+    expect(reads).toHaveLength(2);
+  });
+
   it('keeps a small result in the task record itself, and a larger one in the results bucket', async () => {
     const { front, worker, prefix } = await pair();
     for (const r of [front, worker]) r.registerHandler('sized', async (p) => ({ text: 'y'.repeat((p as { n: number }).n) }));

@@ -119,6 +119,20 @@ export class EventFeed {
     return () => this.#all.delete(listener);
   }
 
+  /**
+   * The sequence of the last event of a task delivered in order to its watchers, or `null` when
+   * nobody watches it, its cursor is not placed yet, or events are held back behind a gap.
+   *
+   * @example
+   * ```ts
+   * const seq = feed.position(key);
+   * ```
+   */
+  position(key: string): number | null {
+    const w = this.#watched.get(key);
+    return w && w.lastSeq !== null && w.buffered.length === 0 ? w.lastSeq : null;
+  }
+
   /** Stops the subscription and every watch. */
   close(): void {
     this.#sub.unsubscribe();

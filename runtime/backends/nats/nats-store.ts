@@ -14,6 +14,7 @@ import { DuplicateTaskIdError } from '../../errors.js';
 import type { ResolvedTaskRuntimeOptions } from '../../options.js';
 import type { InputAnswer, InputRequest, TaskChange, TaskView } from '../../task-runtime.types.js';
 import type { TaskObserver } from '../../observer.types.js';
+import { FreshTasks } from './fresh-tasks.js';
 import { taskKey } from './keys.js';
 import { NatsObserver } from './nats-observer.js';
 import type { FeedEvent } from './record-store.js';
@@ -55,6 +56,8 @@ export class NatsStore implements TaskStore<TaskRecord> {
   readonly #stopCounting: () => void;
   /** Creations this node has under way: a read of the same key waits for them (a poll that raced its own create). */
   readonly #creating = new Map<string, Promise<unknown>>();
+  /** Tasks created here a moment ago, followed by the feed since their first record. */
+  readonly #fresh: FreshTasks;
 
   constructor(space: TaskSpace, opts: ResolvedTaskRuntimeOptions, parts: { running: RunningTasks | null; worker: TaskWorker | null; audit: AuditLog | null }) {
     this.#space = space;
@@ -62,6 +65,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
     this.#running = parts.running;
     this.#worker = parts.worker;
     this.#audit = parts.audit;
+    this.#fresh = new FreshTasks(space.feed, Date.now);
     this.#stopCounting = space.feed.watchAll((key, event) => {
       if (event.kind === 'task.deleted' || event.kind === 'task.created') this.#retained.delete(key);
       else if (isTerminalStatus(event.view.status)) {
@@ -76,21 +80,29 @@ export class NatsStore implements TaskStore<TaskRecord> {
     return taskKey({ ownerKey, taskId });
   }
 
-  async read(key: string): Promise<TaskRecord | 'expired' | null> {
+  async read(key: string, o: { readonly watched?: boolean } = {}): Promise<TaskRecord | 'expired' | null> {
     const creating = this.#creating.get(key);
     if (creating) await creating.catch(() => undefined);
+    // A waiter's first look at a task created here a moment ago: the record as this node wrote it
+    // is current as far as the feed, which has followed the task since, knows (nothing after it).
+    if (o.watched && this.#fresh.isFollowed(key)) {
+      const mine = this.#space.store.known(key);
+      if (mine && this.#space.feed.position(key) === mine.record.seq) return mine.record;
+    }
     const read = await this.#space.store.read(key);
     if (read === null) return null;
     return 'found' in read ? read.found.record : 'expired';
   }
 
   async create(task: NewTask): Promise<TaskView> {
+    // Followed from before its record is written: a wait right after needs no read (see `read`).
+    const follow = this.#fresh.follow(task.key);
     const created = this.#create(task);
     this.#creating.set(task.key, created);
     const done = (): void => {
       if (this.#creating.get(task.key) === created) this.#creating.delete(task.key);
     };
-    created.then(done, done);
+    created.then((record) => (done(), follow.created(record.seq)), () => (done(), follow.failed()));
     return viewOf(await created);
   }
 
@@ -217,6 +229,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
 
   async dispose(): Promise<void> {
     this.#stopCounting();
+    this.#fresh.close();
     // Observers hold a watch on the records: stopped here, or it would outlive a shared connection.
     await Promise.all([...this.#observers].map((o) => o.close()));
   }

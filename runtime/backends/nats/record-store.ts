@@ -171,6 +171,19 @@ export class RecordStore {
   }
 
   /**
+   * The record of a task as this node last wrote it, with its revision, while it is live (a
+   * terminal or removed task is not kept): what this node knows without a read.
+   *
+   * @example
+   * ```ts
+   * const mine = store.known(key);
+   * ```
+   */
+  known(key: string): Revisioned | undefined {
+    return this.#known.get(key);
+  }
+
+  /**
    * Stores a new task: its listing index entry first, then its record (create-only) and, at the
    * same time, what must exist with it (its queued run).
    *

@@ -210,7 +210,10 @@ export class TaskWorker {
         const pending = held !== null && held.order === item.order && !isTerminalStatus(held.status) && held.attempts < item.attempt;
         return pending ? { retryInMs: 250 } : undefined;
       }
-      const read = await space.store.read(item.key);
+      // The record as this node last wrote it (it created the task) needs no read: if another
+      // node changed it since, the start's compare-and-swap fails and reads it then.
+      const mine = space.store.known(item.key);
+      const read = mine ? { found: mine } : await space.store.read(item.key);
       const record = read && 'found' in read ? read.found.record : null;
       if (record === null && deliveryCount < MISSING_RECORD_TRIES) {
         // Queued just before its record is written (see create): look again in a moment.
