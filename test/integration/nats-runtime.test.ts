@@ -236,8 +236,15 @@ describe('NATS runtime across nodes', () => {
     expect((await waited).result).toEqual({ opened: true });
     expect((await elsewhere).result).toEqual({ opened: true });
     await one.connection.flush();
-    sub.unsubscribe();
     expect(reads).toHaveLength(2);
+    // Created on a front node, run on another: the worker reads the record once (alongside its
+    // lease) and starts on that read; the front's wait reads nothing.
+    other.registerHandler('sleep', async () => ({ slept: 1 }));
+    await create(other, 'apart', 'sleep', { ms: 1 });
+    expect((await other.waitForOutcome('apart', owner, { timeout: 5_000 })).task.status).toBe('completed');
+    await one.connection.flush();
+    sub.unsubscribe();
+    expect(reads).toHaveLength(3);
   });
 
   it('keeps a small result in the task record itself, and a larger one in the results bucket', async () => {

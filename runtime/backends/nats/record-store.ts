@@ -101,6 +101,8 @@ export class RecordStore {
   readonly #expired: ExpiredMemory;
   /** The revision this node got back from its last write of each key it writes often. */
   readonly #known = new Map<string, Revisioned>();
+  /** Creates under way on this node (see {@link RecordStore.knownOrCreating}). */
+  readonly #creating = new Map<string, Promise<Revisioned | undefined>>();
   /**
    * Called after every write this node made: a creation (`previous` null) or a change
    * (`previous` undefined when a retried write is recognised and the status before is unknown).
@@ -184,6 +186,20 @@ export class RecordStore {
   }
 
   /**
+   * Like {@link RecordStore.known}, and for a task this node is creating right now, the create's
+   * outcome (`undefined` if it fails): a worker handed the run before the create's reply came
+   * back waits for it rather than read a record it is about to know.
+   *
+   * @example
+   * ```ts
+   * const mine = await store.knownOrCreating(key);
+   * ```
+   */
+  knownOrCreating(key: string): Revisioned | Promise<Revisioned | undefined> | undefined {
+    return this.#known.get(key) ?? this.#creating.get(key);
+  }
+
+  /**
    * Stores a new task: its listing index entry first, then its record (create-only) and, at the
    * same time, what must exist with it (its queued run).
    *
@@ -208,7 +224,12 @@ export class RecordStore {
     // the record waits a moment for it, and a run whose record did not come (a duplicate id, an
     // outage) finds no record of its `order` and is dropped.
     const along = withRecord?.(ack.seq);
-    const [queued, createdRecord] = await Promise.allSettled([along, this.#createRecord(key, JSON.stringify(stored))]);
+    const both = Promise.allSettled([along, this.#createRecord(key, JSON.stringify(stored))]);
+    const creating = both.then(([q, c]) => (q.status === 'fulfilled' && c.status === 'fulfilled' ? { record: stored, revision: c.value } : undefined));
+    this.#creating.set(key, creating);
+    const [queued, createdRecord] = await both.finally(() => {
+      if (this.#creating.get(key) === creating) this.#creating.delete(key);
+    });
     if (createdRecord.status === 'fulfilled' && queued.status === 'fulfilled') {
       const created = { record: stored, revision: createdRecord.value };
       this.#known.set(key, created);
@@ -254,6 +275,8 @@ export class RecordStore {
    * @param describe - what to publish for the change (omit to publish nothing)
    * @param writeId - names this write; pass the same one when retrying after an unclear failure,
    *   so a write that did go through is recognised (and published) instead of made twice
+   * @param base - the record as the caller just read it from the leader, with its revision: the
+   *   first compare-and-swap is made on it (default: this node's own last write, else a read)
    * @returns the record as it is now and whether this call changed it; `null` when the task is gone
    * @example
    * ```ts
@@ -265,10 +288,12 @@ export class RecordStore {
     change: (record: TaskRecord) => TaskRecord | null,
     describe?: (before: TaskRecord, after: TaskRecord) => Omit<FeedEvent, 'view' | 'previous' | 'node'>,
     writeId: string = randomUUID(),
+    base?: Revisioned,
   ): Promise<{ readonly record: TaskRecord; readonly changed: boolean } | null> {
-    let current: Revisioned | null = this.#known.get(key) ?? null;
+    let current: Revisioned | null = base ?? this.#known.get(key) ?? null;
     for (let attempt = 0; attempt < 50; attempt++) {
-      let fresh = false;
+      // A base the caller just read from the leader counts as a fresh read.
+      let fresh = attempt === 0 && base !== undefined;
       if (current === null) {
         const read = await this.read(key);
         if (read === null || !('found' in read)) return null;

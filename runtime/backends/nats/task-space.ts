@@ -12,7 +12,7 @@ import { isLimitRefusal } from './errors.js';
 import type { RegisteredHandler } from '../../core/core-runtime.js';
 import type { EventFeed } from './event-feed.js';
 import type { Lease, LeaseManager } from './leases.js';
-import type { RecordStore } from './record-store.js';
+import type { RecordStore, Revisioned } from './record-store.js';
 import { applyEvent, type TaskRecord } from './task-record.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -69,6 +69,8 @@ export interface ApplyOptions {
   readonly only?: (record: TaskRecord) => boolean;
   /** Same id on every retry of one write (see `RecordStore.mutate`). */
   readonly writeId?: string;
+  /** The record as just read from the leader: the write is made on it without another read. */
+  readonly base?: Revisioned | undefined;
 }
 
 /**
@@ -91,7 +93,7 @@ export async function applyToTask(
   event: TaskEvent,
   options: ApplyOptions = {},
 ): Promise<{ readonly record: TaskRecord; readonly changed: boolean } | null> {
-  const { extra, only, writeId } = options;
+  const { extra, only, writeId, base } = options;
   const out = await space.store.mutate(
     key,
     (record) => {
@@ -101,6 +103,7 @@ export async function applyToTask(
     },
     () => ({ kind: event.type, event }),
     writeId,
+    base,
   );
   // Not awaited: the timer is queued in the background (a failure is logged, the task stays readable).
   if (out?.changed && out.record.expiresAt !== null) void scheduleExpiry(space, key, out.record);

@@ -17,6 +17,7 @@ import { LeaseLostError } from './errors.js';
 import { onAbort } from './stop-signal.js';
 import type { FeedWatch } from './event-feed.js';
 import type { Lease } from './leases.js';
+import type { Revisioned } from './record-store.js';
 import { applyEvent, INLINE_RESULT_BYTES, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { applyToTask, persistently, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
 
@@ -200,20 +201,26 @@ export class TaskWorker {
     if (!this.#slots.tryAcquire()) return { retryInMs: 0 };
     let started = false;
     try {
+      // The record, read alongside the lease (one round trip, not two): a decision taken on it is
+      // checked again by the start's compare-and-swap. The record as this node last wrote it (it
+      // created the task) needs no read at all.
+      const mine = space.store.knownOrCreating(item.key);
+      const reading = mine === undefined ? space.store.read(item.key) : Promise.resolve(mine).then((m) => (m ? { found: m } : space.store.read(item.key)));
+      reading.catch(() => undefined);
       const lease = await space.leases.acquire(item.key, space.nodeId, space.leaseTtlMs);
       if (lease === null) {
         // Another node holds it. If this run is still to come (the holder is the node that just
         // queued it, about to let go), try again shortly; else the holder runs the task, or the
         // failover monitor will see it lost.
-        const read = await space.store.read(item.key);
+        const read = await reading;
         const held = read && 'found' in read ? read.found.record : null;
         const pending = held !== null && held.order === item.order && !isTerminalStatus(held.status) && held.attempts < item.attempt;
         return pending ? { retryInMs: 250 } : undefined;
       }
-      // The record as this node last wrote it (it created the task) needs no read: if another
-      // node changed it since, the start's compare-and-swap fails and reads it then.
-      const mine = space.store.known(item.key);
-      const read = mine ? { found: mine } : await space.store.read(item.key);
+      const read = await reading.catch(async (e: unknown) => {
+        await space.leases.release(lease).catch(() => false);
+        throw e;
+      });
       const record = read && 'found' in read ? read.found.record : null;
       if (record === null && deliveryCount < MISSING_RECORD_TRIES) {
         // Queued just before its record is written (see create): look again in a moment.
@@ -234,13 +241,13 @@ export class TaskWorker {
         await recoverTask(space, item.key, lease, record.node ?? 'unknown');
         return;
       }
-      started = await this.#start(item, lease, record);
+      started = await this.#start(item, lease, record, read && 'found' in read ? read.found : undefined);
     } finally {
       if (!started) this.#slots.release();
     }
   }
 
-  async #start(item: RunItem, lease: Lease, record: TaskRecord): Promise<boolean> {
+  async #start(item: RunItem, lease: Lease, record: TaskRecord, base?: Revisioned): Promise<boolean> {
     const space = this.#space;
     const work = record.work!;
     const registered = space.handlers.get(work.handler);
@@ -266,6 +273,8 @@ export class TaskWorker {
       void this.#reconcile(run);
     });
     const moved = await applyToTask(space, item.key, begin, {
+      // Started on the record just read (or this node's own last write): no second read.
+      base,
       extra: () => ({ attempts: item.attempt, node: space.nodeId, work: declared }),
       // Still this run's to start: nobody started this attempt (or a later one) meanwhile.
       only: (r) => r.order === item.order && r.attempts < item.attempt,
