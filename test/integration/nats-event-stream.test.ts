@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats } from '../../runtime/backends/nats/connection.js';
 import { applyInOrder, EventStream } from '../../runtime/backends/nats/event-stream.js';
@@ -41,6 +41,24 @@ describe('EventStream (real nats-server)', () => {
     await events.append(k, 2, { type: 'task.complete' });
     await events.append(k, 2, { type: 'task.complete' });
     expect((await events.read(k)).map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  it('should store a posted event (no acknowledgement asked) once, in order with the acknowledged ones', async () => {
+    const k = key('posted');
+    // A post is a plain publish with no reply subject: a subscriber to the subject sees none.
+    const replies: (string | undefined)[] = [];
+    const sub = nc.subscribe(events.subject(k), { callback: (_e, m) => void replies.push(m.reply) });
+    await events.append(k, 1, { type: 'task.created' });
+    events.post(k, 2, { type: 'task.start' });
+    events.post(k, 2, { type: 'task.start' });
+    events.post(k, 3, { type: 'task.complete' }, undefined);
+    await nc.flush();
+    // Stored by the stream's own loop a moment after the server took it.
+    await vi.waitFor(async () => expect((await events.read(k)).map((e) => [e.seq, e.event.type])).toEqual([[1, 'task.created'], [2, 'task.start'], [3, 'task.complete']]), { timeout: 2_000, interval: 20 });
+    sub.unsubscribe();
+    expect(replies.slice(1).every((r) => r === undefined || r === '')).toBe(true);
+    expect(replies[0]).toBeTruthy();
+    expect(() => events.post(k, 0, { type: 'x' })).toThrow(InvalidArgumentError);
   });
 
   it('should read one task’s events in order, from a given sequence, without other tasks’ events', async () => {

@@ -335,12 +335,12 @@ export class RecordStore {
     describe: ((before: TaskRecord, after: TaskRecord) => Omit<FeedEvent, 'view' | 'previous' | 'node'>) | undefined,
   ): Promise<{ readonly record: TaskRecord; readonly changed: true }> {
     this.onWrite?.(viewOf(after), before === after ? undefined : before.status);
-    // Not awaited: the record is the truth and a lost event is a gap readers fill; one connection
-    // sends in order, so a task's events still reach the server in sequence.
+    // Not acknowledged: the record is the truth and a lost event is a gap readers fill; one
+    // connection sends in order, so a task's events still reach the server in sequence.
     if (describe) {
       const view = viewOf(after);
       const ended = isTerminalStatus(after.status) ? { record: after } : null;
-      void this.publish(key, after, { ...describe(before, after), view, previous: before === after ? null : before.status, node: this.#nodeId, ...ended });
+      this.post(key, after, { ...describe(before, after), view, previous: before === after ? null : before.status, node: this.#nodeId, ...ended });
     }
     return { record: after, changed: true };
   }
@@ -363,6 +363,23 @@ export class RecordStore {
    */
   async publish(key: string, at: { readonly order: number; readonly seq: number }, event: FeedEvent): Promise<void> {
     await this.events.append(key, at.seq, event, at.order).catch(() => undefined);
+  }
+
+  /**
+   * {@link RecordStore.publish} without the server's acknowledgement, for a caller that would not
+   * wait for it (see `EventStream.post`).
+   *
+   * @example
+   * ```ts
+   * store.post(key, record, { kind: 'task.created', view, previous: null, node });
+   * ```
+   */
+  post(key: string, at: { readonly order: number; readonly seq: number }, event: FeedEvent): void {
+    try {
+      this.events.post(key, at.seq, event, at.order);
+    } catch {
+      // Connection closed or draining: a gap readers fill from the record.
+    }
   }
 
   /**
