@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '../../runtime/backends/nats/connection.js';
@@ -87,6 +87,26 @@ describe('LeaseManager (real nats-server)', () => {
     const next = await nodeB.acquire(k, 'B', 5_000);
     expect(next?.nodeId).toBe('B');
     await expect(nodeA.renew(lease!)).rejects.toBeInstanceOf(LeaseLostError);
+  });
+
+  it('should let a lease go without an acknowledgement, and leave a lease taken over since alone', async () => {
+    const k = key('let-go');
+    const lease = await nodeA.acquire(k, 'A', 5_000);
+    nodeA.letGo(lease!);
+    await vi.waitFor(async () => expect(await nodeA.holder(k)).toBeNull(), { timeout: 2_000, interval: 20 });
+    expect((await nodeB.acquire(k, 'B', 5_000))?.nodeId).toBe('B');
+    // The same guarded delete as release: a stale holder's letGo does not free another's lease.
+    const c = key('let-go-stale');
+    now += 10_000;
+    const old = await clockedA.acquire(c, 'A', 1_000);
+    now += 2_000;
+    const taken = await clockedB.acquire(c, 'B', 5_000);
+    expect(taken?.nodeId).toBe('B');
+    clockedA.letGo(old!);
+    await ncA.flush();
+    const afterFlush = await clockedB.holder(c);
+    expect(afterFlush?.nodeId).toBe('B');
+    expect(await clockedB.release(taken!)).toBe(true);
   });
 
   it('should drop a lease without a trace: watchers see it go, the stream keeps no marker, a taken-over one stays', async () => {

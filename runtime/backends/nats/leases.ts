@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { NatsConnection } from '@nats-io/transport-node';
+import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { bucketStream, eraseSubject, nextSequence, removeKey } from './erase.js';
@@ -99,12 +99,14 @@ function checkTtl(ttlMs: number): void {
  */
 export class LeaseManager {
   readonly bucket: string;
+  readonly #nc: NatsConnection;
   readonly #kv: KV;
   readonly #jsm: JetStreamManager;
   readonly #js: JetStreamClient;
   readonly #now: () => number;
 
-  private constructor(bucket: string, kv: KV, js: JetStreamClient, jsm: JetStreamManager, now: () => number) {
+  private constructor(nc: NatsConnection, bucket: string, kv: KV, js: JetStreamClient, jsm: JetStreamManager, now: () => number) {
+    this.#nc = nc;
     this.bucket = bucket;
     this.#kv = kv;
     this.#js = js;
@@ -130,7 +132,7 @@ export class LeaseManager {
       storage: options.storage ?? 'file',
       allow_direct: false,
     });
-    return new LeaseManager(bucket, kv, jetstream(nc), await jetstreamManager(nc), options.now ?? Date.now);
+    return new LeaseManager(nc, bucket, kv, jetstream(nc), await jetstreamManager(nc), options.now ?? Date.now);
   }
 
   /**
@@ -238,6 +240,28 @@ export class LeaseManager {
     } catch (e) {
       if (isWrongLastSequence(e)) return false;
       throw e;
+    }
+  }
+
+  /**
+   * Gives a lease up like {@link LeaseManager.release} (the same guarded delete, the same
+   * marker watchers see), without asking the server to acknowledge it: for a holder that has
+   * nothing to do with the answer. If it does not go through, the lease expires and the node that
+   * takes it over finds the task ended (a request saved on every task that ends).
+   *
+   * @example
+   * ```ts
+   * leases.letGo(lease);
+   * ```
+   */
+  letGo(lease: Lease): void {
+    const h = headers();
+    h.set('KV-Operation', 'DEL');
+    h.set('Nats-Expected-Last-Subject-Sequence', String(lease.revision));
+    try {
+      this.#nc.publish(bucketStream(this.bucket).subject(lease.taskKey), undefined, { headers: h });
+    } catch {
+      // Connection closed or draining: the lease runs out instead.
     }
   }
 

@@ -459,6 +459,6 @@ export class TaskWorker {
     }
     // Not terminal here (its lease was lost, the node stops): the work is aborted, nothing more written.
     if (run.run && !run.run.over) run.run.stop();
-    if (releaseLease) void this.#space.leases.release(run.lease).catch(() => false);
+    if (releaseLease) this.#space.leases.letGo(run.lease);
   }
 }
