@@ -22,7 +22,7 @@ import { bucketStream, eraseSubject, lastMarker, nextSequence, removeKey, type B
 import { isWrongLastSequence } from './errors.js';
 import { persistently } from './task-space.js';
 import { EventStream } from './event-stream.js';
-import { hashToken, nameFromPrefix } from './keys.js';
+import { nameFromPrefix, ownerToken } from './keys.js';
 import { viewOf } from '../../core/view.js';
 import type { TaskRecord } from './task-record.js';
 
@@ -217,7 +217,7 @@ export class RecordStore {
   async create(key: string, ownerKey: string, record: TaskRecord, withRecord?: (order: number) => Promise<void>): Promise<Revisioned> {
     // Index first: an index entry whose record never came (or is another task's) is skipped by
     // list because the record's `order` does not name it.
-    const ack = await this.#js.publish(`${this.#indexSubject}.${hashToken(ownerKey)}`, JSON.stringify({ key }));
+    const ack = await this.#js.publish(`${this.#indexSubject}.${ownerToken(ownerKey)}`, JSON.stringify({ key }));
     const stored: TaskRecord = { ...record, order: ack.seq, writer: this.#nodeId };
     // The run is queued in the same flush as the record's create, not a round trip before it: a
     // node that dies sends both or neither (one socket write), a worker that sees the run before
@@ -560,7 +560,7 @@ export class RecordStore {
    * ```
    */
   async page(ownerKey: string, afterOrder: number, limit: number): Promise<{ readonly records: TaskRecord[]; readonly lastOrder: number; readonly more: boolean }> {
-    const subject = `${this.#indexSubject}.${hashToken(ownerKey)}`;
+    const subject = `${this.#indexSubject}.${ownerToken(ownerKey)}`;
     // An ephemeral consumer over this owner's entries after the cursor: the server says at once
     // how many there are (num_pending), so a read never waits for entries that do not exist.
     const created = await this.#jsm.consumers.add(this.#indexStream, {

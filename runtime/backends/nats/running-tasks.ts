@@ -14,7 +14,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus } from '../../../machines/index.js';
 import { TaskLimitError } from '../../errors.js';
 import { isWrongLastSequence } from './errors.js';
-import { hashToken, nameFromPrefix } from './keys.js';
+import { nameFromPrefix, ownerToken } from './keys.js';
 import type { RecordStore } from './record-store.js';
 
 /** One requester's entry. */
@@ -58,7 +58,7 @@ export class RunningTasks {
    * @throws TaskLimitError at the cap
    */
   async claim(ownerKey: string, taskKey: string, max: number): Promise<void> {
-    const entryKey = hashToken(ownerKey);
+    const entryKey = ownerToken(ownerKey);
     for (;;) {
       const entry = await this.#kv.get(entryKey);
       const current: Claims = entry?.operation === 'PUT' ? entry.json<Claims>() : { keys: {} };
@@ -88,7 +88,7 @@ export class RunningTasks {
    * write is made up for by the check a full list triggers).
    */
   async release(ownerKey: string, taskKey: string): Promise<void> {
-    const entryKey = hashToken(ownerKey);
+    const entryKey = ownerToken(ownerKey);
     for (let attempt = 0; attempt < 10; attempt++) {
       const entry = await this.#kv.get(entryKey);
       if (entry?.operation !== 'PUT') return;

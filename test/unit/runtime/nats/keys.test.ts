@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashToken, isTaskKey, nameFromPrefix, taskKey } from '../../../../runtime/backends/nats/keys.js';
+import { hashToken, isTaskKey, nameFromPrefix, ownerToken, taskKey } from '../../../../runtime/backends/nats/keys.js';
 
 const NATS_KV_KEY = /^[-/=.\w]+$/; // the client's own key check
 const SUBJECT_TOKEN = /^[^\s.*>]+$/;
@@ -20,6 +20,11 @@ describe('taskKey', () => {
       for (const t of tokens) expect(t).toMatch(SUBJECT_TOKEN);
       expect(isTaskKey(key)).toBe(true);
     }
+  });
+
+  it('should name an owner by the same hash when kept, also past the bound of owners kept', () => {
+    for (let i = 0; i < 10_050; i++) expect(ownerToken(`owner-${i % 10_020}`)).toBe(hashToken(`owner-${i % 10_020}`));
+    expect(taskKey({ ownerKey: 'owner-1', taskId: 't' })).toBe(`${hashToken('owner-1')}.${hashToken('t')}`);
   });
 
   it('should be deterministic and tell owners and ids apart', () => {
