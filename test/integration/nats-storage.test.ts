@@ -210,8 +210,13 @@ describe('NATS storage after tasks end', () => {
     // The id is free (its record is a marker): a new task takes it before the old timer comes.
     await create(front, 'twin', 'echo', { n: 2 }, 60_000);
     expect((await front.waitForOutcome('twin', owner, { timeout: 5_000 })).result).toEqual({ n: 2 });
-    // The old task's timer comes and goes (its queue empties), and the new task is untouched.
-    await vi.waitFor(async () => expect((await streamMessages(front, prefix))[`${prefix}_timers_work`]).toBe(1), { timeout: 10_000, interval: 100 });
+    // The old task's timer comes and goes (the new task's alone is left), and the new task is untouched.
+    const jsm = await jetstreamManager(front.connection);
+    await vi.waitFor(async () => {
+      const timers = await jsm.streams.getMessage(`${prefix}_timers_work`, { seq: (await jsm.streams.info(`${prefix}_timers_work`)).state.first_seq });
+      expect((await streamMessages(front, prefix))[`${prefix}_timers_work`]).toBe(1);
+      expect(timers?.json<{ due: number }>().due).toBeGreaterThan(Date.now() + 30_000);
+    }, { timeout: 10_000, interval: 100 });
     expect((await front.get('twin', owner)).status).toBe('completed');
     expect((await front.result('twin', owner)).result).toEqual({ n: 2 });
     expect((await front.list(owner)).tasks.map((t) => t.taskId)).toEqual(['twin']);

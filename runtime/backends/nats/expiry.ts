@@ -7,7 +7,8 @@
  * @module
  */
 import { isWrongLastSequence } from './errors.js';
-import { finishRemoval, removeTask, type TaskSpace } from './task-space.js';
+import type { ExpiryTask } from './expiry-batch.js';
+import { finishRemoval, removeTask, sharedBounds, type SharedBounds, type TaskSpace } from './task-space.js';
 
 /**
  * Removes expired tasks until `signal` aborts.
@@ -24,29 +25,40 @@ export async function runExpiry(space: TaskSpace, signal: AbortSignal): Promise<
     async (item) => {
       const wait = item.due - space.now();
       if (wait > 0) return { retryInMs: wait };
-      const read = await space.store.read(item.key);
-      // Gone already: deleted, or removed by an earlier try that failed half-way (NATS away). What
-      // may be left of it is purged, so that nothing stays; the purges are idempotent.
-      if (read === null || !('found' in read)) return (await finishRemoval(space, item.key, item.order), undefined);
-      const { record, revision } = read.found;
-      // Only a task that ended and whose time has come; guarded by the revision just read.
-      // The id belongs to a task created again since: only the old one's index entry is left to go.
-      if (record.order !== item.order) return (await space.store.dropIndexEntry(item.order), undefined);
-      if (record.expiresAt === null || record.expiresAt > space.now()) return undefined;
-      try {
-        await removeTask(space, item.key, record, { expired: true, revision });
-      } catch (error) {
-        // Changed since the read (deleted, or its retention moved): its own timer decides.
-        if (isWrongLastSequence(error)) return undefined;
-        // Tried again (nak) until it goes through: said, so a removal that keeps failing is seen.
-        space.log('warn', 'could not remove an expired task; will retry', { key: item.key, node: space.nodeId, error: String(error) });
-        throw error;
-      }
-      space.log('info', 'task expired', { taskId: record.context.taskId, key: item.key, node: space.nodeId });
+      const tasks = 'tasks' in item ? item.tasks : [{ key: item.key, order: item.order }];
+      // One set of bounds for the whole batch, taken before any of its removals decides.
+      const shared = await sharedBounds(space);
+      const outcomes = await Promise.allSettled(tasks.map((task) => expire(space, task, shared)));
+      // Tried again (nak) until every removal goes through; the ones done find nothing left.
+      const failed = outcomes.find((o) => o.status === 'rejected');
+      if (failed) throw failed.reason;
       return undefined;
     },
     // Several at once, pulled in batches: removals are independent (each guarded by the revision it
     // read), and one at a time fell behind under load (10k tasks ended faster than one loop removed them).
     { signal, concurrency: 32, pollMs: 2_000, retryDelayMs: 1_000 },
   );
+}
+
+/** Removes one task of a due timer, if it is still the task the timer was for and its time has come. */
+async function expire(space: TaskSpace, task: ExpiryTask, shared: SharedBounds): Promise<void> {
+  const read = await space.store.read(task.key);
+  // Gone already: deleted, or removed by an earlier try that failed half-way (NATS away). What
+  // may be left of it is purged, so that nothing stays; the purges are idempotent.
+  if (read === null || !('found' in read)) return finishRemoval(space, task.key, task.order, shared);
+  const { record, revision } = read.found;
+  // Only a task that ended and whose time has come; guarded by the revision just read.
+  // The id belongs to a task created again since: only the old one's index entry is left to go.
+  if (record.order !== task.order) return space.store.dropIndexEntry(task.order);
+  if (record.expiresAt === null || record.expiresAt > space.now()) return;
+  try {
+    await removeTask(space, task.key, record, { expired: true, revision }, shared);
+  } catch (error) {
+    // Changed since the read (deleted, or its retention moved): its own timer decides.
+    if (isWrongLastSequence(error)) return;
+    // Said, so a removal that keeps failing is seen.
+    space.log('warn', 'could not remove an expired task; will retry', { key: task.key, node: space.nodeId, error: String(error) });
+    throw error;
+  }
+  space.log('info', 'task expired', { taskId: record.context.taskId, key: task.key, node: space.nodeId });
 }

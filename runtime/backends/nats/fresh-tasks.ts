@@ -55,6 +55,13 @@ export class FreshTasks {
    */
   follow(key: string): { created(seq: number): void; failed(): void } {
     this.#expire();
+    // A task of the same id created here a moment ago (deleted since): its watch goes first, or
+    // the new one would share its cursor, past the new task's first events.
+    const previous = this.#held.get(key);
+    if (previous) {
+      this.#held.delete(key);
+      previous.watch.stop();
+    }
     const watch = this.#feed.watch(key, ignore);
     return {
       created: (seq) => {

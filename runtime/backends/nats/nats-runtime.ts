@@ -27,6 +27,7 @@ import { openNodeBucket, startHeartbeat } from './node-registry.js';
 import { RecordStore } from './record-store.js';
 import { RunningTasks } from './running-tasks.js';
 import { SharedRates } from './shared-rates.js';
+import { ExpiryBatch } from './expiry-batch.js';
 import { persistently, type ExpiryItem, type NodeLog, type RunItem, type TaskSpace } from './task-space.js';
 import { TaskWorker } from './task-worker.js';
 import { WorkQueue } from './work-queue.js';
@@ -104,6 +105,16 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   const audit = openAudit(options.audit, nodeId, now);
   // Status changes are audited where they are written, so once in the cluster (not per node watching).
   if (audit) records.onWrite = (task, previous) => audit.changed(task, previous);
+  const timers = await opening(() =>
+    WorkQueue.open<ExpiryItem>(nc, { prefix: `${layout.prefix}.timers`, replicas: layout.replicas, storage: layout.storage, maxAckPending: -1 }),
+  );
+  // Kept trying while NATS is away: a task whose timer is never queued would stay stored forever.
+  const expiries = new ExpiryBatch((id, due, tasks) =>
+    persistently(() => timers.enqueue({ id, due, tasks }), { giveUpMs: 120_000 }).then(
+      () => undefined,
+      (error: unknown) => log('warn', 'could not queue retention timers', { tasks: tasks.length, error: String(error) }),
+    ),
+  );
   const space: TaskSpace = {
     nc,
     nodeId,
@@ -113,9 +124,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     runs: await opening(() =>
       WorkQueue.open<RunItem>(nc, { prefix: layout.prefix, replicas: layout.replicas, storage: layout.storage, ackWaitMs: Math.max(5_000, leaseTtlMs) }),
     ),
-    timers: await opening(() =>
-      WorkQueue.open<ExpiryItem>(nc, { prefix: `${layout.prefix}.timers`, replicas: layout.replicas, storage: layout.storage, maxAckPending: -1 }),
-    ),
+    timers,
+    expiries,
     handlers: new Map(),
     leaseTtlMs,
     maxAttempts,
@@ -158,6 +168,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       await core.dispose();
       // A clean stop hands running tasks over at once instead of letting their leases expire.
       await worker?.handOver();
+      // And sends the timers of the tasks that ended last.
+      await expiries.queued();
       await stopHeartbeat();
       space.feed.close();
       stopListening();

@@ -419,18 +419,26 @@ export class RecordStore {
    * @param how - `expired` (retention ended) or not (deleted); `revision`: remove only the record
    *   read at this revision (a newer write wins, and this call throws)
    * @param also - more of the task to erase once its record is gone, along with its result and events
+   * @param taken - bounds taken before this call (shared by the removals of a batch); default: now
    * @example
    * ```ts
    * await store.remove(key, record, { expired: false });
    * ```
    */
-  async remove(key: string, record: TaskRecord, how: { readonly expired: boolean; readonly revision?: number }, also?: () => Promise<unknown>): Promise<void> {
+  async remove(
+    key: string,
+    record: TaskRecord,
+    how: { readonly expired: boolean; readonly revision?: number },
+    also?: () => Promise<unknown>,
+    taken?: RemovalBounds,
+  ): Promise<void> {
     this.#known.delete(key);
     // Before the record goes: a node that misses the record after this finds it remembered.
     this.#nc.publish(this.#removedSubject, `${how.expired ? 'E' : 'D'}${key}`);
     this.#note(how.expired, key);
-    // Taken before the marker: a task created again under this key right after it keeps its own.
-    const bounds = await this.removalBounds();
+    // Taken before the marker (or given, taken earlier): a task created again under this key
+    // right after it keeps its own.
+    const bounds = taken ?? (await this.removalBounds());
     await removeKey(this.#js, this.#jsm, this.#recordBucket, key, how.expired ? 'DEL' : 'PURGE', how.revision);
     await this.erase(key, { order: record.order, inline: Boolean(record.inline), marker: null }, bounds, also);
   }

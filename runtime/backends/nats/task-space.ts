@@ -12,7 +12,8 @@ import { isLimitRefusal } from './errors.js';
 import type { RegisteredHandler } from '../../core/core-runtime.js';
 import type { EventFeed } from './event-feed.js';
 import type { Lease, LeaseManager } from './leases.js';
-import type { RecordStore, Revisioned } from './record-store.js';
+import type { RecordStore, RemovalBounds, Revisioned } from './record-store.js';
+import type { ExpiryBatch, ExpiryTask } from './expiry-batch.js';
 import { applyEvent, type TaskRecord } from './task-record.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -27,12 +28,18 @@ export interface RunItem {
   readonly handler: string;
 }
 
-/** A durable retention timer: remove the task under `key` at `due` (epoch ms). */
-export interface ExpiryItem {
-  readonly id: string;
-  readonly key: string;
-  readonly due: number;
-  readonly order: number;
+/**
+ * A durable retention timer: at `due` (epoch ms), remove the task under `key` (incarnation
+ * `order`), or every task of `tasks` (a batch, see {@link ExpiryBatch}).
+ */
+export type ExpiryItem =
+  | { readonly id: string; readonly due: number; readonly key: string; readonly order: number }
+  | { readonly id: string; readonly due: number; readonly tasks: readonly ExpiryTask[] };
+
+/** Where removals stop in each stream, taken before they decide (see `RecordStore.removalBounds`). */
+export interface SharedBounds {
+  readonly bounds: RemovalBounds;
+  readonly leases: number;
 }
 
 /** Structured log sink: the CLI writes JSON lines; embedders pass their logger. */
@@ -49,6 +56,8 @@ export interface TaskSpace {
   readonly leases: LeaseManager;
   readonly runs: WorkQueue<RunItem>;
   readonly timers: WorkQueue<ExpiryItem>;
+  /** Retention timers of tasks this node's runs ended, sent in batches. */
+  readonly expiries: ExpiryBatch;
   readonly handlers: Map<string, RegisteredHandler>;
   readonly leaseTtlMs: number;
   /** Default bound on runs of a handler marked safe to re-run. */
@@ -71,6 +80,11 @@ export interface ApplyOptions {
   readonly writeId?: string;
   /** The record as just read from the leader: the write is made on it without another read. */
   readonly base?: Revisioned | undefined;
+  /**
+   * The retention timer, if the write ends the task, goes in this node's next batch (a worker
+   * holding the task's lease until it is queued) rather than out at once.
+   */
+  readonly batchTimer?: boolean;
 }
 
 /**
@@ -93,7 +107,7 @@ export async function applyToTask(
   event: TaskEvent,
   options: ApplyOptions = {},
 ): Promise<{ readonly record: TaskRecord; readonly changed: boolean } | null> {
-  const { extra, only, writeId, base } = options;
+  const { extra, only, writeId, base, batchTimer } = options;
   const out = await space.store.mutate(
     key,
     (record) => {
@@ -106,7 +120,10 @@ export async function applyToTask(
     base,
   );
   // Not awaited: the timer is queued in the background (a failure is logged, the task stays readable).
-  if (out?.changed && out.record.expiresAt !== null) void scheduleExpiry(space, key, out.record);
+  if (out?.changed && out.record.expiresAt !== null) {
+    if (batchTimer) space.expiries.add({ key, order: out.record.order }, out.record.expiresAt);
+    else void scheduleExpiry(space, key, out.record);
+  }
   if (out?.changed && isTerminalStatus(out.record.status)) space.onTaskEnded?.(key, out.record);
   return out;
 }
@@ -138,11 +155,32 @@ export async function scheduleExpiry(space: TaskSpace, key: string, record: Task
  * await removeTask(space, key, record, { expired: true, revision });
  * ```
  */
-export async function removeTask(space: TaskSpace, key: string, record: TaskRecord, how: { readonly expired: boolean; readonly revision?: number }): Promise<void> {
+export async function removeTask(
+  space: TaskSpace,
+  key: string,
+  record: TaskRecord,
+  how: { readonly expired: boolean; readonly revision?: number },
+  shared?: SharedBounds,
+): Promise<void> {
   // Its lease was released (leaving a marker) when its run ended; only a task with work has one.
   // Bounded as the rest of the removal is: a task created again under the key keeps its lease.
-  const before = record.work === null ? null : await space.leases.nextSequence();
-  await space.store.remove(key, record, how, before === null ? undefined : () => space.leases.erase(key, before));
+  const before = record.work === null ? null : (shared?.leases ?? (await space.leases.nextSequence()));
+  await space.store.remove(key, record, how, before === null ? undefined : () => space.leases.erase(key, before), shared?.bounds);
+}
+
+/**
+ * Where every stream of the space stands now: removals given these bounds purge nothing written
+ * after this call (one set of bounds serves a whole batch of removals).
+ *
+ * @example
+ * ```ts
+ * const shared = await sharedBounds(space);
+ * await Promise.all(batch.map((t) => removeTask(space, t.key, t.record, how, shared)));
+ * ```
+ */
+export async function sharedBounds(space: TaskSpace): Promise<SharedBounds> {
+  const [leases, bounds] = await Promise.all([space.leases.nextSequence(), space.store.removalBounds()]);
+  return { leases, bounds };
 }
 
 /**
@@ -155,13 +193,13 @@ export async function removeTask(space: TaskSpace, key: string, record: TaskReco
  * await finishRemoval(space, item.key, item.order);
  * ```
  */
-export async function finishRemoval(space: TaskSpace, key: string, order: number): Promise<void> {
+export async function finishRemoval(space: TaskSpace, key: string, order: number, shared?: SharedBounds): Promise<void> {
   // Bounds first, then a look at the record: whatever a task created again under this key writes
   // after the bounds is kept, and one that has a record already is left alone.
-  const [leasesBefore, bounds] = await Promise.all([space.leases.nextSequence(), space.store.removalBounds()]);
+  const { leases, bounds } = shared ?? (await sharedBounds(space));
   const end = await space.store.recordEnd(key);
   if (end === 'live') return space.store.dropIndexEntry(order);
-  await space.store.erase(key, { order, inline: false, marker: end }, bounds, () => space.leases.erase(key, leasesBefore));
+  await space.store.erase(key, { order, inline: false, marker: end }, bounds, () => space.leases.erase(key, leases));
 }
 
 /**

@@ -214,6 +214,9 @@ export class TaskWorker {
         // failover monitor will see it lost.
         const read = await reading;
         const held = read && 'found' in read ? read.found.record : null;
+        // No record yet: queued alongside a create still under way, while the lease of the id's
+        // previous task is still held (let go once its timer is queued): look again shortly.
+        if (held === null && deliveryCount < MISSING_RECORD_TRIES) return { retryInMs: 200 };
         const pending = held !== null && held.order === item.order && !isTerminalStatus(held.status) && held.attempts < item.attempt;
         return pending ? { retryInMs: 250 } : undefined;
       }
@@ -349,7 +352,8 @@ export class TaskWorker {
       if (kept && !inline) await keep(() => space.store.putResult(run.key, kept.value));
       const extra = { hasResult: kept !== undefined, failure: outcome.status === 'failed' ? outcome.failure : null, ...(inline && { inline }) };
       const writeId = randomUUID();
-      const out = await keep(() => applyToTask(space, run.key, ending, { extra: () => extra, only: run.ours, writeId }));
+      // Its retention timer goes out in this node's next batch; the lease is held until it has.
+      const out = await keep(() => applyToTask(space, run.key, ending, { extra: () => extra, only: run.ours, writeId, batchTimer: true }));
       // The actor hears of the end from the feed too; told here as well, in case that event is lost.
       if (out?.changed) run.run?.send(ending);
       else void this.#reconcile(run);
@@ -459,6 +463,8 @@ export class TaskWorker {
     }
     // Not terminal here (its lease was lost, the node stops): the work is aborted, nothing more written.
     if (run.run && !run.run.over) run.run.stop();
-    if (releaseLease) this.#space.leases.letGo(run.lease);
+    // Once the timers of the tasks this node ended are queued (see ExpiryBatch): a node that dies
+    // before leaves the lease to expire, and its taker queues the timer again.
+    if (releaseLease) void this.#space.expiries.queued().then(() => this.#space.leases.letGo(run.lease));
   }
 }
