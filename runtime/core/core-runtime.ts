@@ -44,6 +44,11 @@ interface FindOptions {
   readonly watched?: boolean;
 }
 
+/** Whether a task's retention has ended at `at`: it is gone for every reader, removed or not yet. */
+function isPastRetention(state: TaskState, at: number): boolean {
+  return state.expiresAt !== null && state.expiresAt <= at;
+}
+
 /** The machine input of a new task: the one place a task's identity and settings are fixed. */
 function machineInput(o: CreateTaskOptions, keepAlive: number | null, pollFrequency: number, createdAt: number): TaskInput {
   return {
@@ -92,7 +97,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     if (state === 'expired') throw new TaskExpiredError(taskId);
     // Past its retention but not removed yet (its timer may run on another node): gone already.
     // A waiter that saw the task end still gets its outcome while it is stored (keepAlive 0 included).
-    if (!o.pastRetention && state.expiresAt !== null && state.expiresAt <= now()) throw new TaskExpiredError(taskId);
+    if (!o.pastRetention && isPastRetention(state, now())) throw new TaskExpiredError(taskId);
     return { key, state };
   }
 
@@ -248,7 +253,10 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       const after = o.cursor === undefined ? 0 : decodeCursor(o.cursor, store.maxPosition);
       const limit = Math.max(1, Math.min(o.limit ?? opts.pageSize, opts.pageSize));
       const page = await store.page(ownerKeyOf(owner), after, limit);
-      const tasks = page.states.map(viewOf);
+      // A task past its retention whose timer has not run yet (NATS: timers are batched and may
+      // run on another node) is gone for `get`, and so for the listing too.
+      const at = now();
+      const tasks = page.states.filter((state) => !isPastRetention(state, at)).map(viewOf);
       return page.more ? { tasks, nextCursor: encodeCursor(page.last) } : { tasks };
     },
 

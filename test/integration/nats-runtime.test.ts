@@ -175,6 +175,8 @@ describe('NATS runtime across nodes', () => {
     // Past its retention the task is gone everywhere, even before the timer removes it (it has
     // not had the time to: the clock jumped).
     await expect(worker.get('brief', owner)).rejects.toMatchObject({ name: 'TaskExpiredError' });
+    // Nor listed: what get calls gone is not in the listing either.
+    expect((await worker.list(owner)).tasks.map((t) => t.taskId)).not.toContain('brief');
     for (let i = 0; i < 100; i++) {
       const listed = (await front.list(owner)).tasks.map((t) => t.taskId);
       if (!listed.includes('brief')) break;
