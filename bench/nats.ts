@@ -39,14 +39,14 @@ const RAW_PAYLOAD = new Uint8Array(600);
  * - worker: pull (one per batch of free slots: under load a fraction of one per task, not
  *   counted), lease KV create (awaited), start CAS on the record this node wrote (awaited),
  *   `task.start` post, complete CAS with the result inside (awaited), `task.complete` post (the
- *   record as written), retention timer enqueue, work ack, lease let go (no reply) = 8, 3 awaited;
- *   a worker that did not create the task reads the record alongside its lease: +1 (awaited, in
- *   the same round trip)
+ *   record as written), work ack, lease let go (no reply) = 7, 3 awaited; a worker that did not
+ *   create the task reads the record alongside its lease: +1 (awaited, in the same round trip)
  * - waitForOutcome: nothing: the node created the task a moment ago and its feed has followed
  *   it since; the end arrives as an event carrying the record
- * - expiry loop, off the critical path: the timer's nak = 1 (its pull is batched too)
+ * - retention timer, off the critical path: one message (and one nak) per batch of tasks ended
+ *   on a node within 20 ms, not counted
  */
-const OPS_PER_LIFECYCLE = { oneNode: 4 + 8 + 1, split: 4 + 9 + 1 } as const;
+const OPS_PER_LIFECYCLE = { oneNode: 4 + 7, split: 4 + 8 } as const;
 /** Awaited requests on the critical path, and how many round trips that is in a row (see above). */
 const AWAITED = { oneNode: 6, split: 7, inARow: 5 } as const;
 
