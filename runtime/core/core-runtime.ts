@@ -179,11 +179,15 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       if (isTerminalStatus(first.state.status)) return await throughOutage(() => outcomeOf(key, first.state), o.signal);
       const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
       let fresh: S | null = watch === null ? null : first.state;
+      // The first state may be what the store knew without a read (a task this node just
+      // created): a wait never answers "not ended yet" on that alone, it reads first.
+      let unconfirmed = watch !== null;
       watch ??= store.watch(key, onChange);
       for (;;) {
         let found: { key: string; state: S };
         try {
           fresh ??= endState;
+          if (fresh === null) unconfirmed = false;
           found = fresh === null ? await throughOutage(() => find(taskId, owner, { pastRetention: true }), o.signal, deadline) : { key, state: fresh };
           fresh = null;
         } catch (error) {
@@ -196,6 +200,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
         if (isTerminalStatus(found.state.status)) return await throughOutage(() => outcomeOf(key, found.state), o.signal);
         if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('Aborted');
         const left = deadline - now();
+        if (left <= 0 && unconfirmed) continue;
         if (left <= 0) throw new TaskTimeoutError(o.timeout!, { task: viewOf(found.state) });
         await new Promise<void>((resolve) => {
           // A store that may miss a change (NATS) is read again in time even for a task kept

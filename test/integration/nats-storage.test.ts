@@ -224,7 +224,7 @@ describe('NATS storage after tasks end', () => {
     expect((await streamMessages(front, prefix))[`${prefix}_index`]).toBe(1);
   });
 
-  it('takes a created record away again when its run could not be queued, and says why', async () => {
+  it('refuses at once a create whose run the work queue refuses (a full stream is not an outage), leaving nothing of it', async () => {
     const prefix = `st${++prefixSeq}`;
     // A front node only: nothing takes runs off the queue.
     const front = await createNatsTaskRuntime({ nats: { servers: server.url }, prefix, role: 'front', nodeId: `${prefix}-front` });
@@ -236,7 +236,7 @@ describe('NATS storage after tasks end', () => {
     await jsm.streams.update(`${prefix}_work`, { ...work, max_msgs: 1, discard: DiscardPolicy.New });
     await create(front, 'queued', 'echo', {}, 60_000);
     await expect(create(front, 'refused', 'echo', {}, 60_000)).rejects.toThrow(/maximum messages/i);
-    // Created alongside its run, then taken away: not readable, not listed, nothing left of it.
+    // Never stored (its run comes first): not readable, not listed, its index entry dropped.
     await vi.waitFor(async () => {
       await expect(front.get('refused', owner)).rejects.toThrow(/not found/i);
       expect((await front.list(owner)).tasks.map((t) => t.taskId)).toEqual(['queued']);

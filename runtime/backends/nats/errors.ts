@@ -129,13 +129,11 @@ export function isWrongLastSequence(error: unknown): boolean {
   return error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown;
 }
 
-/** JetStream's "stream store failed" code: a write refused by a stream's limits. */
-const STREAM_STORE_FAILED = 10077;
-
 /**
  * True when the server refused a write because a stream is full (its `max_msgs`, `max_bytes` or
  * a message size limit, discard policy `new`): a decided answer that trying again in a moment
- * does not change, unlike an outage.
+ * does not change, unlike an outage. Told by the server's message: the code it comes with
+ * ("stream store failed") also covers storage faults that may pass.
  *
  * @example
  * ```ts
@@ -143,5 +141,5 @@ const STREAM_STORE_FAILED = 10077;
  * ```
  */
 export function isLimitRefusal(error: unknown): boolean {
-  return error instanceof JetStreamApiError && (error.code === STREAM_STORE_FAILED || /maximum (messages|bytes|payload)|exceeds maximum/i.test(error.message));
+  return error instanceof JetStreamApiError && /maximum (messages|bytes|payload)|exceeds maximum|message size exceeds/i.test(error.message);
 }

@@ -7,8 +7,12 @@
  * @module
  */
 import { isWrongLastSequence } from './errors.js';
+import { randomUUID } from 'node:crypto';
 import type { ExpiryTask } from './expiry-batch.js';
 import { finishRemoval, removeTask, sharedBounds, type SharedBounds, type TaskSpace } from './task-space.js';
+
+/** How long the removals of a batch that failed wait before they are tried again. */
+const RETRY_MS = 1_000;
 
 /**
  * Removes expired tasks until `signal` aborts.
@@ -29,9 +33,15 @@ export async function runExpiry(space: TaskSpace, signal: AbortSignal): Promise<
       // One set of bounds for the whole batch, taken before any of its removals decides.
       const shared = await sharedBounds(space);
       const outcomes = await Promise.allSettled(tasks.map((task) => expire(space, task, shared)));
-      // Tried again (nak) until every removal goes through; the ones done find nothing left.
-      const failed = outcomes.find((o) => o.status === 'rejected');
-      if (failed) throw failed.reason;
+      const failed = tasks.filter((_t, i) => outcomes[i]!.status === 'rejected');
+      if (failed.length === 0 || failed.length === tasks.length) {
+        // Tried again (nak) until every removal goes through.
+        const error = outcomes.find((o) => o.status === 'rejected');
+        if (error) throw error.reason;
+        return undefined;
+      }
+      // Only the removals that failed are tried again, as a timer of their own (this one is done).
+      await space.timers.enqueue({ id: `expire:${randomUUID()}`, due: space.now() + RETRY_MS, tasks: failed });
       return undefined;
     },
     // Several at once, pulled in batches: removals are independent (each guarded by the revision it

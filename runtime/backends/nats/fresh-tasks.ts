@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { isTerminalStatus } from '../../../machines/index.js';
 import type { EventFeed, FeedWatch } from './event-feed.js';
 
 /** How long after its create a task is followed this way. */
@@ -62,11 +63,23 @@ export class FreshTasks {
       this.#held.delete(key);
       previous.watch.stop();
     }
-    const watch = this.#feed.watch(key, ignore);
+    let held: Held | null = null;
+    let over = false;
+    // Not followed past its end or deletion: a task created again under the id (on any node)
+    // must not find this watch's cursor, which is past the new task's first events.
+    const watch = this.#feed.watch(key, (event) => {
+      if (isTerminalStatus(event.view.status) || event.kind === 'task.deleted') {
+        over = true;
+        if (held !== null && this.#held.get(key) === held) this.#held.delete(key);
+        watch.stop();
+      }
+    });
     return {
       created: (seq) => {
         watch.from(seq);
-        const held = { key, watch, until: this.#now() + FRESH_TASK_MS };
+        // Ended already among the events held back until now: nothing to follow.
+        if (over) return;
+        held = { key, watch, until: this.#now() + FRESH_TASK_MS };
         this.#held.get(key)?.watch.stop();
         this.#held.set(key, held);
         this.#queue.push(held);
@@ -114,6 +127,3 @@ export class FreshTasks {
   }
 }
 
-function ignore(): void {
-  // The watch only keeps the feed's cursor on the task.
-}

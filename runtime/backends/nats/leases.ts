@@ -13,7 +13,7 @@
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { bucketStream, eraseSubject, nextSequence, removeKey } from './erase.js';
+import { bucketStream, eraseSubject, lastMarker, nextSequence, removeKey } from './erase.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { isWrongLastSequence, LeaseLostError } from './errors.js';
 import { nameFromPrefix } from './keys.js';
@@ -149,6 +149,22 @@ export class LeaseManager {
   async erase(taskKey: string, before?: number): Promise<void> {
     const bucket = bucketStream(this.bucket);
     await eraseSubject(this.#jsm, bucket.stream, bucket.subject(taskKey), before);
+  }
+
+  /**
+   * Purges a task's lease subject when what it ends with is a release's marker: for a removal
+   * that may have come before the task's last holder let its lease go (see `letGo`, sent once the
+   * task's retention timer is queued). A live lease (a task created again under the id) stays.
+   *
+   * @example
+   * ```ts
+   * await leases.eraseLateMarker(key);
+   * ```
+   */
+  async eraseLateMarker(taskKey: string): Promise<void> {
+    const bucket = bucketStream(this.bucket);
+    const end = await lastMarker(this.#jsm, bucket.stream, bucket.subject(taskKey));
+    if (typeof end === 'number') await eraseSubject(this.#jsm, bucket.stream, bucket.subject(taskKey), end + 1);
   }
 
   /**

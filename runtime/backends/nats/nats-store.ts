@@ -115,7 +115,8 @@ export class NatsStore implements TaskStore<TaskRecord> {
     const work = task.work
       ? { handler: task.work.name, params: task.work.params, retry: task.work.options.retry ?? 'never', maxAttempts: task.work.options.maxAttempts ?? space.maxAttempts }
       : null;
-    // The run is queued with the record (see RecordStore.create): no task exists that nothing will run.
+    // The run is queued before the record exists (a worker waits a moment for a record it cannot
+    // find yet), so a front node that dies in between leaves no task that nothing will run.
     const queueRun = work
       ? (order: number) => persistently(() => space.runs.enqueue({ id: `run:${key}:${order}:1`, key, attempt: 1, order, handler: work.handler }).then(() => undefined), { giveUpMs: 15_000 })
       : undefined;

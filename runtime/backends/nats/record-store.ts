@@ -101,7 +101,7 @@ export class RecordStore {
   readonly #expired: ExpiredMemory;
   /** The revision this node got back from its last write of each key it writes often. */
   readonly #known = new Map<string, Revisioned>();
-  /** Creates under way on this node (see {@link RecordStore.knownOrCreating}). */
+  /** Creates under way on this node (see {@link RecordStore.creating}). */
   readonly #creating = new Map<string, Promise<Revisioned | undefined>>();
   /**
    * Called after every write this node made: a creation (`previous` null) or a change
@@ -186,69 +186,68 @@ export class RecordStore {
   }
 
   /**
-   * Like {@link RecordStore.known}, and for a task this node is creating right now, the create's
-   * outcome (`undefined` if it fails): a worker handed the run before the create's reply came
-   * back waits for it rather than read a record it is about to know.
+   * The create of a task under way on this node, resolving to the record as stored (`undefined`
+   * if it fails): a worker handed the run before the create's reply came back waits for it
+   * rather than read a record it is about to know.
    *
    * @example
    * ```ts
-   * const mine = await store.knownOrCreating(key);
+   * const mine = await store.creating(key);
    * ```
    */
-  knownOrCreating(key: string): Revisioned | Promise<Revisioned | undefined> | undefined {
-    return this.#known.get(key) ?? this.#creating.get(key);
+  creating(key: string): Promise<Revisioned | undefined> | undefined {
+    return this.#creating.get(key);
   }
 
   /**
-   * Stores a new task: its listing index entry first, then its record (create-only) and, at the
-   * same time, what must exist with it (its queued run).
+   * Stores a new task: its listing index entry first, then what must exist before it (its queued
+   * run), then its record (create-only).
    *
    * @param key - the task key
    * @param ownerKey - the owner's key (index subject)
    * @param record - the first record
-   * @param withRecord - runs once the task's `order` (unique per creation) is known, alongside
-   *   the record's create; if it fails, the record is removed again and its error thrown
+   * @param beforeRecord - runs once the task's `order` (unique per creation) is known, before the
+   *   record is stored
    * @throws DuplicateTaskIdError when the owner already has a task with this id
    * @example
    * ```ts
    * const created = await store.create(key, ownerKey, newRecord(context, work));
    * ```
    */
-  async create(key: string, ownerKey: string, record: TaskRecord, withRecord?: (order: number) => Promise<void>): Promise<Revisioned> {
+  async create(key: string, ownerKey: string, record: TaskRecord, beforeRecord?: (order: number) => Promise<void>): Promise<Revisioned> {
+    const creating = this.#create(key, ownerKey, record, beforeRecord);
+    // A worker of this node handed the run before the record's reply came back waits for it (see `creating`).
+    const settled = creating.then((c) => c, () => undefined);
+    this.#creating.set(key, settled);
+    try {
+      return await creating;
+    } finally {
+      if (this.#creating.get(key) === settled) this.#creating.delete(key);
+    }
+  }
+
+  async #create(key: string, ownerKey: string, record: TaskRecord, beforeRecord?: (order: number) => Promise<void>): Promise<Revisioned> {
     // Index first: an index entry whose record never came (or is another task's) is skipped by
     // list because the record's `order` does not name it.
     const ack = await this.#js.publish(`${this.#indexSubject}.${ownerToken(ownerKey)}`, JSON.stringify({ key }));
     const stored: TaskRecord = { ...record, order: ack.seq, writer: this.#nodeId };
-    // The run is queued in the same flush as the record's create, not a round trip before it: a
-    // node that dies sends both or neither (one socket write), a worker that sees the run before
-    // the record waits a moment for it, and a run whose record did not come (a duplicate id, an
-    // outage) finds no record of its `order` and is dropped.
-    const along = withRecord?.(ack.seq);
-    const both = Promise.allSettled([along, this.#createRecord(key, JSON.stringify(stored))]);
-    const creating = both.then(([q, c]) => (q.status === 'fulfilled' && c.status === 'fulfilled' ? { record: stored, revision: c.value } : undefined));
-    this.#creating.set(key, creating);
-    const [queued, createdRecord] = await both.finally(() => {
-      if (this.#creating.get(key) === creating) this.#creating.delete(key);
-    });
-    if (createdRecord.status === 'fulfilled' && queued.status === 'fulfilled') {
-      const created = { record: stored, revision: createdRecord.value };
+    try {
+      // What must exist before the task does (its queued run): a task is never stranded, even
+      // when this node dies while the queue does not answer (a record queued alongside would be).
+      await beforeRecord?.(ack.seq);
+      const revision = await this.#createRecord(key, JSON.stringify(stored));
+      const created = { record: stored, revision };
       this.#known.set(key, created);
       this.#expired.forget(key);
       this.onWrite?.(viewOf(stored), null);
       return created;
+    } catch (e) {
+      // Kept trying in the background while NATS is away (a create that failed in an outage), or
+      // the entry of a task that never was would stay in the index for good.
+      void persistently(() => this.dropIndexEntry(ack.seq), { giveUpMs: 120_000 }).catch(() => undefined);
+      if (isWrongLastSequence(e)) throw new DuplicateTaskIdError(record.context.taskId, { cause: e });
+      throw e;
     }
-    if (createdRecord.status === 'fulfilled') {
-      // Stored but nothing will run it: it is taken away again (kept at while NATS is away), and
-      // the requester told it was not created. Nobody saw it: no create reply went out.
-      void persistently(() => this.remove(key, stored, { expired: false, revision: createdRecord.value }), { giveUpMs: 120_000 }).catch(() => undefined);
-      throw (queued as PromiseRejectedResult).reason;
-    }
-    // Kept trying in the background while NATS is away (a create that failed in an outage), or
-    // the entry of a task that never was would stay in the index for good.
-    void persistently(() => this.dropIndexEntry(ack.seq), { giveUpMs: 120_000 }).catch(() => undefined);
-    const e: unknown = createdRecord.reason;
-    if (isWrongLastSequence(e)) throw new DuplicateTaskIdError(record.context.taskId, { cause: e });
-    throw e;
   }
 
   /**

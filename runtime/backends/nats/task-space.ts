@@ -93,7 +93,7 @@ export interface ApplyOptions {
  *
  * @param space - the node's parts
  * @param key - the task key
- * @param event - the lifecycle event
+ * @param event - the lifecycle event, or how to decide it from the record it is applied to
  * @param options - fields set with the same write, a condition, a write id for retries
  * @returns the record after the call and whether this call moved it; `null` when the task is gone
  * @example
@@ -104,18 +104,21 @@ export interface ApplyOptions {
 export async function applyToTask(
   space: TaskSpace,
   key: string,
-  event: TaskEvent,
+  event: TaskEvent | ((record: TaskRecord) => TaskEvent),
   options: ApplyOptions = {},
 ): Promise<{ readonly record: TaskRecord; readonly changed: boolean } | null> {
   const { extra, only, writeId, base, batchTimer } = options;
+  // Decided again on each try of the compare-and-swap when it depends on the record.
+  let applied: TaskEvent | null = typeof event === 'function' ? null : event;
   const out = await space.store.mutate(
     key,
     (record) => {
       if (only && !only(record)) return null;
-      const moved = applyEvent(record, event);
+      applied = typeof event === 'function' ? event(record) : event;
+      const moved = applyEvent(record, applied);
       return moved && extra ? { ...moved, ...extra(record) } : moved;
     },
-    () => ({ kind: event.type, event }),
+    () => ({ kind: applied!.type, event: applied! }),
     writeId,
     base,
   );
@@ -165,8 +168,19 @@ export async function removeTask(
   // Its lease was released (leaving a marker) when its run ended; only a task with work has one.
   // Bounded as the rest of the removal is: a task created again under the key keeps its lease.
   const before = record.work === null ? null : (shared?.leases ?? (await space.leases.nextSequence()));
-  await space.store.remove(key, record, how, before === null ? undefined : () => space.leases.erase(key, before), shared?.bounds);
+  // A task that ended a moment ago may have its lease let go after these bounds (its worker
+  // holds it until the task's timer is queued, and the timer may be due at once): that marker
+  // is purged too once it is the last thing there.
+  const recent = space.now() - record.context.updatedAt < LATE_LEASE_MS;
+  const erase = async (): Promise<void> => {
+    await space.leases.erase(key, before!);
+    if (recent) await space.leases.eraseLateMarker(key);
+  };
+  await space.store.remove(key, record, how, before === null ? undefined : erase, shared?.bounds);
 }
+
+/** How long after a task's end its worker may still let its lease go (a timer queued through an outage). */
+const LATE_LEASE_MS = 150_000;
 
 /**
  * Where every stream of the space stands now: removals given these bounds purge nothing written

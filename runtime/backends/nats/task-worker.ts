@@ -204,7 +204,7 @@ export class TaskWorker {
       // The record, read alongside the lease (one round trip, not two): a decision taken on it is
       // checked again by the start's compare-and-swap. The record as this node last wrote it (it
       // created the task) needs no read at all.
-      const mine = space.store.knownOrCreating(item.key);
+      const mine = this.#mine(item.key);
       const reading = mine === undefined ? space.store.read(item.key) : Promise.resolve(mine).then((m) => (m ? { found: m } : space.store.read(item.key)));
       reading.catch(() => undefined);
       const lease = await space.leases.acquire(item.key, space.nodeId, space.leaseTtlMs);
@@ -212,7 +212,8 @@ export class TaskWorker {
         // Another node holds it. If this run is still to come (the holder is the node that just
         // queued it, about to let go), try again shortly; else the holder runs the task, or the
         // failover monitor will see it lost.
-        const read = await reading;
+        // What this node knew may be behind: whether the run is still to come is read.
+        const read = mine === undefined ? await reading : await space.store.read(item.key);
         const held = read && 'found' in read ? read.found.record : null;
         // No record yet: queued alongside a create still under way, while the lease of the id's
         // previous task is still held (let go once its timer is queued): look again shortly.
@@ -244,13 +245,29 @@ export class TaskWorker {
         await recoverTask(space, item.key, lease, record.node ?? 'unknown');
         return;
       }
-      started = await this.#start(item, lease, record, read && 'found' in read ? read.found : undefined);
+      const outcome = await this.#start(item, lease, record, read && 'found' in read ? read.found : undefined, mine !== undefined);
+      started = outcome === true;
+      // Decided on what this node knew, and the record had moved on: decide again on a fresh read.
+      if (outcome === 'again') return { retryInMs: 0 };
     } finally {
       if (!started) this.#slots.release();
     }
   }
 
-  async #start(item: RunItem, lease: Lease, record: TaskRecord, base?: Revisioned): Promise<boolean> {
+  /**
+   * The record without a read, when this node has it: a create of its own under way (the run
+   * came before the create's reply), or its own last write when the feed has seen nothing of the
+   * task since. Anything it decides is checked again by the start's compare-and-swap.
+   */
+  #mine(key: string): Revisioned | Promise<Revisioned | undefined> | undefined {
+    const space = this.#space;
+    const creating = space.store.creating(key);
+    if (creating) return creating;
+    const known = space.store.known(key);
+    return known && space.feed.position(key) === known.record.seq ? known : undefined;
+  }
+
+  async #start(item: RunItem, lease: Lease, record: TaskRecord, base: Revisioned | undefined, unread: boolean): Promise<boolean | 'again'> {
     const space = this.#space;
     const work = record.work!;
     const registered = space.handlers.get(work.handler);
@@ -259,11 +276,11 @@ export class TaskWorker {
       await space.leases.release(lease).catch(() => false);
       return false;
     }
-    const at = space.now();
-    const begin =
-      record.status === 'submitted'
-        ? taskEvents.start(at)
-        : taskEvents.message(`Worker ${record.node ?? 'unknown'} was lost; running again on ${space.nodeId} (attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`, at);
+    // Decided on the record the start is written over (it may be newer than the one read).
+    const begin = (r: TaskRecord): TaskEvent =>
+      r.status === 'submitted'
+        ? taskEvents.start(space.now())
+        : taskEvents.message(`Worker ${r.node ?? 'unknown'} was lost; running again on ${space.nodeId} (attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`, space.now());
     // The worker that runs the handler says how it may be retried: its declaration is the one in force.
     const declared = { ...work, retry: registered.options.retry ?? 'never', maxAttempts: registered.options.maxAttempts ?? space.maxAttempts };
     const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, run: null, watch: null, renew: null, holdsSlot: true, slotWait: null };
@@ -288,7 +305,7 @@ export class TaskWorker {
     if (!moved?.changed) {
       run.watch.stop();
       await space.leases.release(lease).catch(() => false);
-      return false;
+      return unread && moved !== null ? 'again' : false;
     }
     this.#running.set(item.key, run);
     this.tasksRun++;
