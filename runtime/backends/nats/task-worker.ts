@@ -201,27 +201,26 @@ export class TaskWorker {
     if (!this.#slots.tryAcquire()) return { retryInMs: 0 };
     let started = false;
     try {
-      // The record, read alongside the lease (one round trip, not two): a decision taken on it is
-      // checked again by the start's compare-and-swap. The record as this node last wrote it (it
-      // created the task) needs no read at all.
+      // The record as this node has it, when it does (see #mine), needs no read: a decision taken
+      // on it is checked again by the start's compare-and-swap. Any other is read once the lease
+      // is held: the run is queued before its record is written, so a read sent alongside the
+      // lease would mostly find nothing yet (measured: 1.9 reads per task instead of 1).
       const mine = this.#mine(item.key);
-      const reading = mine === undefined ? space.store.read(item.key) : Promise.resolve(mine).then((m) => (m ? { found: m } : space.store.read(item.key)));
-      reading.catch(() => undefined);
       const lease = await space.leases.acquire(item.key, space.nodeId, space.leaseTtlMs);
       if (lease === null) {
         // Another node holds it. If this run is still to come (the holder is the node that just
         // queued it, about to let go), try again shortly; else the holder runs the task, or the
-        // failover monitor will see it lost.
-        // What this node knew may be behind: whether the run is still to come is read.
-        const read = mine === undefined ? await reading : await space.store.read(item.key);
+        // failover monitor will see it lost. What this node knew may be behind: this is read.
+        const read = await space.store.read(item.key);
         const held = read && 'found' in read ? read.found.record : null;
-        // No record yet: queued alongside a create still under way, while the lease of the id's
-        // previous task is still held (let go once its timer is queued): look again shortly.
+        // No record yet: its create still under way, while the lease of the id's previous task
+        // is still held (let go once its timer is queued): look again shortly.
         if (held === null && deliveryCount < MISSING_RECORD_TRIES) return { retryInMs: 200 };
         const pending = held !== null && held.order === item.order && !isTerminalStatus(held.status) && held.attempts < item.attempt;
         return pending ? { retryInMs: 250 } : undefined;
       }
-      const read = await reading.catch(async (e: unknown) => {
+      const known = await mine;
+      const read = await (known ? Promise.resolve({ found: known }) : space.store.read(item.key)).catch(async (e: unknown) => {
         await space.leases.release(lease).catch(() => false);
         throw e;
       });
@@ -245,7 +244,7 @@ export class TaskWorker {
         await recoverTask(space, item.key, lease, record.node ?? 'unknown');
         return;
       }
-      const outcome = await this.#start(item, lease, record, read && 'found' in read ? read.found : undefined, mine !== undefined);
+      const outcome = await this.#start(item, lease, record, read && 'found' in read ? read.found : undefined, known !== undefined);
       started = outcome === true;
       // Decided on what this node knew, and the record had moved on: decide again on a fresh read.
       if (outcome === 'again') return { retryInMs: 0 };
