@@ -14,7 +14,7 @@ import type { Settled } from '../../core/outcome.js';
 import { TaskRun, type RunPort } from '../../core/task-run.js';
 import type { InputRequest } from '../../task-runtime.types.js';
 import { LeaseLostError } from './errors.js';
-import { onAbort } from './stop-signal.js';
+import { Slots } from './slots.js';
 import type { FeedWatch } from './event-feed.js';
 import type { Lease } from './leases.js';
 import type { Revisioned } from './record-store.js';
@@ -68,51 +68,6 @@ function endingOf(record: TaskRecord | null, at: number): TaskEvent {
       return taskEvents.cancel(c!.statusMessage, c!.updatedAt);
     default:
       return taskEvents.cancel('Deleted', at);
-  }
-}
-
-/** A counting semaphore: at most `size` tasks hold a slot. */
-class Slots {
-  readonly size: number;
-  #free: number;
-  readonly #queue: (() => void)[] = [];
-  constructor(size: number) {
-    this.size = size;
-    this.#free = size;
-  }
-  /** How many slots are free now. */
-  get free(): number {
-    return this.#free;
-  }
-  /** Takes a slot if one is free. */
-  tryAcquire(): boolean {
-    if (this.#free === 0) return false;
-    this.#free--;
-    return true;
-  }
-  /** Resolves once a slot is free (without taking it). */
-  async whenFree(signal: AbortSignal): Promise<void> {
-    while (this.#free === 0 && !signal.aborted) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          off();
-          resolve();
-        };
-        const off = onAbort(signal, done);
-        this.#queue.push(done);
-      });
-    }
-  }
-  /** Takes a slot, waiting for one to be free. */
-  async acquire(signal: AbortSignal): Promise<void> {
-    for (;;) {
-      if (this.tryAcquire() || signal.aborted) return;
-      await this.whenFree(signal);
-    }
-  }
-  release(): void {
-    this.#free++;
-    for (const wake of this.#queue.splice(0)) wake();
   }
 }
 
