@@ -79,7 +79,7 @@ function scope(): TaskScope {
   if (inertScope) return inertScope;
   const self = createActor(taskMachine, { input: { taskId: '', owner: { session: '', principal: null }, dialect: '', method: '', label: null, keepAlive: null, pollFrequency: 0, createdAt: 0 } });
   const ignore = (): void => undefined;
-  inertScope = { self, id: 'inert', sessionId: 'inert', logger: ignore, defer: ignore, system: self.system, stopChild: ignore, emit: ignore, actionExecutor: ignore } as unknown as TaskScope;
+  inertScope = { self, id: 'inert', sessionId: 'inert', logger: ignore, defer: ignore, system: self.system, stopChild: ignore, emit: ignore, actionExecutor: ignore };
   return inertScope;
 }
 
