@@ -36,7 +36,7 @@ const RAW_PAYLOAD = new Uint8Array(600);
  * - create (front): index publish (awaited: its sequence is the task's `order`), run enqueue
  *   (awaited: before the record, so no task exists that nothing will run), record KV create
  *   (awaited), `task.created` posted without an acknowledgement = 4, 3 awaited
- * - worker: pull (one per batch of free slots: under load a fraction of one per task, not
+ * - worker: pull (one per batch of up to 8 free slots: under load a fraction of one per task, not
  *   counted), lease KV create (awaited), start CAS on the record this node wrote (awaited),
  *   `task.start` post, complete CAS with the result inside (awaited), `task.complete` post (the
  *   record as written), work ack, lease let go (no reply) = 7, 3 awaited; a worker that did not

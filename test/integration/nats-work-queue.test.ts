@@ -149,6 +149,26 @@ describe('WorkQueue (real nats-server)', () => {
     expect(pulls.length).toBeLessThanOrEqual(8);
   });
 
+  it('should ask for no more than maxBatch items in one pull', async () => {
+    const nc = await connect();
+    const q = await WorkQueue.open<Job>(nc, { prefix: 'maxbatch', ackWaitMs: 5_000 });
+    const pulls: number[] = [];
+    const watcher = (await connect()).subscribe(`$JS.API.CONSUMER.MSG.NEXT.${q.stream}.${q.durable}`, {
+      callback: (_e, m) => void pulls.push(m.json<{ batch: number }>().batch),
+    });
+    for (let n = 0; n < 12; n++) await q.enqueue({ id: `m-${n}`, n });
+    const done: number[] = [];
+    const stop = new AbortController();
+    const consuming = q.consume(async (job) => void done.push(job.n), { signal: stop.signal, pollMs: 1_000, concurrency: 20, maxBatch: 4 });
+    await until(() => done.length === 12, 5_000);
+    await allAcked(nc, q, 5_000);
+    stop.abort();
+    await consuming;
+    watcher.unsubscribe();
+    expect(Math.max(...pulls)).toBe(4);
+    expect(pulls.length).toBeGreaterThanOrEqual(3);
+  });
+
   it('should redeliver a failed item and ack it once it succeeds', async () => {
     const nc = await connect();
     const q = await WorkQueue.open<Job>(nc, { prefix: 'retry', ackWaitMs: 2_000 });

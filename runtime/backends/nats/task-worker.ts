@@ -115,6 +115,9 @@ export class TaskWorker {
       // As many runs starting at once as there are slots: a pull asks for the free slots, so
       // under load one pull brings a batch (a pull per item was a round trip on every task).
       concurrency: this.#slots.size,
+      // A run delivered to a pull this node has given up on waits out the queue's ack wait (the
+      // lease TTL): no more than the eight the per-item pulls before exposed at once.
+      maxBatch: 8,
       pollMs: 2_000,
       retryDelayMs: 500,
       // Pull only with a free slot: an item waiting in a busy worker would starve an idle one.

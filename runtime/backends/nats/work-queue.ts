@@ -94,6 +94,12 @@ export interface ConsumeWorkOptions {
    * waiting in a busy one. Default: only `concurrency` limits.
    */
   readonly room?: () => Promise<number>;
+  /**
+   * Items one pull asks for at most. A pull the client gives up on (heartbeats missed while its
+   * event loop stalled) may still be handed items by the server, which then wait out their ack
+   * wait: the bound caps how many. @default concurrency
+   */
+  readonly maxBatch?: number;
 }
 
 /**
@@ -215,6 +221,7 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
       retryDelayMs: options.retryDelayMs ?? 1_000,
       pollMs: Math.max(1_000, options.pollMs ?? 5_000),
       room: options.room ?? (() => Promise.resolve(concurrency)),
+      maxBatch: Math.max(1, options.maxBatch ?? concurrency),
     });
   }
 
@@ -228,7 +235,7 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
    */
   async #pullLoop(
     consumer: Consumer,
-    o: { handler: WorkHandler<T>; signal: AbortSignal; concurrency: number; retryDelayMs: number; pollMs: number; room: () => Promise<number> },
+    o: { handler: WorkHandler<T>; signal: AbortSignal; concurrency: number; retryDelayMs: number; pollMs: number; room: () => Promise<number>; maxBatch: number },
   ): Promise<void> {
     const running = new Set<Promise<void>>();
     let wake: (() => void) | null = null;
@@ -248,7 +255,7 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
             };
           });
         }
-        const room = Math.min(await o.room(), o.concurrency - running.size);
+        const room = Math.min(await o.room(), o.concurrency - running.size, o.maxBatch);
         if (o.signal.aborted) break;
         if (room < 1) continue;
         const batch = await consumer.fetch({ max_messages: room, expires: o.pollMs });
