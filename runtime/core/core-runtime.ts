@@ -187,8 +187,11 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
         let found: { key: string; state: S };
         try {
           fresh ??= endState;
+          // The read that stands in for the first one (which the store answered without a read)
+          // rides out an outage as the first one would have, deadline or not.
+          const until = unconfirmed && o.countsAsPoll === false ? Infinity : deadline;
           if (fresh === null) unconfirmed = false;
-          found = fresh === null ? await throughOutage(() => find(taskId, owner, { pastRetention: true }), o.signal, deadline) : { key, state: fresh };
+          found = fresh === null ? await throughOutage(() => find(taskId, owner, { pastRetention: true }), o.signal, until) : { key, state: fresh };
           fresh = null;
         } catch (error) {
           // Deleted right after it ended: the outcome is what the end said (no result survives a

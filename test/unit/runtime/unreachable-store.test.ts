@@ -12,15 +12,19 @@ import { resolveTaskRuntimeOptions } from '../../../runtime/options.js';
 const owner = { session: 's1', principal: null };
 
 /** A runtime whose store's reads fail (a timeout, as NATS answers while away) while `failing` says so. */
-function flakyRuntime() {
+function flakyRuntime(o: { readonly knowsWithoutRead?: boolean } = {}) {
   const opts = resolveTaskRuntimeOptions({});
   const limiter = new RequesterLimiter(opts.limits, opts.now);
   const inner = new MemoryStore(opts, limiter, null, 'local');
   const state = { failing: 0, reads: 0 };
   const store = new Proxy(inner, {
     get(target, prop) {
+      // A store that delivers changes by sequence and answers a watcher's first look from what it
+      // knows, without a read (as NATS does for a task its node just created).
+      if (prop === 'watchesBySequence' && o.knowsWithoutRead) return true;
       if (prop === 'read') {
-        return (key: string) => {
+        return (key: string, how?: { readonly watched?: boolean }) => {
+          if (how?.watched && o.knowsWithoutRead) return target.read(key);
           state.reads++;
           if (state.failing > 0) {
             state.failing--;
@@ -70,6 +74,22 @@ describe('a wait over a store that stops answering for a moment', () => {
     await expect(runtime.waitForOutcome('n', owner)).rejects.toThrow('TimeoutError');
     state.failing = 2;
     expect((await runtime.waitForOutcome('n', owner, { countsAsPoll: false })).result).toEqual({ done: true });
+    await runtime.dispose();
+  });
+
+  it('rides out an outage in the read that confirms what the store knew without one, in the server\'s own one-shot look', async () => {
+    const { runtime, state } = flakyRuntime({ knowsWithoutRead: true });
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    runtime.registerHandler('gate', async () => (await opened, { opened: true }));
+    await runtime.create({ taskId: 'g', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'gate', params: {} });
+    // The SEP-1686 request's own first look (timeout 0): "not ended yet" is said only after a
+    // real read, and that read meets the outage. Before: the outage's error, and the adapter
+    // cancelled the task ("The request that created it failed"), as the chaos soak showed.
+    state.failing = 2;
+    await expect(runtime.waitForOutcome('g', owner, { timeout: 0, countsAsPoll: false })).rejects.toMatchObject({ name: 'TaskTimeoutError', task: { status: 'working' } });
+    expect(state.reads).toBe(3);
+    open();
     await runtime.dispose();
   });
 
