@@ -216,8 +216,9 @@ describe('NATS runtime across nodes', () => {
     let open: () => void = () => undefined;
     const opened = new Promise<void>((resolve) => (open = resolve));
     one.registerHandler('gate', async () => (await opened, { opened: true }));
+    // Each read's reply subject: its requester's inbox, so the reading node can be told apart.
     const reads: string[] = [];
-    const sub = one.connection.subscribe(`$JS.API.STREAM.MSG.GET.KV_${prefix}_snapshots`, { callback: (_e, m) => void reads.push(m.string()) });
+    const sub = one.connection.subscribe(`$JS.API.STREAM.MSG.GET.KV_${prefix}_snapshots`, { callback: (_e, m) => void reads.push(m.reply ?? '') });
     await one.connection.flush();
     // Created, started, ended and waited for on one node: the worker starts from the record this
     // node wrote, and the wait from what the feed has followed since the create.
@@ -239,14 +240,19 @@ describe('NATS runtime across nodes', () => {
     expect((await elsewhere).result).toEqual({ opened: true });
     await one.connection.flush();
     expect(reads).toHaveLength(2);
-    // Created on a front node, run on another: the worker reads the record once (alongside its
-    // lease) and starts on that read; the front's wait reads nothing.
+    // That read was the other node's: its inbox (everything up to the request's own token).
+    const otherInbox = reads[1]!.slice(0, reads[1]!.lastIndexOf('.') + 1);
+    expect(reads[0]!.startsWith(otherInbox)).toBe(false);
+    // Created on a front node, run on another: the worker reads the record (once it holds the
+    // lease; again if the record was not written yet), the front's wait reads nothing.
     other.registerHandler('sleep', async () => ({ slept: 1 }));
     await create(other, 'apart', 'sleep', { ms: 1 });
     expect((await other.waitForOutcome('apart', owner, { timeout: 5_000 })).task.status).toBe('completed');
-    await one.connection.flush();
+    await Promise.all([one.connection.flush(), other.connection.flush()]);
     sub.unsubscribe();
-    expect(reads).toHaveLength(3);
+    const apart = reads.slice(2);
+    expect(apart.length).toBeGreaterThanOrEqual(1);
+    expect(apart.filter((reply) => reply.startsWith(otherInbox))).toEqual([]);
   });
 
   it('keeps a small result in the task record itself, and a larger one in the results bucket', async () => {
