@@ -91,7 +91,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     if (disposed) throw new RuntimeDisposedError();
     checkTaskId(taskId, opts.limits.maxTaskIdLength);
     const key = keyOf(taskId, owner);
-    const read = o.watched ? store.read(key, { watched: true }) : store.read(key);
+    const read = store.read(key, o);
     const state = read instanceof Promise ? await read : read;
     if (state === null) throw new TaskNotFoundError(taskId);
     if (state === 'expired') throw new TaskExpiredError(taskId);

@@ -46,6 +46,8 @@ export class ExpiryBatch {
   readonly #open = new Map<number, Open>();
   #timer: NodeJS.Timeout | null = null;
   #inFlight = new Set<Promise<void>>();
+  /** Told by the next flush: one promise for every caller of `queued` meanwhile, not a timer each. */
+  #flushed: { readonly promise: Promise<void>; readonly resolve: () => void } | null = null;
 
   /**
    * @param send - queues one batch durably (retrying through an outage); its failure is its own
@@ -93,6 +95,9 @@ export class ExpiryBatch {
     const open = [...this.#open.values()];
     this.#open.clear();
     for (const o of open) this.#dispatch(o);
+    const waiting = this.#flushed;
+    this.#flushed = null;
+    waiting?.resolve();
   }
 
   /**
@@ -105,8 +110,15 @@ export class ExpiryBatch {
    * ```
    */
   async queued(): Promise<void> {
-    if (this.#open.size > 0) await new Promise<void>((resolve) => setTimeout(resolve, COLLECT_MS).unref?.());
-    if (this.#open.size > 0) this.flush();
+    // An open batch always has the collection timer running (see `add`): its flush is awaited.
+    if (this.#open.size > 0) {
+      if (!this.#flushed) {
+        let resolve: () => void = () => undefined;
+        const promise = new Promise<void>((r) => (resolve = r));
+        this.#flushed = { promise, resolve };
+      }
+      await this.#flushed.promise;
+    }
     await Promise.allSettled([...this.#inFlight]);
   }
 

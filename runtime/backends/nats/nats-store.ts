@@ -54,8 +54,6 @@ export class NatsStore implements TaskStore<TaskRecord> {
    */
   readonly #retained = new Map<string, number>();
   readonly #stopCounting: () => void;
-  /** Creations this node has under way: a read of the same key waits for them (a poll that raced its own create). */
-  readonly #creating = new Map<string, Promise<unknown>>();
   /** Tasks created here a moment ago, followed by the feed since their first record. */
   readonly #fresh: FreshTasks;
 
@@ -81,8 +79,8 @@ export class NatsStore implements TaskStore<TaskRecord> {
   }
 
   async read(key: string, o: { readonly watched?: boolean } = {}): Promise<TaskRecord | 'expired' | null> {
-    const creating = this.#creating.get(key);
-    if (creating) await creating.catch(() => undefined);
+    // A poll that raced its own create waits for it.
+    await this.#space.store.creating(key)?.catch(() => undefined);
     // A waiter's first look at a task created here a moment ago: the record as this node wrote it
     // is current as far as the feed, which has followed the task since, knows (nothing after it).
     if (o.watched && this.#fresh.isFollowed(key)) {
@@ -98,11 +96,8 @@ export class NatsStore implements TaskStore<TaskRecord> {
     // Followed from before its record is written: a wait right after needs no read (see `read`).
     const follow = this.#fresh.follow(task.key);
     const created = this.#create(task);
-    this.#creating.set(task.key, created);
-    const done = (): void => {
-      if (this.#creating.get(task.key) === created) this.#creating.delete(task.key);
-    };
-    created.then((record) => (done(), follow.created(record.seq)), () => (done(), follow.failed()));
+    this.#space.store.creatingWhile(task.key, created);
+    created.then((record) => follow.created(record.seq), () => follow.failed());
     return viewOf(await created);
   }
 

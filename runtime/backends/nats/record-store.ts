@@ -102,7 +102,7 @@ export class RecordStore {
   /** The revision this node got back from its last write of each key it writes often. */
   readonly #known = new Map<string, Revisioned>();
   /** Creates under way on this node (see {@link RecordStore.creating}). */
-  readonly #creating = new Map<string, Promise<Revisioned | undefined>>();
+  readonly #creating = new Map<string, Promise<unknown>>();
   /**
    * Called after every write this node made: a creation (`previous` null) or a change
    * (`previous` undefined when a retried write is recognised and the status before is unknown).
@@ -186,16 +186,33 @@ export class RecordStore {
   }
 
   /**
-   * The create of a task under way on this node, resolving to the record as stored (`undefined`
-   * if it fails): a worker handed the run before the create's reply came back waits for it
-   * rather than read a record it is about to know.
+   * Marks a create of `key` under way on this node until `done` settles (see
+   * {@link RecordStore.creating}).
    *
    * @example
    * ```ts
-   * const mine = await store.creating(key);
+   * store.creatingWhile(key, created);
    * ```
    */
-  creating(key: string): Promise<Revisioned | undefined> | undefined {
+  creatingWhile(key: string, done: Promise<unknown>): void {
+    this.#creating.set(key, done);
+    const clear = (): void => {
+      if (this.#creating.get(key) === done) this.#creating.delete(key);
+    };
+    done.then(clear, clear);
+  }
+
+  /**
+   * The create of a task under way on this node, if any: a read of the same key (a poll that
+   * raced its own create, a worker handed the run before the create's reply came back) waits for
+   * it rather than read a record it is about to know. Settles when the create does.
+   *
+   * @example
+   * ```ts
+   * await store.creating(key)?.catch(() => undefined);
+   * ```
+   */
+  creating(key: string): Promise<unknown> | undefined {
     return this.#creating.get(key);
   }
 
@@ -215,18 +232,6 @@ export class RecordStore {
    * ```
    */
   async create(key: string, ownerKey: string, record: TaskRecord, beforeRecord?: (order: number) => Promise<void>): Promise<Revisioned> {
-    const creating = this.#create(key, ownerKey, record, beforeRecord);
-    // A worker of this node handed the run before the record's reply came back waits for it (see `creating`).
-    const settled = creating.then((c) => c, () => undefined);
-    this.#creating.set(key, settled);
-    try {
-      return await creating;
-    } finally {
-      if (this.#creating.get(key) === settled) this.#creating.delete(key);
-    }
-  }
-
-  async #create(key: string, ownerKey: string, record: TaskRecord, beforeRecord?: (order: number) => Promise<void>): Promise<Revisioned> {
     // Index first: an index entry whose record never came (or is another task's) is skipped by
     // list because the record's `order` does not name it.
     const ack = await this.#js.publish(`${this.#indexSubject}.${ownerToken(ownerKey)}`, JSON.stringify({ key }));

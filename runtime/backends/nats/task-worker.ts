@@ -178,10 +178,13 @@ export class TaskWorker {
         return pending ? { retryInMs: 250 } : undefined;
       }
       const known = await mine;
-      const read = await (known ? Promise.resolve({ found: known }) : space.store.read(item.key)).catch(async (e: unknown) => {
+      let read;
+      try {
+        read = known ? { found: known } : await space.store.read(item.key);
+      } catch (e) {
         await space.leases.release(lease).catch(() => false);
         throw e;
-      });
+      }
       const record = read && 'found' in read ? read.found.record : null;
       if (record === null && deliveryCount < MISSING_RECORD_TRIES) {
         // Queued just before its record is written (see create): look again in a moment.
@@ -218,8 +221,9 @@ export class TaskWorker {
    */
   #mine(key: string): Revisioned | Promise<Revisioned | undefined> | undefined {
     const space = this.#space;
+    // Its own create under way: the record it is writing, once written.
     const creating = space.store.creating(key);
-    if (creating) return creating;
+    if (creating) return creating.then(() => space.store.known(key), () => undefined);
     const known = space.store.known(key);
     return known && space.feed.position(key) === known.record.seq ? known : undefined;
   }
