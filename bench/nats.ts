@@ -40,15 +40,16 @@ const RAW_PAYLOAD = new Uint8Array(600);
  *   counted), lease KV create (awaited), start CAS on the record this node wrote (awaited),
  *   `task.start` post, complete CAS with the result inside (awaited), `task.complete` post (the
  *   record as written), work ack, lease let go (no reply) = 7, 3 awaited; a worker that did not
- *   create the task reads the record once it holds the lease: +1 (awaited)
+ *   create the task starts from the record its `task.created` event carried (the start's CAS
+ *   checks it): no read, unless that event is not heard within 200 ms of the run's arrival
  * - waitForOutcome: nothing: the node created the task a moment ago and its feed has followed
  *   it since; the end arrives as an event carrying the record
  * - retention timer, off the critical path: one message (and one nak) per batch of tasks ended
  *   on a node within 20 ms, not counted
  */
-const OPS_PER_LIFECYCLE = { oneNode: 4 + 7, split: 4 + 8 } as const;
+const OPS_PER_LIFECYCLE = { oneNode: 4 + 7, split: 4 + 7 } as const;
 /** Awaited requests on the critical path, one after the other (see above). */
-const AWAITED = { oneNode: 6, split: 7 } as const;
+const AWAITED = { oneNode: 6, split: 6 } as const;
 
 /** Runs `fn(0..n-1)` with at most `lanes` calls in flight. */
 async function inLanes(n: number, lanes: number, fn: (i: number) => Promise<void>): Promise<void> {

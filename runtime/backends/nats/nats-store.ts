@@ -128,7 +128,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
       await removeTask(space, key, read.found.record, { expired: true, revision: read.found.revision }).catch(() => undefined);
       created = await space.store.create(key, ownerKey, newRecord(input, work), queueRun);
     }
-    space.store.post(key, created.record, { kind: 'task.created', view: viewOf(created.record), previous: null, node: space.nodeId });
+    space.store.post(key, created.record, { kind: 'task.created', view: viewOf(created.record), previous: null, node: space.nodeId, ...(work && { record: created.record, revision: created.revision }) });
     // Driven from outside (as through the SDK's TaskStore): it is working from the start.
     if (!work) return (await applyToTask(space, key, taskEvents.start(now())))?.record ?? created.record;
     return created.record;

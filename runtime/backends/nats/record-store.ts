@@ -38,8 +38,13 @@ export interface FeedEvent {
   readonly input?: InputRequest;
   /** The lifecycle event the record took, for the actor of the node running the task. */
   readonly event?: TaskEvent;
-  /** The record as written, on the change that ended the task: a waiter has its outcome without a read. */
+  /**
+   * The record as written, on the change that ended the task (a waiter has its outcome without a
+   * read) and on `task.created` (a worker on another node starts the task without a read).
+   */
   readonly record?: TaskRecord;
+  /** The KV revision of `record`, on `task.created`. */
+  readonly revision?: number;
 }
 
 /** Names and replication of the NATS structures. */

@@ -14,6 +14,7 @@ import type { Settled } from '../../core/outcome.js';
 import { TaskRun, type RunPort } from '../../core/task-run.js';
 import type { InputRequest } from '../../task-runtime.types.js';
 import { LeaseLostError } from './errors.js';
+import { HeardCreates } from './heard-creates.js';
 import { Slots } from './slots.js';
 import type { FeedWatch } from './event-feed.js';
 import type { Lease } from './leases.js';
@@ -46,6 +47,12 @@ const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 't
 
 /** Deliveries of a run whose task record is not there (yet) before it is dropped. */
 const MISSING_RECORD_TRIES = 25;
+
+/** A run queued less than this long ago may come before its create event (see #mine). */
+const FRESH_RUN_MS = 500;
+
+/** How long a worker waits for the create event of a fresh run before it reads the record. */
+const HEARD_WAIT_MS = 200;
 
 /** How long a worker keeps trying to store an outcome through a NATS outage. */
 const OUTCOME_WRITE_MS = 120_000;
@@ -87,6 +94,7 @@ export class TaskWorker {
   readonly #running = new Map<string, Running>();
   #stop: AbortSignal = new AbortController().signal;
   #pauseUntil = 0;
+  #heard: HeardCreates | null = null;
   /** Handlers started on this node since it started. */
   tasksRun = 0;
 
@@ -110,7 +118,9 @@ export class TaskWorker {
    */
   async run(signal: AbortSignal): Promise<void> {
     this.#stop = signal;
-    await this.#space.runs.consume((item, context) => this.#take(item, context.deliveryCount), {
+    const heard = new HeardCreates(this.#space.feed, this.#space.nodeId);
+    this.#heard = heard;
+    await this.#space.runs.consume((item, context) => this.#take(item, context.deliveryCount, context.queuedAt), {
       signal,
       // As many runs starting at once as there are slots: a pull asks for the free slots, so
       // under load one pull brings a batch (a pull per item was a round trip on every task).
@@ -128,6 +138,7 @@ export class TaskWorker {
         return this.#slots.free;
       },
     });
+    heard.close();
   }
 
   /**
@@ -146,7 +157,7 @@ export class TaskWorker {
   }
 
   /** Takes one queued run: lease, checks, start. Resolving acks the queue item. */
-  async #take(item: RunItem, deliveryCount: number): Promise<void | { retryInMs: number }> {
+  async #take(item: RunItem, deliveryCount: number, queuedAt: number): Promise<void | { retryInMs: number }> {
     const space = this.#space;
     // Not registered here (a node starting up, or workers of mixed versions): give it back at
     // once for a worker that has it, and pull nothing for a moment so that one gets it.
@@ -159,11 +170,12 @@ export class TaskWorker {
     if (!this.#slots.tryAcquire()) return { retryInMs: 0 };
     let started = false;
     try {
-      // The record as this node has it, when it does (see #mine), needs no read: a decision taken
-      // on it is checked again by the start's compare-and-swap. Any other is read once the lease
-      // is held: the run is queued before its record is written, so a read sent alongside the
-      // lease would mostly find nothing yet (measured: 1.9 reads per task instead of 1).
-      const mine = this.#mine(item.key);
+      // The record as this node has it (see #mine), or as its creator's `task.created` event
+      // carried it, needs no read: a decision taken on it is checked again by the start's
+      // compare-and-swap. Any other is read once the lease is held: the run is queued before its
+      // record is written, so a read sent alongside the lease would mostly find nothing yet
+      // (measured: 1.9 reads per task instead of 1).
+      const mine = this.#mine(item.key, item.order, deliveryCount, queuedAt);
       const lease = await space.leases.acquire(item.key, space.nodeId, space.leaseTtlMs);
       if (lease === null) {
         // Another node holds it. If this run is still to come (the holder is the node that just
@@ -219,13 +231,18 @@ export class TaskWorker {
    * came before the create's reply), or its own last write when the feed has seen nothing of the
    * task since. Anything it decides is checked again by the start's compare-and-swap.
    */
-  #mine(key: string): Revisioned | Promise<Revisioned | undefined> | undefined {
+  #mine(key: string, order: number, deliveryCount: number, queuedAt: number): Revisioned | Promise<Revisioned | undefined> | undefined {
     const space = this.#space;
     // Its own create under way: the record it is writing, once written.
     const creating = space.store.creating(key);
     if (creating) return creating.then(() => space.store.known(key), () => undefined);
     const known = space.store.known(key);
-    return known && space.feed.position(key) === known.record.seq ? known : undefined;
+    if (known) return space.feed.position(key) === known.record.seq ? known : undefined;
+    // Created on another node: its create event carries the record. A run queued a moment ago
+    // is usually here before that event (the record is written after the run is queued): wait a
+    // little for it, once; an older run's create was heard already, or is read.
+    const fresh = deliveryCount === 1 && Date.now() - queuedAt < FRESH_RUN_MS;
+    return this.#heard?.take(key, order, fresh ? HEARD_WAIT_MS : 0);
   }
 
   async #start(item: RunItem, lease: Lease, record: TaskRecord, base: Revisioned | undefined, unread: boolean): Promise<boolean | 'again'> {

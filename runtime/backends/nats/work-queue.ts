@@ -66,6 +66,8 @@ export interface WorkContext {
   readonly redelivered: boolean;
   /** 1 on the first delivery. */
   readonly deliveryCount: number;
+  /** When the item was stored, in epoch milliseconds by the server's clock. */
+  readonly queuedAt: number;
   /** Aborted when the consumer is asked to stop. */
   readonly signal: AbortSignal;
 }
@@ -290,7 +292,7 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
     let ok = false;
     let later: number | null = null;
     try {
-      const outcome = await handler(item, { redelivered: m.redelivered, deliveryCount: m.info.deliveryCount, signal });
+      const outcome = await handler(item, { redelivered: m.redelivered, deliveryCount: m.info.deliveryCount, queuedAt: Math.floor(m.info.timestampNanos / 1e6), signal });
       if (outcome && typeof outcome.retryInMs === 'number') later = Math.max(0, outcome.retryInMs);
       ok = true;
     } catch {
