@@ -50,4 +50,45 @@ describe('RunningTasks (real nats-server)', () => {
     clock += 31_000;
     await expect(running.claim('carol', 'k6', 2)).resolves.toBeUndefined();
   });
+
+  it('writes over the entry it last saw without reading it, and reads when another node wrote since', async () => {
+    const layout = { prefix: 'test.running2', replicas: 1, storage: 'memory' as const };
+    const store = await RecordStore.open(nc, layout, 'n1');
+    const a = await RunningTasks.open(nc, layout, store, () => clock);
+    const b = await RunningTasks.open(nc, layout, store, () => clock);
+    const reads: string[] = [];
+    const writes: string[] = [];
+    const subs = [
+      nc.subscribe('$JS.API.DIRECT.GET.KV_test_running2_running.>', { callback: (_e, m) => void reads.push(m.subject) }),
+      nc.subscribe('$JS.API.DIRECT.GET.KV_test_running2_running', { callback: (_e, m) => void reads.push(m.subject) }),
+      nc.subscribe('$JS.API.STREAM.MSG.GET.KV_test_running2_running', { callback: (_e, m) => void reads.push(m.subject) }),
+      nc.subscribe('$KV.test_running2_running.>', { callback: (_e, m) => void writes.push(m.subject) }),
+    ];
+    await nc.flush();
+    const settle = async (): Promise<void> => {
+      await nc.flush();
+      await nc.flush();
+    };
+    // First sight of dave: one read, then every claim and release on this node is one write.
+    await a.claim('dave', 'd1', 2);
+    await a.claim('dave', 'd2', 2);
+    await a.release('dave', 'd1');
+    await a.claim('dave', 'd3', 2);
+    await settle();
+    expect(reads).toHaveLength(1);
+    expect(writes).toHaveLength(4);
+    // Node b ends d2 (the node whose write ends a task releases it): it reads, then writes.
+    await b.release('dave', 'd2');
+    await settle();
+    expect(reads).toHaveLength(2);
+    expect(writes).toHaveLength(5);
+    // Node a's view is stale now: its write fails, it reads, and the cap still holds (d3 plus d4).
+    await a.claim('dave', 'd4', 2);
+    await expect(a.claim('dave', 'd5', 2)).rejects.toThrow(TaskLimitError);
+    await expect(b.claim('dave', 'd5', 2)).rejects.toThrow(TaskLimitError);
+    await a.release('dave', 'd3');
+    await b.claim('dave', 'd5', 2);
+    await expect(a.claim('dave', 'd6', 2)).rejects.toThrow(TaskLimitError);
+    for (const sub of subs) sub.unsubscribe();
+  });
 });

@@ -106,15 +106,19 @@ export class NatsStore implements TaskStore<TaskRecord> {
     const space = this.#space;
     const { now } = this.#opts;
     const running = this.#running;
-    if (running) await running.claim(ownerKey, key, this.#opts.limits.maxConcurrentTasks!);
+    // The claim goes out alongside the index entry, and is settled before the run is queued: a
+    // refused task is never queued nor stored (its index entry, which names no record, is dropped).
+    const claimed = running?.claim(ownerKey, key, this.#opts.limits.maxConcurrentTasks!);
+    claimed?.catch(() => undefined);
     const work = task.work
       ? { handler: task.work.name, params: task.work.params, retry: task.work.options.retry ?? 'never', maxAttempts: task.work.options.maxAttempts ?? space.maxAttempts }
       : null;
     // The run is queued before the record exists (a worker waits a moment for a record it cannot
     // find yet), so a front node that dies in between leaves no task that nothing will run.
-    const queueRun = work
-      ? (order: number) => persistently(() => space.runs.enqueue({ id: `run:${key}:${order}:1`, key, attempt: 1, order, handler: work.handler }).then(() => undefined), { giveUpMs: 15_000 })
-      : undefined;
+    const queueRun = async (order: number): Promise<void> => {
+      await claimed;
+      if (work) await persistently(() => space.runs.enqueue({ id: `run:${key}:${order}:1`, key, attempt: 1, order, handler: work.handler }).then(() => undefined), { giveUpMs: 15_000 });
+    };
     let created;
     try {
       created = await space.store.create(key, ownerKey, newRecord(input, work), queueRun);

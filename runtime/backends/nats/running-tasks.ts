@@ -5,7 +5,12 @@
  * compare-and-set before the task is created and released by the node whose write ends the task.
  * A node may die between the two writes, so when the list is full the claim also reads those
  * tasks' records and drops the ones that ended or are gone: a crash never leaves a requester
- * locked out. The bookkeeping costs two KV operations when a task starts and two when it ends.
+ * locked out.
+ *
+ * A node keeps the entry as it last wrote or read it, with its revision, and writes over that by
+ * compare-and-swap without reading first: one KV operation when a task starts and one when it
+ * ends while this node is the one writing the requester's entry, a read more when another node
+ * wrote it since (the swap fails, the entry is read, and the swap is tried again).
  *
  * @module
  */
@@ -25,6 +30,15 @@ interface Claims {
 /** A claimed task without a record yet is being created (for at most this long): it counts. */
 const CREATING_MS = 30_000;
 
+/** Entries a node keeps with their revision (the requesters it serves most recently). */
+const KEPT_ENTRIES = 10_000;
+
+/** An entry as last written or read here: `revision` 0 when there is none (create-only write). */
+interface Seen {
+  readonly claims: Claims;
+  readonly revision: number;
+}
+
 /**
  * Claims running-task slots per requester, across every node of a task space.
  *
@@ -39,6 +53,7 @@ export class RunningTasks {
   readonly #kv: KV;
   readonly #store: RecordStore;
   readonly #now: () => number;
+  readonly #seen = new Map<string, Seen>();
 
   private constructor(kv: KV, store: RecordStore, now: () => number) {
     this.#kv = kv;
@@ -59,10 +74,19 @@ export class RunningTasks {
    */
   async claim(ownerKey: string, taskKey: string, max: number): Promise<void> {
     const entryKey = ownerToken(ownerKey);
+    // The entry as this node last saw it: written over without a read when nobody wrote since.
+    let seen = this.#seen.get(entryKey);
+    // What is in the entry as this node saw it may be old: refused only on what was just read.
+    let fresh = seen === undefined;
+    seen ??= await this.#read(entryKey);
     for (;;) {
-      const entry = await this.#kv.get(entryKey);
-      const current: Claims = entry?.operation === 'PUT' ? entry.json<Claims>() : { keys: {} };
+      const current = seen.claims;
       if (Object.hasOwn(current.keys, taskKey)) return;
+      if (!fresh && Object.keys(current.keys).length >= max) {
+        seen = await this.#read(entryKey);
+        fresh = true;
+        continue;
+      }
       // At the cap: a task may have ended without its release written yet (in flight, or its node
       // died). Reading them costs up to `max` reads per refused creation, which the creation rate
       // limit bounds.
@@ -70,13 +94,11 @@ export class RunningTasks {
       const full = Object.keys(keys).length >= max;
       if (full && Object.keys(keys).length === Object.keys(current.keys).length) throw refusal(max);
       const next: Claims = { keys: full ? keys : { ...keys, [taskKey]: this.#now() } };
-      try {
-        if (entry === null || entry.operation !== 'PUT') await this.#kv.create(entryKey, JSON.stringify(next));
-        else await this.#kv.update(entryKey, JSON.stringify(next), entry.revision);
-      } catch (error) {
-        // Another node claimed for this requester at the same moment: look again.
-        if (isWrongLastSequence(error)) continue;
-        throw error;
+      if (!(await this.#write(entryKey, seen, next))) {
+        // Another node wrote the requester's entry since: look again.
+        seen = await this.#read(entryKey);
+        fresh = true;
+        continue;
       }
       if (full) throw refusal(max);
       return;
@@ -89,20 +111,46 @@ export class RunningTasks {
    */
   async release(ownerKey: string, taskKey: string): Promise<void> {
     const entryKey = ownerToken(ownerKey);
+    let seen = this.#seen.get(entryKey);
     for (let attempt = 0; attempt < 10; attempt++) {
-      const entry = await this.#kv.get(entryKey);
-      if (entry?.operation !== 'PUT') return;
-      const current = entry.json<Claims>();
-      if (!Object.hasOwn(current.keys, taskKey)) return;
-      const keys = Object.fromEntries(Object.entries(current.keys).filter(([key]) => key !== taskKey));
-      const next: Claims = { keys };
-      try {
-        await this.#kv.update(entryKey, JSON.stringify(next), entry.revision);
-        return;
-      } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
+      // Not in the entry as this node saw it: it may be in a newer one (claimed on another node).
+      if (seen === undefined || !Object.hasOwn(seen.claims.keys, taskKey)) {
+        seen = await this.#read(entryKey);
+        if (!Object.hasOwn(seen.claims.keys, taskKey)) return;
       }
+      const keys = Object.fromEntries(Object.entries(seen.claims.keys).filter(([key]) => key !== taskKey));
+      if (await this.#write(entryKey, seen, { keys })) return;
+      seen = undefined;
     }
+  }
+
+  /** Reads a requester's entry (and keeps it as seen). */
+  async #read(entryKey: string): Promise<Seen> {
+    const entry = await this.#kv.get(entryKey);
+    const seen: Seen = entry?.operation === 'PUT' ? { claims: entry.json<Claims>(), revision: entry.revision } : { claims: { keys: {} }, revision: entry?.revision ?? 0 };
+    this.#keep(entryKey, seen);
+    return seen;
+  }
+
+  /** Writes `next` over the entry as seen; `false` when another write came first. */
+  async #write(entryKey: string, seen: Seen, next: Claims): Promise<boolean> {
+    try {
+      const json = JSON.stringify(next);
+      const revision = seen.revision === 0 ? await this.#kv.create(entryKey, json) : await this.#kv.update(entryKey, json, seen.revision);
+      this.#keep(entryKey, { claims: next, revision });
+      return true;
+    } catch (error) {
+      this.#seen.delete(entryKey);
+      if (isWrongLastSequence(error)) return false;
+      throw error;
+    }
+  }
+
+  #keep(entryKey: string, seen: Seen): void {
+    // Most recent last: the oldest goes first when the map is full.
+    this.#seen.delete(entryKey);
+    this.#seen.set(entryKey, seen);
+    if (this.#seen.size > KEPT_ENTRIES) this.#seen.delete(this.#seen.keys().next().value!);
   }
 
   /** The claims whose task is still running, or still being created. */
