@@ -19,6 +19,7 @@ import { connectNats } from '../runtime/backends/nats/connection.js';
 import { nameFromPrefix } from '../runtime/backends/nats/keys.js';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../runtime/backends/nats/nats-runtime.js';
 import { measureWorkerKills } from './lib/nats-failover.js';
+import { startBenchNatsCluster } from './lib/nats-cluster.js';
 import { startBenchNatsServer, type BenchNatsServer } from './lib/nats-server.js';
 import { alternate, median, percentile, type Benchmark, type BenchTable } from './lib/report.js';
 
@@ -82,7 +83,7 @@ async function counting(server: BenchNatsServer, items: number, perItem: number[
 }
 
 /** Starts runtimes on one server and disposes of all of them at the end. */
-function nodePool(url: string): { node(o: NatsTaskRuntimeOptions): Promise<NatsTaskRuntime>; dispose(): Promise<void> } {
+function nodePool(url: string | readonly string[]): { node(o: NatsTaskRuntimeOptions): Promise<NatsTaskRuntime>; dispose(): Promise<void> } {
   const open: NatsTaskRuntime[] = [];
   return {
     async node(o) {
@@ -143,6 +144,43 @@ async function throughputTable(server: BenchNatsServer, quick: boolean): Promise
   } finally {
     await pool.dispose();
     await nc.drain().catch(() => undefined);
+  }
+}
+
+/** Lifecycles/s of one node on a 3-server cluster, every stream and bucket replicated 3 times. */
+async function clusterTable(quick: boolean): Promise<BenchTable> {
+  const n = quick ? 200 : 1_000;
+  const rawN = 4 * n;
+  const rounds = quick ? 1 : 3;
+  const cluster = await startBenchNatsCluster(3);
+  const pool = nodePool(cluster.urls);
+  try {
+    const nc = await connectNats({ servers: cluster.urls });
+    try {
+      const one = await pool.node({ prefix: 'bR3', role: 'both', nodeId: 'r3', replicas: 3 });
+      await (await jetstreamManager(nc)).streams.add({ name: 'benchraw3', subjects: ['benchraw3.>'], storage: StorageType.File, num_replicas: 3 });
+      const js = jetstream(nc);
+      const raw = async (): Promise<number> => {
+        const started = performance.now();
+        await inLanes(rawN, IN_FLIGHT, async () => void (await js.publish('benchraw3.x', RAW_PAYLOAD)));
+        return (rawN * 1_000) / (performance.now() - started);
+      };
+      await Promise.all([lifecycles(one, 100), raw()]);
+      const r = await alternate(rounds, () => lifecycles(one, n), raw);
+      return {
+        title: 'NATS: task lifecycles on a 3-server cluster, replicas 3',
+        baselineName: 'raw JetStream publish+ack, R3 stream',
+        method:
+          `Three nats-servers routed on loopback (the same 2 cores as the node), every stream and bucket with 3 replicas; one node (role both) connected to all three; ` +
+          `${n} lifecycles per round, ${IN_FLIGHT} in flight, handler returns at once; ${rounds} round(s) alternating with ${rawN} raw js.publish to an R3 file stream; medians.`,
+        rows: [{ name: 'lifecycles/s, one node, 3 servers, replicas 3', ours: r.ours, baseline: r.baseline, unit: '/s', higherIsBetter: true, target: 'aim ≥ 1000 lifecycles/s (report the figure)', met: r.ours >= 1_000 }],
+      };
+    } finally {
+      await pool.dispose();
+      await nc.drain().catch(() => undefined);
+    }
+  } finally {
+    await cluster.stop();
   }
 }
 
@@ -218,8 +256,9 @@ async function workerKillTable(server: BenchNatsServer, quick: boolean): Promise
 }
 
 /**
- * The NATS benchmarks: lifecycles/s, remote `tasks/get` latency and worker-loss resolution time,
- * on one own nats-server that is stopped at the end whatever happens.
+ * The NATS benchmarks: lifecycles/s, remote `tasks/get` latency and worker-loss resolution time
+ * on one own nats-server, then lifecycles/s on an own 3-server cluster (replicas 3); every server
+ * is stopped at the end whatever happens.
  *
  * @example
  * ```ts
@@ -229,9 +268,12 @@ async function workerKillTable(server: BenchNatsServer, quick: boolean): Promise
  */
 export const run: Benchmark = async ({ quick }) => {
   const server = await startBenchNatsServer();
+  let tables: BenchTable[];
   try {
-    return [await throughputTable(server, quick), await getLatencyTable(server, quick), await workerKillTable(server, quick)];
+    tables = [await throughputTable(server, quick), await getLatencyTable(server, quick), await workerKillTable(server, quick)];
   } finally {
     await server.stop();
   }
+  // Once the single server is gone: the cluster's three servers share the same two cores.
+  return [...tables, await clusterTable(quick)];
 };

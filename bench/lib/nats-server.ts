@@ -44,7 +44,7 @@ function binary(): string {
 }
 
 /** A port that was free a moment ago (bind to 0, read it, close). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -80,7 +80,7 @@ export function signalPid(pid: number | undefined, signal: NodeJS.Signals): bool
 
 /**
  * Starts `nats-server -js` on free loopback ports with a fresh store dir and waits until it
- * accepts connections. The caller must `stop()` it (in a `finally`); a process exit hook SIGKILLs
+ * accepts connections (`args` are added to its command line, e.g. cluster routes). The caller must `stop()` it (in a `finally`); a process exit hook SIGKILLs
  * it as a last resort.
  *
  * @throws Error with the server's log when it exits or does not listen within 10 s
@@ -90,7 +90,7 @@ export function signalPid(pid: number | undefined, signal: NodeJS.Signals): bool
  * try { await measure(server.url); } finally { await server.stop(); }
  * ```
  */
-export async function startBenchNatsServer(): Promise<BenchNatsServer> {
+export async function startBenchNatsServer(args: readonly string[] = []): Promise<BenchNatsServer> {
   const storeDir = await mkdtemp(path.join(tmpdir(), 'bench-nats-'));
   const [port, monitor] = [await freePort(), await freePort()];
   let log = '';
@@ -118,7 +118,7 @@ export async function startBenchNatsServer(): Promise<BenchNatsServer> {
   /** Spawns the server and waits until it accepts connections. */
   const launch = async (): Promise<void> => {
     spawnError = undefined;
-    child = spawn(binary(), ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-js', '-sd', storeDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(binary(), ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-js', '-sd', storeDir, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => (log = (log + chunk).slice(-4_000)));
     child.once('error', (e) => (spawnError = e));
