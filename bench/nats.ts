@@ -20,6 +20,7 @@ import { nameFromPrefix } from '../runtime/backends/nats/keys.js';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../runtime/backends/nats/nats-runtime.js';
 import { measureWorkerKills } from './lib/nats-failover.js';
 import { startBenchNatsCluster } from './lib/nats-cluster.js';
+import { protocolFloor } from './lib/nats-floor.js';
 import { startBenchNatsServer, type BenchNatsServer } from './lib/nats-server.js';
 import { alternate, median, percentile, type Benchmark, type BenchTable } from './lib/report.js';
 
@@ -62,8 +63,12 @@ async function inLanes(n: number, lanes: number, fn: (i: number) => Promise<void
 
 let taskSeq = 0;
 
+/** CPU this process spent per lifecycle in the last {@link lifecycles} run, µs. */
+const cpuPerLifecycle: number[] = [];
+
 /** Lifecycles per second: create → completed → outcome in hand, `IN_FLIGHT` at a time, through `front`. */
 async function lifecycles(front: NatsTaskRuntime, n: number): Promise<number> {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   await inLanes(n, IN_FLIGHT, async () => {
     const taskId = `t${++taskSeq}`;
@@ -71,7 +76,10 @@ async function lifecycles(front: NatsTaskRuntime, n: number): Promise<number> {
     const { task } = await front.waitForOutcome(taskId, OWNER, { timeout: 60_000 });
     if (task.status !== 'completed') throw new Error(`task ${taskId} ended ${task.status}`);
   });
-  return (n * 1_000) / (performance.now() - started);
+  const elapsed = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  cpuPerLifecycle.push((used.user + used.system) / n);
+  return (n * 1_000) / elapsed;
 }
 
 /** Runs `measure` and adds the messages the server received per item to `perItem`. */
@@ -120,15 +128,25 @@ async function throughputTable(server: BenchNatsServer, quick: boolean): Promise
     await Promise.all([lifecycles(one, 100), lifecycles(front, 100), raw()]);
     const msgs = { one: [] as number[], split: [] as number[], raw: [] as number[] };
     const rawRun = (): Promise<number> => counting(server, rawN, msgs.raw, raw);
+    cpuPerLifecycle.length = 0;
     const a = await alternate(rounds, () => counting(server, n, msgs.one, () => lifecycles(one, n)), rawRun);
+    const cpuOne = median(cpuPerLifecycle);
     const b = await alternate(rounds, () => counting(server, n, msgs.split, () => lifecycles(front, n)), rawRun);
+    // The same messages with no runtime around them: what the protocol alone allows here.
+    const floors = { full: [] as { rate: number; cpuUs: number }[], lean: [] as { rate: number; cpuUs: number }[] };
+    for (let i = 0; i < rounds; i++) {
+      floors.full.push(await protocolFloor(nc, `floorf${i}`, 'full', n, IN_FLIGHT));
+      floors.lean.push(await protocolFloor(nc, `floorl${i}`, 'lean', n, IN_FLIGHT));
+    }
+    const floor = (shape: 'full' | 'lean', what: 'rate' | 'cpuUs'): number => median(floors[shape].map((f) => f[what]));
     return {
       title: 'NATS: task lifecycles (create → completed → outcome in hand)',
       baselineName: 'raw JetStream publish+ack',
       method:
         `${n} lifecycles per round, ${IN_FLIGHT} in flight, handler returns at once; ${rounds} round(s) alternating with ${rawN} raw js.publish (${RAW_PAYLOAD.length} B, ${IN_FLIGHT} in flight) to a file stream; medians. ` +
         'One nats-server 2.9 (file storage) on this machine. "front + 2 workers": three runtimes with their own connections in this one process (one event loop). ' +
-        'Ops per lifecycle are counted from the code (see OPS_PER_LIFECYCLE in bench/nats.ts); "server in-msgs" is the server\'s own /varz in_msgs count per item.',
+        'Ops per lifecycle are counted from the code (see OPS_PER_LIFECYCLE in bench/nats.ts); "server in-msgs" is the server\'s own /varz in_msgs count per item. ' +
+        '"Protocol floor": the same messages sent by nats.js alone, no runtime around them (bench/lib/nats-floor.ts): the 11 of a lifecycle today, and the 6 the design\'s rules cannot do without (index, enqueue, record create, start and end CAS, ack); CPU is this process\'s (user + system) per lifecycle, the nats-server\'s on top.',
       rows: [
         { name: 'lifecycles/s, one node (role both)', ours: a.ours, baseline: a.baseline, unit: '/s', higherIsBetter: true, target: '≥ 2000 lifecycles/s (one server, one node)', met: a.ours >= 2_000 },
         { name: 'lifecycles/s, front + 2 workers (in-process)', ours: b.ours, baseline: b.baseline, unit: '/s', higherIsBetter: true, target: '≥ 2000 lifecycles/s', met: b.ours >= 2_000 },
@@ -139,6 +157,10 @@ async function throughputTable(server: BenchNatsServer, quick: boolean): Promise
         { name: 'server in-msgs per lifecycle, one node (measured)', ours: median(msgs.one), baseline: median(msgs.raw), unit: 'msgs', higherIsBetter: false },
         { name: 'server in-msgs per lifecycle, front + 2 workers (measured)', ours: median(msgs.split), baseline: median(msgs.raw), unit: 'msgs', higherIsBetter: false },
         { name: 'JetStream requests/s at the one-node rate (rate × ops)', ours: a.ours * OPS_PER_LIFECYCLE.oneNode, baseline: a.baseline, unit: 'ops/s', higherIsBetter: true },
+        { name: 'protocol floor: the 11 messages alone, lifecycles/s', ours: floor('full', 'rate'), baseline: a.baseline, unit: '/s', higherIsBetter: true },
+        { name: 'protocol floor: 6 messages alone, lifecycles/s', ours: floor('lean', 'rate'), baseline: a.baseline, unit: '/s', higherIsBetter: true },
+        { name: 'node CPU per lifecycle, one node, vs the 11 messages alone', ours: cpuOne, baseline: floor('full', 'cpuUs'), unit: 'µs', higherIsBetter: false },
+        { name: 'node CPU per lifecycle, 6 messages alone, vs the 11', ours: floor('lean', 'cpuUs'), baseline: floor('full', 'cpuUs'), unit: 'µs', higherIsBetter: false },
       ],
     };
   } finally {
