@@ -20,6 +20,7 @@ export type {
   TaskView,
   TaskHandler,
   TaskHandlerContext,
+  TaskCheckpoint,
   HandlerOptions,
   TaskSelector,
   CreateTaskOptions,

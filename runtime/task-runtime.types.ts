@@ -40,6 +40,50 @@ export interface TaskHandlerContext {
    * costs memory only: delivery is up to whoever serves the requester (see `onInputRequest`).
    */
   requestInput(method: string, params: unknown): Promise<unknown>;
+  /** Which run of the task this is: 1 for the first, more after a lost worker (`retry`). */
+  readonly attempt: number;
+  /**
+   * The last checkpoint an earlier run of this task kept (see {@link TaskHandlerContext.checkpoint}),
+   * when this run resumes the task after its worker was lost (`retry: 'resume'`); else `null`.
+   */
+  readonly resumeFrom: TaskCheckpoint | null;
+  /**
+   * Keeps `state` (JSON) with the task, so that a run resuming the task after its worker was lost
+   * starts from it (`ctx.resumeFrom`). On NATS it is written into the task's record (one
+   * compare-and-swap: a run that lost the task writes nothing); in memory nothing is kept, since
+   * no other node can resume the task. Effects between two checkpoints may run again after a
+   * resume (at-least-once per step): key them with {@link TaskHandlerContext.stepKey}.
+   *
+   * @returns whether it was kept (false once the task ended or is no longer this run's)
+   */
+  checkpoint(state: unknown, label?: string): Promise<boolean>;
+  /**
+   * An idempotency key for an effect made now: the task id and the number of the last checkpoint
+   * (`<taskId>:<seq>`, `:0` before the first). A run that resumes from checkpoint N repeats what
+   * came after it under the same key, so a receiver that remembers keys does it once.
+   */
+  stepKey(): string;
+}
+
+/**
+ * What a task's handler kept to resume from (see {@link TaskHandlerContext.checkpoint}).
+ *
+ * @example
+ * ```ts
+ * const step = (ctx.resumeFrom?.state as { step: number } | undefined)?.step ?? 0;
+ * ```
+ */
+export interface TaskCheckpoint {
+  /** 1 for the task's first checkpoint, counting on across runs. */
+  readonly seq: number;
+  /** What the handler kept (JSON). */
+  readonly state: unknown;
+  /** A name for operators (a machine handler's state), or `null`. */
+  readonly label: string | null;
+  /** When it was kept, epoch ms. */
+  readonly at: number;
+  /** The node whose run kept it, or `null` in memory. */
+  readonly node: string | null;
 }
 
 /** An input request a running task is waiting on. */
@@ -83,10 +127,13 @@ export interface HandlerOptions {
   /**
    * `'restart'`: the handler is safe to run again from the start (idempotent), so a task whose
    * worker was lost is re-run on another node. `'never'`: such a task ends `unknown` (SEP-1686) /
-   * `failed` (2025-11-25) with an error saying the worker was lost.
+   * `failed` (2025-11-25) with an error saying the worker was lost. `'resume'`: the task runs
+   * again on another node from the last checkpoint its handler kept (`ctx.checkpoint`, which
+   * `machineHandler` keeps at every state it enters), or from the start when it kept none; a task
+   * waiting for input stays `input_required` meanwhile, its requests still answerable.
    * @default 'never'
    */
-  readonly retry?: 'never' | 'restart';
+  readonly retry?: 'never' | 'restart' | 'resume';
   /** Runs at most this many times in all (first run included). @default the runtime's `maxAttempts` (3) */
   readonly maxAttempts?: number;
 }

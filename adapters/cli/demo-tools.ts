@@ -8,7 +8,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from '../mcp-server/index.js';
+import { fromPromise } from 'xstate';
+import type { RequestWorkContext } from '../mcp-server/index.js';
 import { machineHandler } from '../inspector/machine-handler.js';
+import { askNameMachine, summarizeMachine } from './input-jobs.machine.js';
 import { longJobMachine } from './long-job.machine.js';
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
@@ -29,13 +32,16 @@ export const sleepTool: TaskToolDefinition<{ ms: z.ZodNumber }> = {
 
 /**
  * `long_job {seconds}`: ten steps, a status message per step, honours cancel. Task required. Its
- * work is {@link longJobMachine}, so the inspector draws the job's own machine as it runs.
+ * work is {@link longJobMachine}, so the inspector draws the job's own machine as it runs, and a
+ * durable one: a worker lost at step 4 leaves a checkpoint there, and another worker resumes the
+ * job from it with what was left of the step's delay.
  */
 export const longJobTool: TaskToolDefinition<{ seconds: z.ZodNumber }> = {
   name: 'long_job',
   description: 'Works for `seconds` in 10 steps, reporting "step i/10" as status message. Must run as a task.',
   inputSchema: z.object({ seconds: z.number().min(0).max(86_400) }),
   taskSupport: 'required',
+  retry: 'resume',
   run: machineHandler(longJobMachine, { input: ({ seconds }: { seconds: number }) => ({ seconds }) }),
 };
 
@@ -57,38 +63,48 @@ export const echoTool: TaskToolDefinition<{ text: z.ZodString }> = {
   run: async ({ text: t }) => text(t),
 };
 
-/** `ask_name {}`: asks the requester for `{name}` with `elicitation/create`, then greets. */
+/**
+ * `ask_name {}`: asks the requester for `{name}` with `elicitation/create`, then greets. A durable
+ * machine handler: a task waiting for the name outlives its worker.
+ */
 export const askNameTool: TaskToolDefinition<Record<string, never>> = {
   name: 'ask_name',
   description: 'Asks you for your name (elicitation), then returns "Hello, <name>".',
   inputSchema: z.object({}),
   taskSupport: 'optional',
-  run: async (_args, ctx) => {
-    const answer = await ctx.elicit({
-      message: 'What is your name?',
-      requestedSchema: { type: 'object', properties: { name: { type: 'string', title: 'Name' } }, required: ['name'] },
-    });
-    const name = answer.action === 'accept' ? answer.content?.['name'] : undefined;
-    if (typeof name !== 'string' || name.length === 0) return { ...text(`No name given (${answer.action})`), isError: true };
-    return text(`Hello, ${name}`);
-  },
+  retry: 'resume',
+  run: machineHandler(askNameMachine, {
+    input: () => undefined,
+    provide: (ctx: RequestWorkContext) => ({
+      actors: {
+        ask: fromPromise(() =>
+          ctx.elicit({
+            message: 'What is your name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string', title: 'Name' } }, required: ['name'] },
+          }),
+        ),
+      },
+    }),
+  }),
 };
 
-/** `summarize {text}`: borrows the requester's model with `sampling/createMessage`. */
+/** `summarize {text}`: borrows the requester's model with `sampling/createMessage`; durable like `ask_name`. */
 export const summarizeTool: TaskToolDefinition<{ text: z.ZodString }> = {
   name: 'summarize',
   description: "Summarizes the text with the requester's model (sampling) and returns the model's text.",
   inputSchema: z.object({ text: z.string().max(100_000) }),
   taskSupport: 'optional',
-  run: async ({ text: input }, ctx) => {
-    const reply = await ctx.sample({
-      messages: [{ role: 'user', content: { type: 'text', text: `Summarize in one sentence:\n\n${input}` } }],
-      maxTokens: 200,
-    });
-    const content: unknown = Array.isArray(reply.content) ? reply.content[0] : reply.content;
-    const said = typeof content === 'object' && content !== null && 'text' in content && typeof content.text === 'string' ? content.text : null;
-    return text(said ?? '(the model answered without text)');
-  },
+  retry: 'resume',
+  run: machineHandler(summarizeMachine, {
+    input: ({ text: t }: { text: string }) => ({ text: t }),
+    provide: (ctx: RequestWorkContext) => ({
+      actors: {
+        sample: fromPromise(({ input }: { input: string }) =>
+          ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: `Summarize in one sentence:\n\n${input}` } }], maxTokens: 200 }),
+        ),
+      },
+    }),
+  }),
 };
 
 /** `greeting {name}`: a prompt, rendered after a short pause so that it is worth a task. */

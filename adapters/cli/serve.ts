@@ -71,7 +71,8 @@ Cluster (with --nats; without it, everything runs in this process):
   --role front|worker|both   front serves MCP, worker runs tasks, both does both (default both)
   --node-id ID               this node's name in status and errors (default host-pid-random)
   --lease-ttl MS             a lost worker's tasks are resolved within this + 1 s (default 10000)
-  --retry-restart TOOL,...   tools safe to re-run when their worker is lost (sleep always is)
+  --retry-restart TOOL,...   tools safe to re-run from the start when their worker is lost (sleep always is)
+  --retry-never TOOL,...     tools that end lost with their worker (long_job, ask_name and summarize resume by default)
   --max-attempts N           runs of a re-runnable task, at most (default 3)
   --worker-concurrency N     tasks a worker runs at once (default 64)
 
@@ -125,6 +126,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       audit: { type: 'string' },
       'lease-ttl': { type: 'string' },
       'retry-restart': { type: 'string' },
+      'retry-never': { type: 'string' },
       'max-attempts': { type: 'string' },
       'worker-concurrency': { type: 'string' },
       ...NATS_FLAG_SPECS,
@@ -176,10 +178,17 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const pageSize = number('page-size', values['page-size']);
   if (pageSize !== undefined) runtimeOptions.pageSize = pageSize;
 
-  const retrySafe = new Set((values['retry-restart'] ?? '').split(',').map((t) => t.trim()).filter((t) => t !== ''));
   const tools = values.conformance === true ? [...demoDefinitions.tools, ...conformanceTools] : demoDefinitions.tools;
-  for (const name of retrySafe) if (!tools.some((t) => t.name === name)) throw new Error(`--retry-restart names an unknown tool '${name}'`);
-  const definitions = { ...demoDefinitions, tools: tools.map((t) => (retrySafe.has(t.name) ? { ...t, retry: 'restart' as const } : t)) };
+  const toolList = (flag: 'retry-restart' | 'retry-never'): Set<string> => {
+    const names = new Set((values[flag] ?? '').split(',').map((t) => t.trim()).filter((t) => t !== ''));
+    for (const name of names) if (!tools.some((t) => t.name === name)) throw new Error(`--${flag} names an unknown tool '${name}'`);
+    return names;
+  };
+  const [restart, never] = [toolList('retry-restart'), toolList('retry-never')];
+  for (const name of restart) if (never.has(name)) throw new Error(`--retry-restart and --retry-never both name '${name}'`);
+  const retryOf = (t: (typeof tools)[number]): (typeof tools)[number] =>
+    restart.has(t.name) ? { ...t, retry: 'restart' as const } : never.has(t.name) ? { ...t, retry: 'never' as const } : t;
+  const definitions = { ...demoDefinitions, tools: tools.map(retryOf) };
 
   let runtime: TaskRuntime;
   let sessions;

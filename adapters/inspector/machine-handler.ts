@@ -3,10 +3,16 @@
  * cancel stops it, and XState's inspection API reports each state it enters to the process-wide
  * {@link handlerRuns} table, from which the inspector draws the handler's own diagram live.
  *
+ * Durable: at every state it enters the actor's persisted snapshot is kept with the task as a
+ * checkpoint (`ctx.checkpoint`), with the deadlines of its delayed transitions (XState does not
+ * persist those). A run that resumes the task after its worker was lost (`retry: 'resume'`)
+ * restores the actor from the last checkpoint and re-arms each delay for what was left of it.
+ *
  * @module
  */
-import { createActor, type AnyStateMachine, type InputFrom, type InspectionEvent, type OutputFrom } from 'xstate';
+import { createActor, type AnyStateMachine, type EventObject, type InputFrom, type InspectionEvent, type OutputFrom } from 'xstate';
 import type { TaskOwner } from '../../machines/index.js';
+import type { TaskCheckpoint } from '../../runtime/index.js';
 import { activeStateIds } from './diagram/index.js';
 import { handlerRuns, type HandlerRunStatus, type HandlerRuns } from './handler-runs.js';
 
@@ -59,16 +65,54 @@ export interface MachineWorkContext {
   readonly owner?: TaskOwner;
   readonly signal: AbortSignal;
   setStatusMessage(message: string): void;
+  /** As a task resumed after a lost worker: the last checkpoint an earlier run kept. */
+  readonly resumeFrom?: TaskCheckpoint | null;
+  /** As a task: keeps a checkpoint with it (absent for a plain call: nothing is kept). */
+  checkpoint?(state: unknown, label?: string): Promise<boolean>;
+}
+
+/**
+ * What a machine handler keeps at a checkpoint: the actor's persisted snapshot and, since XState
+ * does not persist delayed events, each pending one with its deadline.
+ *
+ * @example
+ * ```ts
+ * const kept = ctx.resumeFrom?.state as MachineCheckpoint | undefined;
+ * ```
+ */
+export interface MachineCheckpoint {
+  readonly snapshot: unknown;
+  readonly timers: readonly { readonly id: string; readonly event: EventObject; readonly due: number }[];
 }
 
 /** Options of {@link machineHandler}. */
-export interface MachineHandlerOptions<TMachine extends AnyStateMachine, TParams> {
+export interface MachineHandlerOptions<TMachine extends AnyStateMachine, TParams, TCtx extends MachineWorkContext = MachineWorkContext> {
   /**
    * The machine's input, from the request's params. @default the params themselves
    */
-  readonly input?: (params: TParams, ctx: MachineWorkContext) => InputFrom<TMachine>;
+  readonly input?: (params: TParams, ctx: TCtx) => InputFrom<TMachine>;
+  /**
+   * Implementations that need the run's context (an actor that asks the requester for input), as
+   * for `machine.provide`. Kept out of the machine's context, which is persisted as JSON.
+   */
+  readonly provide?: (ctx: TCtx) => Parameters<TMachine['provide']>[0];
   /** Where runs are reported. @default the process-wide {@link handlerRuns} */
   readonly runs?: HandlerRuns;
+}
+
+/** The state a snapshot is in, for operators: `working`, `a.b`. */
+function stateLabel(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || typeof value !== 'object') return String(value);
+  return Object.entries(value as Record<string, unknown>)
+    .map(([key, inner]) => (inner && typeof inner === 'object' && Object.keys(inner).length === 0 ? key : `${key}.${stateLabel(inner)}`))
+    .join(',');
+}
+
+/** True unless an active state node says `meta: { checkpoint: false }`. */
+function isCheckpoint(snapshot: { getMeta?: () => Record<string, unknown> }): boolean {
+  const meta = snapshot.getMeta?.() ?? {};
+  return !Object.values(meta).some((m) => typeof m === 'object' && m !== null && (m as { checkpoint?: unknown }).checkpoint === false);
 }
 
 /**
@@ -89,10 +133,10 @@ export interface MachineHandlerOptions<TMachine extends AnyStateMachine, TParams
  * };
  * ```
  */
-export function machineHandler<TMachine extends AnyStateMachine, TParams = unknown>(
+export function machineHandler<TMachine extends AnyStateMachine, TParams = unknown, TCtx extends MachineWorkContext = MachineWorkContext>(
   machine: TMachine,
-  options: MachineHandlerOptions<TMachine, TParams> = {},
-): (params: TParams, ctx: MachineWorkContext) => Promise<OutputFrom<TMachine>> {
+  options: MachineHandlerOptions<TMachine, TParams, TCtx> = {},
+): (params: TParams, ctx: TCtx) => Promise<OutputFrom<TMachine>> {
   const runs = options.runs ?? handlerRuns;
   return (params, ctx) =>
     new Promise<OutputFrom<TMachine>>((resolve, reject) => {
@@ -104,12 +148,21 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
         const s = snapshot as { value: Parameters<typeof activeStateIds>[1]; status: HandlerRunStatus };
         runs.report({ taskId, owner, machine, states: activeStateIds(machine.id, s.value), status: status ?? s.status, updatedAt: Date.now() });
       };
+      const keeper = ctx.checkpoint ? checkpointer(ctx.checkpoint.bind(ctx)) : null;
       const inspect = (event: InspectionEvent): void => {
         // The root actor only: children (invoked or spawned) have machines of their own.
-        if (event.type === '@xstate.snapshot' && event.actorRef.sessionId === event.rootId) report(event.snapshot);
+        if (event.type !== '@xstate.snapshot' || event.actorRef.sessionId !== event.rootId) return;
+        report(event.snapshot);
+        const snapshot = event.snapshot as unknown as { status: string; value: unknown; getMeta?: () => Record<string, unknown> };
+        // Every state entered is a checkpoint (the actor is started by then: see below).
+        if (keeper && started && snapshot.status === 'active' && isCheckpoint(snapshot)) keeper.keep(actor, stateLabel(snapshot.value));
       };
       const input = options.input ? options.input(params, ctx) : (params as InputFrom<TMachine>);
-      const actor = createActor(machine, { input, inspect });
+      const impl = options.provide ? (machine.provide(options.provide(ctx) as never) as TMachine) : machine;
+      const kept = ctx.resumeFrom?.state as MachineCheckpoint | undefined;
+      const restoring = kept !== undefined && kept !== null && typeof kept === 'object' && 'snapshot' in kept;
+      let started = false;
+      const actor = restoring ? createActor(impl, { snapshot: kept.snapshot as never, input, inspect }) : createActor(impl, { input, inspect });
       const onAbort = (): void => {
         // Rejected first: stopping the actor completes its observers, which must not resolve.
         reject(abortError(signal));
@@ -133,7 +186,47 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
         },
       });
       actor.start();
+      started = true;
+      if (restoring) {
+        // Delayed transitions of the state it was in, for what was left of them.
+        const now = Date.now();
+        for (const timer of kept.timers) actor.system.scheduler.schedule(actor, actor, timer.event, Math.max(0, timer.due - now), timer.id);
+        report(actor.getSnapshot());
+      } else if (keeper) {
+        // The first state: kept once the actor has started (its delays are armed by then).
+        const snapshot = actor.getSnapshot() as { status: string; value: unknown; getMeta?: () => Record<string, unknown> };
+        if (snapshot.status === 'active' && isCheckpoint(snapshot)) keeper.keep(actor, stateLabel(snapshot.value));
+      }
     });
+}
+
+/**
+ * Keeps checkpoints one at a time, in order: one write in flight, and the latest state waiting
+ * behind it (a state passed through meanwhile is not worth a write of its own).
+ */
+function checkpointer(checkpoint: (state: unknown, label?: string) => Promise<boolean>): { keep(actor: { getPersistedSnapshot(): unknown; system: { getSnapshot(): { _scheduledEvents: Record<string, { id: string; event: EventObject; startedAt: number; delay: number; source: unknown }> } } }, label: string): void } {
+  let writing = false;
+  let next: { state: MachineCheckpoint; label: string } | null = null;
+  const drain = async (): Promise<void> => {
+    writing = true;
+    while (next) {
+      const { state, label } = next;
+      next = null;
+      await checkpoint(state, label).catch(() => false);
+    }
+    writing = false;
+  };
+  return {
+    keep(actor, label) {
+      // Taken now, as it is: the snapshot and its pending delays at this very state.
+      const events = actor.system.getSnapshot()._scheduledEvents;
+      const timers = Object.values(events)
+        .filter((e) => e.source === actor)
+        .map((e) => ({ id: e.id, event: e.event, due: e.startedAt + e.delay }));
+      next = { state: { snapshot: actor.getPersistedSnapshot(), timers }, label };
+      if (!writing) void drain();
+    },
+  };
 }
 
 /** What an aborted wait in Node throws, so a machine handler fails like any other handler would. */

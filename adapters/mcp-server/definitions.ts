@@ -14,6 +14,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { TaskOwner } from '../../machines/index.js';
+import type { TaskCheckpoint } from '../../runtime/index.js';
 
 /**
  * Whether a request may (optional), must (required) or must not (forbidden) run as a task.
@@ -47,6 +48,14 @@ export interface RequestWorkContext {
   elicit(params: ElicitRequestParams): Promise<ElicitResult>;
   /** Borrows the requester's model (`sampling/createMessage`); `input_required` while waiting. */
   sample(params: CreateMessageRequestParams): Promise<CreateMessageResult>;
+  /** As a task: which run of it this is (more than 1 after a lost worker). Absent for plain calls. */
+  readonly attempt?: number;
+  /** As a task resumed after a lost worker: the last checkpoint kept (see `TaskHandlerContext`). */
+  readonly resumeFrom?: TaskCheckpoint | null;
+  /** As a task: keeps a checkpoint to resume from (see `TaskHandlerContext.checkpoint`). */
+  checkpoint?(state: unknown, label?: string): Promise<boolean>;
+  /** As a task: an idempotency key for an effect made now (see `TaskHandlerContext.stepKey`). */
+  stepKey?(): string;
 }
 
 /**
@@ -73,9 +82,11 @@ export interface TaskToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape>
   /**
    * `'restart'` declares the tool safe to run again from the start (idempotent): on a cluster, a
    * task whose worker was lost is re-run elsewhere instead of ending `unknown`/`failed`.
+   * `'resume'`: it runs again elsewhere from the last checkpoint its work kept (`ctx.checkpoint`;
+   * a `machineHandler` keeps one at every state it enters).
    * @default 'never'
    */
-  readonly retry?: 'never' | 'restart';
+  readonly retry?: 'never' | 'restart' | 'resume';
   run(args: z.infer<z.ZodObject<Shape>>, ctx: RequestWorkContext): Promise<CallToolResult>;
   /**
    * On the stateless 2026-07-28 wire, gathers input before any task exists, through SEP-2322

@@ -47,6 +47,10 @@ export function taskWorkContext(ctx: TaskHandlerContext): RequestWorkContext {
       checked(ElicitResultSchema, 'elicitation/create', await ctx.requestInput('elicitation/create', params)),
     sample: async (params: CreateMessageRequestParams): Promise<CreateMessageResult> =>
       checked(CreateMessageResultSchema, 'sampling/createMessage', await ctx.requestInput('sampling/createMessage', params)),
+    attempt: ctx.attempt,
+    resumeFrom: ctx.resumeFrom,
+    checkpoint: (state, label) => ctx.checkpoint(state, label),
+    stepKey: () => ctx.stepKey(),
   };
 }
 

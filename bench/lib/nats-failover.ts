@@ -46,7 +46,8 @@ async function runnerOf(workers: () => CliNode[], taskId: string): Promise<CliNo
  */
 export async function measureWorkerKills(o: WorkerKillOptions): Promise<{ elapsedMs: number[]; statuses: string[] }> {
   const prefix = `bkill${process.pid}`;
-  const flags = ['--lease-ttl', String(o.leaseTtlMs)];
+  // long_job resumes by default: here it may not, so the task ends as soon as its loss is decided.
+  const flags = ['--lease-ttl', String(o.leaseTtlMs), '--retry-never', 'long_job'];
   const nodes: CliNode[] = [];
   let spawned = 0;
   const startWorker = (): Promise<CliNode> => startCliNode({ nats: o.url, prefix, role: 'worker', label: `bench-w${++spawned}`, flags });

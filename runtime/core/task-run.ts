@@ -14,7 +14,7 @@
 import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
 import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskOwner, type TaskStatus } from '../../machines/index.js';
 import { TaskTerminalError } from '../errors.js';
-import type { InputAnswer, InputRequest, TaskHandler, TaskHandlerContext } from '../task-runtime.types.js';
+import type { InputAnswer, InputRequest, TaskCheckpoint, TaskHandler, TaskHandlerContext } from '../task-runtime.types.js';
 import { decideOutcome, type Settled } from './outcome.js';
 
 /** What a backend does for a run. */
@@ -35,6 +35,11 @@ export interface RunPort {
   observe?(snapshot: SnapshotFrom<typeof taskMachine>): void;
   /** Told once, when the actor is terminal or the run was stopped. */
   ended?(): void;
+  /**
+   * Keeps a checkpoint of the work with the task, for a run that resumes it elsewhere. Resolves
+   * `false` when the task can no longer take it. Without it, nothing is kept (one process).
+   */
+  checkpoint?(checkpoint: TaskCheckpoint): boolean | Promise<boolean>;
   /** The work waits for a person: it holds nothing it does not need meanwhile (a worker slot). */
   waiting?(): void;
   /** An answer arrived: resolves when the work may go on with it (a worker slot is free again). */
@@ -50,6 +55,12 @@ export interface RunOptions {
   readonly params: unknown;
   readonly maxResultBytes: number | null;
   readonly now: () => number;
+  /** Which run of the task this is. @default 1 */
+  readonly attempt?: number;
+  /** The checkpoint an earlier run kept, for a run that resumes the task. @default null */
+  readonly resumeFrom?: TaskCheckpoint | null;
+  /** The node running it, named in its checkpoints. @default null */
+  readonly node?: string | null;
 }
 
 /**
@@ -90,6 +101,18 @@ class WorkContext implements TaskHandlerContext {
   readonly setStatusMessage = (message: string): void => this.#run.setStatusMessage(message);
 
   readonly requestInput = (method: string, params: unknown): Promise<unknown> => this.#run.requestInput(method, params);
+
+  get attempt(): number {
+    return this.#run.attempt;
+  }
+
+  get resumeFrom(): TaskCheckpoint | null {
+    return this.#run.resumeFrom;
+  }
+
+  readonly checkpoint = (state: unknown, label?: string): Promise<boolean> => this.#run.checkpoint(state, label);
+
+  readonly stepKey = (): string => `${this.taskId}:${this.#run.checkpointSeq}`;
 }
 
 interface Waiting {
@@ -124,6 +147,8 @@ export class TaskRun {
   /** The work's input requests waiting for an answer; made when the work first asks. */
   #waiting: Map<string, Waiting> | null = null;
   #inputs = 0;
+  /** Sequence of the last checkpoint kept (by this run, or the one it resumed from). */
+  #checkpointSeq: number;
   #over = false;
   #begun = false;
   #stopped = false;
@@ -131,6 +156,7 @@ export class TaskRun {
   constructor(start: RunStart, options: RunOptions, port: RunPort) {
     this.#options = options;
     this.#port = port;
+    this.#checkpointSeq = options.resumeFrom?.seq ?? 0;
     this.actor =
       'input' in start
         ? createActor(taskMachine, { input: start.input, parent: taskSystemHost() })
@@ -252,6 +278,31 @@ export class TaskRun {
   /** The work's status message: a move of the task, while it lasts. */
   setStatusMessage(message: string): void {
     if (!this.#over) this.#port.move(taskEvents.message(message, this.#options.now()));
+  }
+
+  /** Which run of the task this is (see {@link WorkContext}). */
+  get attempt(): number {
+    return this.#options.attempt ?? 1;
+  }
+
+  /** The checkpoint this run resumes from (see {@link WorkContext}). */
+  get resumeFrom(): TaskCheckpoint | null {
+    return this.#options.resumeFrom ?? null;
+  }
+
+  /** Sequence of the last checkpoint kept: 0 before the first. */
+  get checkpointSeq(): number {
+    return this.#checkpointSeq;
+  }
+
+  /**
+   * Keeps a checkpoint of the work (see {@link WorkContext}): numbered on from the last, whether
+   * the port keeps it or not, so step keys stay the same on every run that reaches the same step.
+   */
+  async checkpoint(state: unknown, label?: string): Promise<boolean> {
+    if (this.#over) return false;
+    const checkpoint: TaskCheckpoint = { seq: ++this.#checkpointSeq, state, label: label ?? null, at: this.#options.now(), node: this.#options.node ?? null };
+    return this.#port.checkpoint ? await this.#port.checkpoint(checkpoint) : true;
   }
 
   /** What the work gets as its context's signal (see {@link WorkContext}). */

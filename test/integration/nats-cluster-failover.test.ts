@@ -4,7 +4,9 @@
  * cancelling through the front node aborts the handler on the worker.
  *
  * Three clusters (each its own `--nats-prefix`, so none takes another's work) on one nats-server:
- * `main` (front + two workers), `retry` (front + two workers with `--retry-restart long_job`) and
+ * `main` (front + two workers with `--retry-never long_job`: a task that may not run again,
+ * since long_job otherwise resumes, see nats-durable-handlers), `retry` (front + two workers with
+ * `--retry-restart long_job`) and
  * `single` (front + one worker with `--worker-concurrency 1`, for the cancel tests: with a single
  * slot, whether the cancelled handler really stopped is observable). A test that SIGKILLs a worker
  * leaves a replacement to be started by the next test that needs two workers.
@@ -124,7 +126,7 @@ const clusters = (): Cluster[] => [main, retry, single].filter((c): c is Cluster
 beforeAll(async () => {
   nats = await startNatsServer({ jetstream: true });
   const [m, r, s] = await Promise.allSettled([
-    Cluster.start('main', []),
+    Cluster.start('main', ['--retry-never', 'long_job']),
     Cluster.start('retry', ['--retry-restart', 'long_job']),
     Cluster.start('single', ['--worker-concurrency', '1'], 1),
   ]);
@@ -247,7 +249,7 @@ describe('a worker SIGKILLed while running a task that is not safe to re-run', (
       // not safe to re-run: no other attempt, anywhere; and it stays as it ended. Every run queued
       // for it is settled by then, the killed worker's own included.
       await runQueueDrained(c, 15_000);
-      expect(survivor.taskRuns(taskId), `long_job was re-run without --retry-restart\n${c.diag()}`).toEqual([]);
+      expect(survivor.taskRuns(taskId), `long_job was run again with --retry-never\n${c.diag()}`).toEqual([]);
       expect(c.front.taskRuns(taskId)).toEqual([]);
       expect(statusOf(await getTask(c.wire, taskId)), c.diag()).toBe(state['status']);
     }, 40_000);

@@ -9,14 +9,14 @@
  */
 import { createActor, type ActorScope } from 'xstate';
 import { isTerminalStatus, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../../machines/index.js';
-import type { InputRequest } from '../../task-runtime.types.js';
+import type { InputRequest, TaskCheckpoint } from '../../task-runtime.types.js';
 
 /** The work behind a task, as any worker needs it to run it. */
 export interface StoredWork {
   /** Name under which the handler is registered on every worker. */
   readonly handler: string;
   readonly params: unknown;
-  readonly retry: 'never' | 'restart';
+  readonly retry: 'never' | 'restart' | 'resume';
   readonly maxAttempts: number;
 }
 
@@ -53,6 +53,8 @@ export interface TaskRecord {
   readonly inline?: { readonly value: unknown };
   /** The `detail` of a handler's `TaskFailure`, JSON-safe. */
   readonly failure: unknown;
+  /** The last checkpoint its handler kept (`ctx.checkpoint`): where a resumed run starts. */
+  readonly checkpoint?: TaskCheckpoint;
   /** Id of the write that made this version (to recognise a write whose reply was lost). */
   readonly writeId?: string;
   /** The node that wrote this version (for operators: who last touched a task no worker runs). */

@@ -244,10 +244,12 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
     if (isTerminalStatus(record.status)) return void (await scheduleExpiry(space, key, record));
     if (record.work === null) return;
     const { attempts, work } = record;
-    const again = attempts === 0 || (work.retry === 'restart' && attempts < work.maxAttempts);
+    const again = attempts === 0 || ((work.retry === 'restart' || work.retry === 'resume') && attempts < work.maxAttempts);
     if (again) {
       if (attempts > 0) {
-        await applyToTask(space, key, taskEvents.message(`Worker ${lostNode} was lost; running the task again (attempt ${attempts + 1} of ${work.maxAttempts})`, space.now()));
+        // A task waiting for input stays input_required: its requests stay answerable meanwhile.
+        const how = work.retry === 'resume' ? 'resuming the task elsewhere' : 'running the task again';
+        await applyToTask(space, key, taskEvents.message(`Worker ${lostNode} was lost; ${how} (attempt ${attempts + 1} of ${work.maxAttempts})`, space.now()));
       }
       // A fresh message id: the first run's id may still be in the dedup window.
       await persistently(() => space.runs.enqueue({ id: `run:${key}:${record.order}:${attempts + 1}:${record.seq}`, key, attempt: attempts + 1, order: record.order, handler: work.handler }), {
@@ -257,7 +259,7 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
       const tries = work.retry === 'restart' ? ` (after ${attempts} attempts)` : '';
       await applyToTask(space, key, taskEvents.lose(`Worker ${lostNode} was lost while running the task${tries}`, space.now()));
     }
-    space.log('warn', 'worker lost', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: again ? 'restart' : 'lost', attempts });
+    space.log('warn', 'worker lost', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: again ? (work.retry === 'resume' ? 'resume' : 'restart') : 'lost', attempts, ...(record.checkpoint && { checkpoint: record.checkpoint.label ?? record.checkpoint.seq }) });
   } finally {
     // The lease of a task removed meanwhile: no removal will come to erase its marker.
     await (gone ? space.leases.drop(lease) : space.leases.release(lease)).catch(() => false);

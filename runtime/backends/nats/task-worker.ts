@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
 import type { Settled } from '../../core/outcome.js';
 import { TaskRun, type RunPort } from '../../core/task-run.js';
-import type { InputRequest } from '../../task-runtime.types.js';
+import type { InputRequest, TaskCheckpoint } from '../../task-runtime.types.js';
 import { LeaseLostError } from './errors.js';
 import { HeardCreates } from './heard-creates.js';
 import { Slots } from './slots.js';
@@ -255,10 +255,16 @@ export class TaskWorker {
       return false;
     }
     // Decided on the record the start is written over (it may be newer than the one read).
+    const resuming = registered.options.retry === 'resume';
     const begin = (r: TaskRecord): TaskEvent =>
       r.status === 'submitted'
         ? taskEvents.start(space.now())
-        : taskEvents.message(`Worker ${r.node ?? 'unknown'} was lost; running again on ${space.nodeId} (attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`, space.now());
+        : taskEvents.message(
+            resuming
+              ? `Worker ${r.node ?? 'unknown'} was lost; resumed from ${r.checkpoint ? (r.checkpoint.label ?? `checkpoint ${r.checkpoint.seq}`) : 'the start'} on ${space.nodeId} (attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`
+              : `Worker ${r.node ?? 'unknown'} was lost; running again on ${space.nodeId} (attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`,
+            space.now(),
+          );
     // The worker that runs the handler says how it may be retried: its declaration is the one in force.
     const declared = { ...work, retry: registered.options.retry ?? 'never', maxAttempts: registered.options.maxAttempts ?? space.maxAttempts };
     const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, run: null, watch: null, renew: null, holdsSlot: true, slotWait: null };
@@ -287,13 +293,23 @@ export class TaskWorker {
     }
     this.#running.set(item.key, run);
     this.tasksRun++;
-    space.log('info', 'task run', { taskId: record.context.taskId, attempt: item.attempt, node: space.nodeId, key: item.key });
+    const from = resuming ? moved.record.checkpoint : undefined;
+    space.log('info', 'task run', { taskId: record.context.taskId, attempt: item.attempt, node: space.nodeId, key: item.key, ...(from && { resumedFrom: from.label ?? from.seq, checkpoint: from.seq }) });
     // A run writes only while the record still names it: after a takeover, a stalled worker's late writes are dropped.
     run.ours = (r: TaskRecord): boolean => r.node === space.nodeId && r.attempts === item.attempt && r.order === item.order;
     // Resumed from the record's own state (working, input_required…), not from the start.
     run.run = new TaskRun(
       { status: moved.record.status, context: moved.record.context },
-      { handler: registered.handler, params: work.params, maxResultBytes: space.maxResultBytes, now: space.now },
+      {
+        handler: registered.handler,
+        params: work.params,
+        maxResultBytes: space.maxResultBytes,
+        now: space.now,
+        attempt: item.attempt,
+        // A resumable handler starts from its last checkpoint; any other from the start.
+        resumeFrom: resuming ? (moved.record.checkpoint ?? null) : null,
+        node: space.nodeId,
+      },
       this.#portOf(run),
     );
     // Renewals first: placing the cursor may deliver a cancel that came meanwhile and end the run
@@ -311,6 +327,7 @@ export class TaskWorker {
       move: (event) => void applyToTask(space, run.key, event, { only: run.ours }).catch(() => undefined),
       requestInput: (request) => this.#requestInput(run, request),
       end: (outcome, at) => this.#keepOutcome(run, outcome, at),
+      checkpoint: (checkpoint) => this.#keepCheckpoint(run, checkpoint),
       ended: () => {
         // Logged once, however it ended (its own outcome, a cancel from any node, a loss).
         const status = run.run?.status;
@@ -365,6 +382,19 @@ export class TaskWorker {
       if (out?.changed) run.run?.send(failed);
       else void this.#reconcile(run);
     }
+  }
+
+  /**
+   * Writes a checkpoint into the task's record (one compare-and-swap, no event: it moves nothing
+   * a requester sees), while the record still names this run and the task is live.
+   */
+  async #keepCheckpoint(run: Running, checkpoint: TaskCheckpoint): Promise<boolean> {
+    const space = this.#space;
+    const out = await persistently(() => space.store.mutate(run.key, (r) => (run.ours(r) && !isTerminalStatus(r.status) ? { ...r, checkpoint } : null)), {
+      giveUpMs: OUTCOME_WRITE_MS,
+      stillWanted: () => this.#running.get(run.key) === run,
+    }).catch(() => null);
+    return out !== null && out.changed;
   }
 
   #logEnd(run: Running, status: string): void {

@@ -1,7 +1,8 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { longJobMachine } from '../../../adapters/cli/long-job.machine.js';
-import { HandlerRuns, MAX_FINISHED_HANDLER_RUNS, handlerStatus, machineHandler, type HandlerRun, type MachineWorkContext } from '../../../adapters/inspector/index.js';
+import { HandlerRuns, MAX_FINISHED_HANDLER_RUNS, handlerStatus, machineHandler, type HandlerRun, type MachineCheckpoint, type MachineWorkContext } from '../../../adapters/inspector/index.js';
+import type { TaskCheckpoint } from '../../../runtime/index.js';
 
 const owner = { session: 's1', principal: null };
 
@@ -114,5 +115,95 @@ describe('HandlerRuns', () => {
     expect(runs.get(`done-${MAX_FINISHED_HANDLER_RUNS + 4}`, owner)).toBeDefined();
     // The same task id of another owner is another task.
     expect(runs.get('running', { session: 's2', principal: null })).toBeUndefined();
+  });
+});
+
+describe('machineHandler checkpoints', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A task's context that keeps what the handler checkpoints, as the runtime would. */
+  function durable(signal: AbortSignal, resumeFrom: TaskCheckpoint | null = null): MachineWorkContext & { messages: string[]; kept: TaskCheckpoint[] } {
+    const messages: string[] = [];
+    const kept: TaskCheckpoint[] = [];
+    let seq = resumeFrom?.seq ?? 0;
+    return {
+      taskId: 'job',
+      owner,
+      signal,
+      messages,
+      kept,
+      resumeFrom,
+      setStatusMessage: (m) => void messages.push(m),
+      checkpoint: async (state, label) => (kept.push({ seq: ++seq, state: JSON.parse(JSON.stringify(state)) as unknown, label: label ?? null, at: Date.now(), node: null }), true),
+    };
+  }
+
+  it('should keep a checkpoint at every state entered and resume from the last one with its delay re-armed, not restarted', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const runs = new HandlerRuns();
+    // long_job {seconds: 10}: a step every second. The first worker runs steps 1 to 4, then dies
+    // 400 ms into step 4 (its actor stopped: nothing more from it).
+    const first = new AbortController();
+    const a = durable(first.signal);
+    const lost = machineHandler(longJobMachine, { runs, input: (p: { seconds: number }) => p })({ seconds: 10 }, a).catch(() => 'stopped');
+    await vi.advanceTimersByTimeAsync(3_400);
+    expect(a.messages).toEqual(['step 1/10', 'step 2/10', 'step 3/10', 'step 4/10']);
+    expect(a.kept.map((k) => k.label)).toEqual(['working', 'working', 'working', 'working']);
+    first.abort();
+    expect(await lost).toBe('stopped');
+    const last = a.kept.at(-1)!;
+    expect(last.seq).toBe(4);
+    // The step's delay was armed when step 4 began (at 3 s): due at 4 s.
+    expect((last.state as MachineCheckpoint).timers).toHaveLength(1);
+    // Another worker resumes 2 s later, from that checkpoint: step 4's delay is overdue, so step 5
+    // begins at once, not a full second later, and nothing restarts at step 1.
+    await vi.advanceTimersByTimeAsync(2_000);
+    const resumedAt = Date.now();
+    const b = durable(new AbortController().signal, last);
+    const done = machineHandler(longJobMachine, { runs, input: (p: { seconds: number }) => p })({ seconds: 10 }, b);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(b.messages).toEqual(['step 5/10']);
+    await vi.advanceTimersByTimeAsync(6_000);
+    expect(await done).toEqual({ content: [{ type: 'text', text: 'long_job done in 10 s' }] });
+    expect(b.messages).toEqual(['step 5/10', 'step 6/10', 'step 7/10', 'step 8/10', 'step 9/10', 'step 10/10']);
+    // Steps 5 to 10 took the 6 s they had left; the checkpoints count on from the first run's.
+    expect(Date.now() - resumedAt).toBe(6_000);
+    expect(b.kept.map((k) => k.seq)).toEqual([5, 6, 7, 8, 9, 10]);
+  });
+
+  it('should re-arm a delay for what was left of it when resumed before it was due', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const runs = new HandlerRuns();
+    const first = new AbortController();
+    const a = durable(first.signal);
+    void machineHandler(longJobMachine, { runs })({ seconds: 10 }, a).catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(1_300);
+    first.abort();
+    const last = a.kept.at(-1)!;
+    // Resumed at once, 300 ms into step 2: step 3 begins 700 ms later, not 1 s.
+    const b = durable(new AbortController().signal, last);
+    void machineHandler(longJobMachine, { runs })({ seconds: 10 }, b);
+    await vi.advanceTimersByTimeAsync(699);
+    expect(b.messages).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(b.messages).toEqual(['step 3/10']);
+    // One timer per step: the restored delay is not doubled by XState's own.
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(b.messages).toEqual(['step 3/10', 'step 4/10']);
+  });
+
+  it('should keep no checkpoint in a state whose meta says checkpoint: false, nor for a plain call', async () => {
+    const quiet = setup({}).createMachine({
+      id: 'quiet',
+      initial: 'busy',
+      states: { busy: { meta: { checkpoint: false }, after: { 5: 'kept' } }, kept: { after: { 5: 'end' } }, end: { type: 'final' } },
+    });
+    const ctx = durable(new AbortController().signal);
+    await machineHandler(quiet, { runs: new HandlerRuns() })({}, ctx);
+    expect(ctx.kept.map((k) => k.label)).toEqual(['kept']);
+    // A plain call has no checkpoint function: it simply runs.
+    await expect(machineHandler(quiet, { runs: new HandlerRuns() })({}, context(null))).resolves.toBeUndefined();
   });
 });
