@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { connectNats } from '../../runtime/backends/nats/connection.js';
+import { isTerminalStatus } from '../../machines/index.js';
 import { isExpired, LeaseManager } from '../../runtime/backends/nats/leases.js';
 import { HEARTBEAT_MS, listNodes, openNodeBucket } from '../../runtime/backends/nats/node-registry.js';
 import { RecordStore } from '../../runtime/backends/nats/record-store.js';
@@ -31,6 +32,11 @@ export interface ClusterStatus {
   readonly nodes: { nodeId: string; role: string; host: string; pid: number; lastSeen: number; up: boolean; tasksRun: number; running: number; security: SecurityReport | null }[];
   readonly leases: { taskKey: string; nodeId: string; expiresAt: number; expired: boolean }[];
   readonly counts: Record<string, number>;
+  /**
+   * Live tasks run more than once or with a checkpoint kept: which attempt, on which node, from
+   * which checkpoint (a durable task resumed after its worker was lost shows here).
+   */
+  readonly durable: { taskKey: string; taskId: string; status: string; attempt: number; node: string | null; checkpoint: { seq: number; label: string | null; at: number } | null }[];
 }
 
 /**
@@ -60,11 +66,18 @@ export async function status(argv: readonly string[]): Promise<number> {
     const leases = (await (await LeaseManager.open(nc, { bucketPrefix: nats.prefix, replicas: nats.replicas })).list()).map((l) => ({ ...l, expired: isExpired(l, now) }));
     const store = await RecordStore.open(nc, layout, 'status');
     const counts: Record<string, number> = {};
+    const durable: ClusterStatus['durable'] = [];
     for (const key of await store.keys()) {
       const read = await store.read(key);
-      if (read && 'found' in read) counts[read.found.record.status] = (counts[read.found.record.status] ?? 0) + 1;
+      if (!read || !('found' in read)) continue;
+      const r = read.found.record;
+      counts[r.status] = (counts[r.status] ?? 0) + 1;
+      const c = r.checkpoint;
+      if (!isTerminalStatus(r.status) && (r.attempts > 1 || c)) {
+        durable.push({ taskKey: key, taskId: r.context.taskId, status: r.status, attempt: r.attempts, node: r.node, checkpoint: c ? { seq: c.seq, label: c.label, at: c.at } : null });
+      }
     }
-    const report: ClusterStatus = { nodes, leases, counts };
+    const report: ClusterStatus = { nodes, leases, counts, durable };
     if (values.json) {
       process.stdout.write(`${JSON.stringify(report)}\n`);
       return 0;
@@ -73,6 +86,11 @@ export async function status(argv: readonly string[]): Promise<number> {
     if (nodes.length === 0) lines.push('  (none)');
     lines.push('Leases:', ...leases.map((l) => `  ${l.taskKey}  ${l.nodeId}  ${l.expired ? 'EXPIRED' : `until ${new Date(l.expiresAt).toISOString()}`}`));
     if (leases.length === 0) lines.push('  (none)');
+    lines.push(
+      'Resumable tasks (attempt, node, last checkpoint):',
+      ...durable.map((d) => `  ${d.taskId}  ${d.status}  attempt ${d.attempt} on ${d.node ?? '-'}  ${d.checkpoint ? `checkpoint ${d.checkpoint.seq}${d.checkpoint.label === null ? '' : ` (${d.checkpoint.label})`} at ${new Date(d.checkpoint.at).toISOString()}` : 'no checkpoint'}`),
+    );
+    if (durable.length === 0) lines.push('  (none)');
     lines.push('Tasks by status:', ...Object.entries(counts).map(([s, n]) => `  ${s.padEnd(15)} ${n}`));
     if (Object.keys(counts).length === 0) lines.push('  (none)');
     process.stdout.write(`${lines.join('\n')}\n`);

@@ -69,6 +69,8 @@ export interface MachineWorkContext {
   readonly resumeFrom?: TaskCheckpoint | null;
   /** As a task: keeps a checkpoint with it (absent for a plain call: nothing is kept). */
   checkpoint?(state: unknown, label?: string): Promise<boolean>;
+  /** As a task: an idempotency key for an effect made now (see `TaskHandlerContext.stepKey`). */
+  stepKey?(): string;
 }
 
 /**

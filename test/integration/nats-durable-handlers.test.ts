@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { closeNodes, describeNodes, freshPrefix, pollUntil, startNode, startNodes, waitForRunner, type ClusterNode } from './harness/cluster.js';
+import { closeNodes, clusterStatus, describeNodes, freshPrefix, pollUntil, startNode, startNodes, waitForRunner, type ClusterNode } from './harness/cluster.js';
 import { attachHttpSession, attachHttpWire, attachInteractiveHttpWire } from './harness/http-wire.js';
 import { ok, type Rec } from './harness/json.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
@@ -81,6 +81,12 @@ describe('a machine handler resumed from its last checkpoint after its worker wa
       const killedAt = Date.now();
       await runner.crash();
 
+      // While it runs again: `mcp-tasks status` shows the attempt, the node and the checkpoint.
+      const statusShown = (async () => {
+        await waitForRunner([survivor], taskId, { attempt: 2, timeoutMs: 15_000, diagnostics: diag });
+        return clusterStatus(nats!.url, prefix);
+      })();
+      statusShown.catch(() => undefined);
       // Every status seen from the kill to the end.
       const seen: Rec[] = [];
       const end = await pollUntil(
@@ -111,6 +117,9 @@ describe('a machine handler resumed from its last checkpoint after its worker wa
       expect(Number(resumed[0]!['checkpoint']), context).toBeGreaterThanOrEqual(stepAtKill - 1);
       const lost = nodes.flatMap((n) => n.workerLost(taskId));
       expect(lost.map((l) => l['action']), context).toEqual(['resume']);
+      const shown = ((await statusShown).raw['durable'] as Rec[]).find((d) => d['taskId'] === taskId);
+      expect(shown, `mcp-tasks status: ${JSON.stringify((await statusShown).raw)}`).toMatchObject({ attempt: 2, node: survivor.nodeId, checkpoint: { label: 'working' } });
+      expect(Number((shown!['checkpoint'] as Rec)['seq'])).toBeGreaterThanOrEqual(stepAtKill - 1);
     }, 60_000);
   }
 });

@@ -53,6 +53,8 @@ export interface TaskRecord {
   readonly inline?: { readonly value: unknown };
   /** The `detail` of a handler's `TaskFailure`, JSON-safe. */
   readonly failure: unknown;
+  /** The attempt queued after the last lost one: a loss is decided once, by one node. */
+  readonly requeued?: number;
   /** The last checkpoint its handler kept (`ctx.checkpoint`): where a resumed run starts. */
   readonly checkpoint?: TaskCheckpoint;
   /** Id of the write that made this version (to recognise a write whose reply was lost). */

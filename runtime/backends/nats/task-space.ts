@@ -245,19 +245,28 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
     if (record.work === null) return;
     const { attempts, work } = record;
     const again = attempts === 0 || ((work.retry === 'restart' || work.retry === 'resume') && attempts < work.maxAttempts);
+    // Decided once per lost attempt: another node may take the lease just after this one let it
+    // go (its check was due at the same moment). It says nothing again, and its queued run has
+    // the same id as this one's (dropped as a duplicate); a node that died between the two
+    // writes leaves the run to be queued by the next.
+    const undecided = (r: TaskRecord): boolean => r.order === record.order && r.attempts === attempts && (r.requeued ?? 0) <= attempts;
     if (again) {
+      let first = true;
       if (attempts > 0) {
         // A task waiting for input stays input_required: its requests stay answerable meanwhile.
         const how = work.retry === 'resume' ? 'resuming the task elsewhere' : 'running the task again';
-        await applyToTask(space, key, taskEvents.message(`Worker ${lostNode} was lost; ${how} (attempt ${attempts + 1} of ${work.maxAttempts})`, space.now()));
+        const message = taskEvents.message(`Worker ${lostNode} was lost; ${how} (attempt ${attempts + 1} of ${work.maxAttempts})`, space.now());
+        first = (await applyToTask(space, key, message, { only: undecided, extra: () => ({ requeued: attempts + 1 }) }))?.changed === true;
       }
-      // A fresh message id: the first run's id may still be in the dedup window.
-      await persistently(() => space.runs.enqueue({ id: `run:${key}:${record.order}:${attempts + 1}:${record.seq}`, key, attempt: attempts + 1, order: record.order, handler: work.handler }), {
-        giveUpMs: 30_000,
-      });
+      // Attempt 1 again (it never started) cannot reuse the create's id, which may still be in the
+      // dedup window: the record's sequence tells the two apart.
+      const id = attempts === 0 ? `run:${key}:${record.order}:1:${record.seq}` : `run:${key}:${record.order}:${attempts + 1}`;
+      await persistently(() => space.runs.enqueue({ id, key, attempt: attempts + 1, order: record.order, handler: work.handler }), { giveUpMs: 30_000 });
+      if (!first) return;
     } else {
-      const tries = work.retry === 'restart' ? ` (after ${attempts} attempts)` : '';
-      await applyToTask(space, key, taskEvents.lose(`Worker ${lostNode} was lost while running the task${tries}`, space.now()));
+      const tries = work.retry === 'restart' || work.retry === 'resume' ? ` (after ${attempts} attempts)` : '';
+      const ended = await applyToTask(space, key, taskEvents.lose(`Worker ${lostNode} was lost while running the task${tries}`, space.now()), { only: undecided });
+      if (!ended?.changed) return;
     }
     space.log('warn', 'worker lost', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: again ? (work.retry === 'resume' ? 'resume' : 'restart') : 'lost', attempts, ...(record.checkpoint && { checkpoint: record.checkpoint.label ?? record.checkpoint.seq }) });
   } finally {
