@@ -58,6 +58,11 @@ export interface TaskHandlerContext {
    */
   checkpoint(state: unknown, label?: string): Promise<boolean>;
   /**
+   * Whether checkpoints are kept anywhere (NATS) or not (memory: no other node could resume the
+   * task), so that work can skip building them when they would go nowhere.
+   */
+  readonly durable: boolean;
+  /**
    * An idempotency key for an effect made now: the task id and the number of the last checkpoint
    * (`<taskId>:<seq>`, `:0` before the first). A run that resumes from checkpoint N repeats what
    * came after it under the same key, so a receiver that remembers keys does it once.

@@ -69,6 +69,8 @@ export interface MachineWorkContext {
   readonly resumeFrom?: TaskCheckpoint | null;
   /** As a task: keeps a checkpoint with it (absent for a plain call: nothing is kept). */
   checkpoint?(state: unknown, label?: string): Promise<boolean>;
+  /** `false` when checkpoints are kept nowhere (the memory backend): none is built then. */
+  readonly durable?: boolean;
   /** As a task: an idempotency key for an effect made now (see `TaskHandlerContext.stepKey`). */
   stepKey?(): string;
 }
@@ -150,7 +152,7 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
         const s = snapshot as { value: Parameters<typeof activeStateIds>[1]; status: HandlerRunStatus };
         runs.report({ taskId, owner, machine, states: activeStateIds(machine.id, s.value), status: status ?? s.status, updatedAt: Date.now() });
       };
-      const keeper = ctx.checkpoint ? checkpointer(ctx.checkpoint.bind(ctx)) : null;
+      const keeper = ctx.checkpoint && ctx.durable !== false ? checkpointer(ctx.checkpoint.bind(ctx)) : null;
       const inspect = (event: InspectionEvent): void => {
         // The root actor only: children (invoked or spawned) have machines of their own.
         if (event.type !== '@xstate.snapshot' || event.actorRef.sessionId !== event.rootId) return;

@@ -49,7 +49,8 @@ export function taskWorkContext(ctx: TaskHandlerContext): RequestWorkContext {
       checked(CreateMessageResultSchema, 'sampling/createMessage', await ctx.requestInput('sampling/createMessage', params)),
     attempt: ctx.attempt,
     resumeFrom: ctx.resumeFrom,
-    checkpoint: (state, label) => ctx.checkpoint(state, label),
+    // Only where it is kept: work skips building checkpoints that would go nowhere (memory).
+    ...(ctx.durable && { checkpoint: (state: unknown, label?: string) => ctx.checkpoint(state, label) }),
     stepKey: () => ctx.stepKey(),
   };
 }

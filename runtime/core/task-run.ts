@@ -112,6 +112,10 @@ class WorkContext implements TaskHandlerContext {
 
   readonly checkpoint = (state: unknown, label?: string): Promise<boolean> => this.#run.checkpoint(state, label);
 
+  get durable(): boolean {
+    return this.#run.durable;
+  }
+
   readonly stepKey = (): string => `${this.taskId}:${this.#run.checkpointSeq}`;
 }
 
@@ -288,6 +292,11 @@ export class TaskRun {
   /** The checkpoint this run resumes from (see {@link WorkContext}). */
   get resumeFrom(): TaskCheckpoint | null {
     return this.#options.resumeFrom ?? null;
+  }
+
+  /** Whether the port keeps checkpoints (see {@link WorkContext}). */
+  get durable(): boolean {
+    return this.#port.checkpoint !== undefined;
   }
 
   /** Sequence of the last checkpoint kept: 0 before the first. */

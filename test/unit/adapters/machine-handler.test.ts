@@ -2,7 +2,7 @@ import { assign, emit, fromPromise, setup } from 'xstate';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { longJobMachine } from '../../../adapters/cli/long-job.machine.js';
 import { HandlerRuns, MAX_FINISHED_HANDLER_RUNS, handlerStatus, machineHandler, type HandlerRun, type MachineCheckpoint, type MachineWorkContext } from '../../../adapters/inspector/index.js';
-import type { TaskCheckpoint } from '../../../runtime/index.js';
+import { createTaskRuntime, type TaskCheckpoint } from '../../../runtime/index.js';
 
 const owner = { session: 's1', principal: null };
 
@@ -205,5 +205,21 @@ describe('machineHandler checkpoints', () => {
     expect(ctx.kept.map((k) => k.label)).toEqual(['kept']);
     // A plain call has no checkpoint function: it simply runs.
     await expect(machineHandler(quiet, { runs: new HandlerRuns() })({}, context(null))).resolves.toBeUndefined();
+  });
+
+  it('should build no checkpoint where none is kept (the memory backend: durable false)', async () => {
+    const runtime = createTaskRuntime();
+    const seen: { durable: boolean; kept: boolean[] } = { durable: true, kept: [] };
+    const handler = machineHandler(longJobMachine, { runs: new HandlerRuns(), input: () => ({ seconds: 0 }) });
+    runtime.registerHandler('job', (params, ctx) => {
+      seen.durable = ctx.durable;
+      // What the handler would call, watched: it must not be called at all.
+      const watched = { ...ctx, taskId: ctx.taskId, signal: ctx.signal, durable: ctx.durable, setStatusMessage: ctx.setStatusMessage, checkpoint: async (state: unknown, label?: string) => (seen.kept.push(await ctx.checkpoint(state, label)), true) };
+      return handler(params, watched);
+    });
+    await runtime.create({ taskId: 'm', owner, dialect: '2025-11-25', method: 'tools/call', handler: 'job', params: {} });
+    expect((await runtime.waitForOutcome('m', owner, { timeout: 5_000 })).task.status).toBe('completed');
+    expect(seen).toEqual({ durable: false, kept: [] });
+    await runtime.dispose();
   });
 });
