@@ -214,7 +214,7 @@ describe('machineHandler checkpoints', () => {
     runtime.registerHandler('job', (params, ctx) => {
       seen.durable = ctx.durable;
       // What the handler would call, watched: it must not be called at all.
-      const watched = { ...ctx, taskId: ctx.taskId, signal: ctx.signal, durable: ctx.durable, setStatusMessage: ctx.setStatusMessage, checkpoint: async (state: unknown, label?: string) => (seen.kept.push(await ctx.checkpoint(state, label)), true) };
+      const watched = { ...ctx, taskId: ctx.taskId, signal: ctx.signal, durable: ctx.durable, setStatusMessage: (m: string) => ctx.setStatusMessage(m), checkpoint: async (state: unknown, label?: string) => (seen.kept.push(await ctx.checkpoint(state, label)), true) };
       return handler(params, watched);
     });
     await runtime.create({ taskId: 'm', owner, dialect: '2025-11-25', method: 'tools/call', handler: 'job', params: {} });
