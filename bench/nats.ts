@@ -169,6 +169,65 @@ async function throughputTable(server: BenchNatsServer, quick: boolean): Promise
   }
 }
 
+/** Checkpoints a lifecycle of {@link CHECKPOINTING} keeps. */
+const CHECKPOINTS = 10;
+const CHECKPOINTING = 'bench:checkpointing';
+
+/** One at a time: ms per lifecycle of `handler` through `node`. */
+async function sequentialMs(node: NatsTaskRuntime, handler: string, n: number): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < n; i++) {
+    const taskId = `c${++taskSeq}`;
+    await node.create({ taskId, owner: OWNER, dialect: 'sep-1686', method: 'tools/call', handler, params: null });
+    const { task } = await node.waitForOutcome(taskId, OWNER, { timeout: 60_000 });
+    if (task.status !== 'completed') throw new Error(`task ${taskId} ended ${task.status}`);
+  }
+  return (performance.now() - started) / n;
+}
+
+/** What a durable handler's checkpoint costs on NATS: a handler keeping 10 against one keeping none. */
+async function checkpointTable(server: BenchNatsServer, quick: boolean): Promise<BenchTable> {
+  const n = quick ? 100 : 400;
+  const rounds = quick ? 1 : 3;
+  const pool = nodePool(server.url);
+  try {
+    const node = await pool.node({ prefix: 'bckpt', role: 'both', nodeId: 'ckpt' });
+    node.registerHandler(
+      CHECKPOINTING,
+      async (_p, ctx) => {
+        for (let i = 1; i <= CHECKPOINTS; i++) await ctx.checkpoint({ step: i }, `step ${i}`);
+        return { ok: true };
+      },
+      { retry: 'resume' },
+    );
+    await sequentialMs(node, CHECKPOINTING, 20);
+    await sequentialMs(node, NOOP, 20);
+    const msgs = { with: [] as number[], without: [] as number[] };
+    const withMs: number[] = [];
+    const withoutMs: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      withMs.push(await counting(server, n, msgs.with, () => sequentialMs(node, CHECKPOINTING, n)));
+      withoutMs.push(await counting(server, n, msgs.without, () => sequentialMs(node, NOOP, n)));
+    }
+    const perCheckpointMs = (median(withMs) - median(withoutMs)) / CHECKPOINTS;
+    const perCheckpointMsgs = (median(msgs.with) - median(msgs.without)) / CHECKPOINTS;
+    return {
+      title: 'NATS: what a durable handler\'s checkpoint costs',
+      baselineName: 'the same lifecycle without checkpoints',
+      method:
+        `One node (role both), one task at a time: a handler that keeps ${CHECKPOINTS} checkpoints (ctx.checkpoint, one compare-and-swap of the task's record each) against one that returns at once; ` +
+        `${n} lifecycles per round, ${rounds} round(s) alternating; medians. Per checkpoint: the difference divided by ${CHECKPOINTS}; messages from the server's /varz in_msgs.`,
+      rows: [
+        { name: `ms per lifecycle, ${CHECKPOINTS} checkpoints`, ours: median(withMs), baseline: median(withoutMs), unit: 'ms', higherIsBetter: false },
+        { name: 'ms per checkpoint', ours: perCheckpointMs, baseline: median(withoutMs), unit: 'ms', higherIsBetter: false },
+        { name: 'server in-msgs per checkpoint (measured)', ours: perCheckpointMsgs, baseline: 1, unit: 'msgs', higherIsBetter: false, target: '≤ 1 awaited JetStream request per checkpoint', met: perCheckpointMsgs <= 1.05 },
+      ],
+    };
+  } finally {
+    await pool.dispose();
+  }
+}
+
 /** Lifecycles/s of one node on a 3-server cluster, every stream and bucket replicated 3 times. */
 async function clusterTable(quick: boolean): Promise<BenchTable> {
   const n = quick ? 200 : 1_000;
@@ -292,7 +351,7 @@ export const run: Benchmark = async ({ quick }) => {
   const server = await startBenchNatsServer();
   let tables: BenchTable[];
   try {
-    tables = [await throughputTable(server, quick), await getLatencyTable(server, quick), await workerKillTable(server, quick)];
+    tables = [await throughputTable(server, quick), await getLatencyTable(server, quick), await workerKillTable(server, quick), await checkpointTable(server, quick)];
   } finally {
     await server.stop();
   }
