@@ -70,6 +70,10 @@ export interface ObservedTask {
   readonly expiresAt: number | null;
   /** A result is stored (completed tasks, and failed ones whose handler kept one). */
   readonly hasResult: boolean;
+  /** NATS: runs of the task started so far (2 or more: resumed or re-run after a lost worker). */
+  readonly attempt?: number;
+  /** NATS: the last checkpoint its handler kept (see durable handlers), as last read. */
+  readonly checkpoint?: { readonly seq: number; readonly label: string | null; readonly at: number } | null;
 }
 
 /**

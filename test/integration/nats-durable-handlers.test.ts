@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { closeNodes, clusterStatus, describeNodes, freshPrefix, pollUntil, startNode, startNodes, waitForRunner, type ClusterNode } from './harness/cluster.js';
 import { attachHttpSession, attachHttpWire, attachInteractiveHttpWire } from './harness/http-wire.js';
+import { getJson, inspectorUrlFrom } from './harness/inspector.js';
 import { ok, type Rec } from './harness/json.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 import { create2025, createTask, getTask, statusOf, TERMINAL_SEP, textOf, type Dialect } from './harness/task-calls.js';
@@ -42,7 +43,8 @@ beforeAll(async () => {
   nats = await startNatsServer({ jetstream: true });
   prefix = freshPrefix('durable');
   const flags = ['--lease-ttl', String(LEASE_TTL)];
-  nodes.push(...(await startNodes([0, 1].map((i) => ({ nats: nats!.url, prefix, label: i === 0 ? 'A' : 'B', role: 'front' as const, flags })))));
+  // A also serves the inspector, which shows where a resumed task went.
+  nodes.push(...(await startNodes([0, 1].map((i) => ({ nats: nats!.url, prefix, label: i === 0 ? 'A' : 'B', role: 'front' as const, flags: i === 0 ? [...flags, '--inspect', '0'] : flags })))));
   await twoWorkers();
 }, 60_000);
 
@@ -81,11 +83,27 @@ describe('a machine handler resumed from its last checkpoint after its worker wa
       const killedAt = Date.now();
       await runner.crash();
 
-      // While it runs again: `mcp-tasks status` shows the attempt, the node and the checkpoint.
+      // While it runs again: `mcp-tasks status` shows the attempt, the node and the checkpoint,
+      // and the inspector the attempt, the node it moved to, and "resumed from" in its timeline.
       const statusShown = (async () => {
         await waitForRunner([survivor], taskId, { attempt: 2, timeoutMs: 15_000, diagnostics: diag });
         return clusterStatus(nats!.url, prefix);
       })();
+      const inspected = (async () => {
+        await waitForRunner([survivor], taskId, { attempt: 2, timeoutMs: 15_000, diagnostics: diag });
+        const base = inspectorUrlFrom(fronts()[0].stderr())!.replace(/\/$/, '');
+        return pollUntil(
+          'the inspector to show attempt 2',
+          async () => {
+            const { tasks } = (await getJson(`${base}/api/tasks`)).body as { tasks: Rec[] };
+            const task = tasks.find((t) => t['taskId'] === taskId);
+            return task && task['attempt'] === 2 ? ((await getJson(`${base}/api/tasks/${String(task['key'])}`)).body as Rec) : null;
+          },
+          (d) => d !== null,
+          { timeoutMs: 10_000, intervalMs: 100, diagnostics: diag },
+        );
+      })();
+      inspected.catch(() => undefined);
       statusShown.catch(() => undefined);
       // Every status seen from the kill to the end.
       const seen: Rec[] = [];
@@ -120,6 +138,10 @@ describe('a machine handler resumed from its last checkpoint after its worker wa
       const shown = ((await statusShown).raw['durable'] as Rec[]).find((d) => d['taskId'] === taskId);
       expect(shown, `mcp-tasks status: ${JSON.stringify((await statusShown).raw)}`).toMatchObject({ attempt: 2, node: survivor.nodeId, checkpoint: { label: 'working' } });
       expect(Number((shown!['checkpoint'] as Rec)['seq'])).toBeGreaterThanOrEqual(stepAtKill - 1);
+      const detail = (await inspected)!;
+      expect(detail['task'], JSON.stringify(detail['task'])).toMatchObject({ attempt: 2, node: survivor.nodeId });
+      const messages = (detail['timeline'] as Rec[]).map((e) => String(e['message']));
+      expect(messages.some((m) => m.includes(`resumed from working on ${survivor.nodeId}`)), JSON.stringify(messages)).toBe(true);
     }, 60_000);
   }
 });
@@ -175,4 +197,24 @@ describe('a task waiting for input outlives its worker', () => {
       expect(asks, `requests on B: ${JSON.stringify(asks.map((r) => r.message))}\n${diag()}`).toHaveLength(1);
     }, 60_000);
   }
+});
+
+describe('machine handlers across a nats-server restart (file storage)', () => {
+  it('20 long_job tasks running when the server is stopped and started again all complete', async () => {
+    const wire = await attachHttpWire(fronts()[0].url, diag);
+    wires.push(wire);
+    await twoWorkers();
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await create2025(wire, 'long_job', { seconds: 3 })).taskId);
+    await pollUntil('all 20 to be working', async () => Promise.all(ids.map(async (id) => statusOf(await getTask(wire, id)))), (s) => s.every((x) => x === 'working'), { timeoutMs: 15_000, intervalMs: 100, diagnostics: diag });
+    await nats!.restart();
+    const ends = await pollUntil(
+      'all 20 to end',
+      async () => Promise.all(ids.map(async (id) => statusOf(await getTask(wire, id).catch(() => ({}))))),
+      (s) => s.every((x) => TERMINAL_SEP.includes(x)),
+      { timeoutMs: 40_000, intervalMs: 250, diagnostics: diag },
+    );
+    expect(ends, diag()).toEqual(ids.map(() => 'completed'));
+    for (const id of ids) expect(textOf(ok(await wire.request('tasks/result', { taskId: id }))), diag()).toBe('long_job done in 3 s');
+  }, 90_000);
 });

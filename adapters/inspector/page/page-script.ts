@@ -201,6 +201,8 @@ function renderMeta(task) {
     ['session', task.owner.session || '—'], ['principal', task.owner.principal || '—'], ['node', task.node || '—'],
     ['created', new Date(task.createdAt).toISOString()], ['updated', new Date(task.updatedAt).toISOString()],
   ];
+  if (task.attempt > 1) rows.push(['attempt', String(task.attempt) + ' (resumed or re-run after a lost worker)']);
+  if (task.checkpoint) rows.push(['checkpoint', '#' + task.checkpoint.seq + (task.checkpoint.label ? ' ' + task.checkpoint.label : '') + ' at ' + new Date(task.checkpoint.at).toISOString()]);
   if (task.pendingInputs.length > 0) rows.push(['waiting on', task.pendingInputs.join(', ')]);
   if (task.expiresAt) rows.push(['expires', new Date(task.expiresAt).toISOString()]);
   for (const [name, value] of rows) meta.append(el('dt', '', name), el('dd', '', value));

@@ -193,9 +193,12 @@ export class NatsObserver implements TaskObserver {
     }
     if (seq <= known.seq) return;
     const pending = known.pending;
-    const worker = event.kind === 'task.start' ? event.node : (known.shown?.node ?? event.node);
+    // The worker: the writer of the start, or of a later attempt's first write (a resumed task moved).
+    const moved = event.attempt !== undefined && event.attempt > (known.shown?.attempt ?? 0);
+    const worker = event.kind === 'task.start' || moved ? event.node : (known.shown?.node ?? event.node);
     const hasResult = event.view.status === 'completed' || (event.view.status === 'failed' && (known.shown?.hasResult ?? false));
-    const task = pending?.seq === seq ? observedOfRecord(key, pending) : observedOfView(key, event.view, worker, hasResult);
+    const runs = { attempt: event.attempt ?? known.shown?.attempt ?? 0, checkpoint: known.shown?.checkpoint ?? null };
+    const task = pending?.seq === seq ? observedOfRecord(key, pending) : observedOfView(key, event.view, worker, hasResult, runs);
     known.shown = task;
     known.seq = seq;
     if (pending && pending.seq <= seq) {

@@ -25,8 +25,9 @@ import type { TaskRecord } from './task-record.js';
  * const task = observedOfView(key, event.view, event.node, event.view.status === 'completed');
  * ```
  */
-export function observedOfView(key: string, view: TaskView, node: string | null, hasResult: boolean): ObservedTask {
+export function observedOfView(key: string, view: TaskView, node: string | null, hasResult: boolean, runs: Pick<ObservedTask, 'attempt' | 'checkpoint'> = {}): ObservedTask {
   return {
+    ...runs,
     key,
     taskId: view.taskId,
     status: view.status,
@@ -56,7 +57,11 @@ export function observedOfView(key: string, view: TaskView, node: string | null,
  * ```
  */
 export function observedOfRecord(key: string, record: TaskRecord): ObservedTask {
-  return observedOfView(key, { ...record.context, status: record.status, expiresAt: record.expiresAt }, record.node ?? record.writer ?? null, record.hasResult);
+  const c = record.checkpoint;
+  return observedOfView(key, { ...record.context, status: record.status, expiresAt: record.expiresAt }, record.node ?? record.writer ?? null, record.hasResult, {
+    attempt: record.attempts,
+    checkpoint: c ? { seq: c.seq, label: c.label, at: c.at } : null,
+  });
 }
 
 /**

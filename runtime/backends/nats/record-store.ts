@@ -45,6 +45,8 @@ export interface FeedEvent {
   readonly record?: TaskRecord;
   /** The KV revision of `record`, on `task.created`. */
   readonly revision?: number;
+  /** Runs of the task started so far, once it has started (a new attempt: a resumed or re-run task). */
+  readonly attempt?: number;
 }
 
 /** Names and replication of the NATS structures. */

@@ -118,7 +118,7 @@ export async function applyToTask(
       const moved = applyEvent(record, applied);
       return moved && extra ? { ...moved, ...extra(record) } : moved;
     },
-    () => ({ kind: applied!.type, event: applied! }),
+    (_before, after) => ({ kind: applied!.type, event: applied!, ...(after.attempts > 0 && { attempt: after.attempts }) }),
     writeId,
     base,
   );
