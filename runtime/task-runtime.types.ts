@@ -63,11 +63,12 @@ export interface TaskHandlerContext {
    */
   readonly durable: boolean;
   /**
-   * An idempotency key for an effect made now: the task id and the number of the last checkpoint
-   * (`<taskId>:<seq>`, `:0` before the first). A run that resumes from checkpoint N repeats what
-   * came after it under the same key, so a receiver that remembers keys does it once.
+   * An idempotency key for an effect made now: this task's own prefix (owner, id and creation
+   * time, hashed) and the number of the last checkpoint (`:0` before the first), or `step` when
+   * given (a `machineHandler` numbers its steps itself). A run that resumes from checkpoint N
+   * repeats what came after it under the same key, so a receiver that remembers keys does it once.
    */
-  stepKey(): string;
+  stepKey(step?: number): string;
 }
 
 /**

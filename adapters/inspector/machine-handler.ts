@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { createActor, type AnyStateMachine, type EventObject, type InputFrom, type InspectionEvent, type OutputFrom } from 'xstate';
+import { createActor, type AnyActorRef, type AnyStateMachine, type EventObject, type InputFrom, type InspectionEvent, type OutputFrom } from 'xstate';
 import type { TaskOwner } from '../../machines/index.js';
 import type { TaskCheckpoint } from '../../runtime/index.js';
 import { activeStateIds } from './diagram/index.js';
@@ -71,8 +71,12 @@ export interface MachineWorkContext {
   checkpoint?(state: unknown, label?: string): Promise<boolean>;
   /** `false` when checkpoints are kept nowhere (the memory backend): none is built then. */
   readonly durable?: boolean;
-  /** As a task: an idempotency key for an effect made now (see `TaskHandlerContext.stepKey`). */
-  stepKey?(): string;
+  /**
+   * As a task: an idempotency key (see `TaskHandlerContext.stepKey`). In the `ctx` a machine
+   * handler gives `provide`, it names the state the actor is in: the same for the effects of that
+   * state on the run that resumes from its checkpoint.
+   */
+  stepKey?(step?: number): string;
 }
 
 /**
@@ -86,7 +90,13 @@ export interface MachineWorkContext {
  */
 export interface MachineCheckpoint {
   readonly snapshot: unknown;
-  readonly timers: readonly { readonly id: string; readonly event: EventObject; readonly due: number }[];
+  /** The number of the step the actor was in: events it took, counted from 1 (see `stepKey`). */
+  readonly step?: number;
+  /**
+   * Pending delayed events with their deadlines; `source`/`target` name a child actor by its id
+   * when it is not the root (absent: the root).
+   */
+  readonly timers: readonly { readonly id: string; readonly event: EventObject; readonly due: number; readonly source?: string; readonly target?: string }[];
 }
 
 /** Options of {@link machineHandler}. */
@@ -153,18 +163,27 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
         runs.report({ taskId, owner, machine, states: activeStateIds(machine.id, s.value), status: status ?? s.status, updatedAt: Date.now() });
       };
       const keeper = ctx.checkpoint && ctx.durable !== false ? checkpointer(ctx.checkpoint.bind(ctx)) : null;
+      const kept = ctx.resumeFrom?.state as MachineCheckpoint | undefined;
+      const restoring = kept !== undefined && kept !== null && typeof kept === 'object' && 'snapshot' in kept;
+      // Steps: 1 for the first state, one more for each event the actor takes once started. The
+      // effects a state starts (its invoked actors) run under its step's key, on the first run
+      // and on the run that restores that state and starts them again.
+      let step = restoring ? (kept.step ?? 1) : 1;
       const inspect = (event: InspectionEvent): void => {
+        if (event.type === '@xstate.event' && started && event.actorRef.sessionId === event.rootId) step++;
         // The root actor only: children (invoked or spawned) have machines of their own.
         if (event.type !== '@xstate.snapshot' || event.actorRef.sessionId !== event.rootId) return;
         report(event.snapshot);
         const snapshot = event.snapshot as unknown as { status: string; value: unknown; getMeta?: () => Record<string, unknown> };
         // Every state entered is a checkpoint (the actor is started by then: see below).
-        if (keeper && started && snapshot.status === 'active' && isCheckpoint(snapshot)) keeper.keep(actor, stateLabel(snapshot.value));
+        if (keeper && started && snapshot.status === 'active' && isCheckpoint(snapshot)) keeper.keep(actor, stateLabel(snapshot.value), step);
       };
       const input = options.input ? options.input(params, ctx) : (params as InputFrom<TMachine>);
-      const impl = options.provide ? (machine.provide(options.provide(ctx) as never) as TMachine) : machine;
-      const kept = ctx.resumeFrom?.state as MachineCheckpoint | undefined;
-      const restoring = kept !== undefined && kept !== null && typeof kept === 'object' && 'snapshot' in kept;
+      // The context `provide` sees: its stepKey names the step the actor is in (see above).
+      // (A proxy: the context's getters read private fields of the context itself.)
+      const stepKey = (): string => ctx.stepKey!(step);
+      const stepped = ctx.stepKey ? new Proxy(ctx, { get: (target, name) => (name === 'stepKey' ? stepKey : (Reflect.get(target, name, target) as unknown)) }) : ctx;
+      const impl = options.provide ? (machine.provide(options.provide(stepped) as never) as TMachine) : machine;
       let started = false;
       const actor = restoring ? createActor(impl, { snapshot: kept.snapshot as never, input, inspect }) : createActor(impl, { input, inspect });
       const onAbort = (): void => {
@@ -194,12 +213,18 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
       if (restoring) {
         // Delayed transitions of the state it was in, for what was left of them.
         const now = Date.now();
-        for (const timer of kept.timers) actor.system.scheduler.schedule(actor, actor, timer.event, Math.max(0, timer.due - now), timer.id);
+        // To and from the root or one of its children (restored with the same ids).
+        const children = (actor.getSnapshot() as { children: Record<string, AnyActorRef | undefined> }).children;
+        const ref = (id: string | undefined): AnyActorRef | undefined => (id === undefined ? actor : children[id]);
+        for (const timer of kept.timers) {
+          const [source, target] = [ref(timer.source), ref(timer.target)];
+          if (source && target) actor.system.scheduler.schedule(source, target, timer.event, Math.max(0, timer.due - now), timer.id);
+        }
         report(actor.getSnapshot());
       } else if (keeper) {
         // The first state: kept once the actor has started (its delays are armed by then).
         const snapshot = actor.getSnapshot() as { status: string; value: unknown; getMeta?: () => Record<string, unknown> };
-        if (snapshot.status === 'active' && isCheckpoint(snapshot)) keeper.keep(actor, stateLabel(snapshot.value));
+        if (snapshot.status === 'active' && isCheckpoint(snapshot)) keeper.keep(actor, stateLabel(snapshot.value), step);
       }
     });
 }
@@ -208,7 +233,9 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
  * Keeps checkpoints one at a time, in order: one write in flight, and the latest state waiting
  * behind it (a state passed through meanwhile is not worth a write of its own).
  */
-function checkpointer(checkpoint: (state: unknown, label?: string) => Promise<boolean>): { keep(actor: { getPersistedSnapshot(): unknown; system: { getSnapshot(): { _scheduledEvents: Record<string, { id: string; event: EventObject; startedAt: number; delay: number; source: unknown }> } } }, label: string): void } {
+function checkpointer(checkpoint: (state: unknown, label?: string) => Promise<boolean>): {
+  keep(actor: { getPersistedSnapshot(): unknown; system: { getSnapshot(): { _scheduledEvents: Record<string, { id: string; event: EventObject; startedAt: number; delay: number; source: unknown; target: unknown }> } } }, label: string, step: number): void;
+} {
   let writing = false;
   let next: { state: MachineCheckpoint; label: string } | null = null;
   const drain = async (): Promise<void> => {
@@ -221,13 +248,22 @@ function checkpointer(checkpoint: (state: unknown, label?: string) => Promise<bo
     writing = false;
   };
   return {
-    keep(actor, label) {
-      // Taken now, as it is: the snapshot and its pending delays at this very state.
+    keep(actor, label, step) {
+      // Taken now, as it is: the snapshot and its pending delays at this very state, between the
+      // root and its direct children (a grandchild's are not kept).
       const events = actor.system.getSnapshot()._scheduledEvents;
-      const timers = Object.values(events)
-        .filter((e) => e.source === actor)
-        .map((e) => ({ id: e.id, event: e.event, due: e.startedAt + e.delay }));
-      next = { state: { snapshot: actor.getPersistedSnapshot(), timers }, label };
+      const children = (actor as unknown as { getSnapshot(): { children: Record<string, unknown> } }).getSnapshot().children;
+      const nameOf = (ref: unknown): string | null | undefined => {
+        if (ref === actor) return undefined;
+        const entry = Object.entries(children).find(([, child]) => child === ref);
+        return entry ? entry[0] : null;
+      };
+      const timers = Object.values(events).flatMap((e) => {
+        const [source, target] = [nameOf(e.source), nameOf(e.target)];
+        if (source === null || target === null) return [];
+        return [{ id: e.id, event: e.event, due: e.startedAt + e.delay, ...(source !== undefined && { source }), ...(target !== undefined && { target }) }];
+      });
+      next = { state: { snapshot: actor.getPersistedSnapshot(), timers, step }, label };
       if (!writing) void drain();
     },
   };

@@ -55,7 +55,7 @@ export interface RequestWorkContext {
   /** As a task: keeps a checkpoint to resume from (see `TaskHandlerContext.checkpoint`). */
   checkpoint?(state: unknown, label?: string): Promise<boolean>;
   /** As a task: an idempotency key for an effect made now (see `TaskHandlerContext.stepKey`). */
-  stepKey?(): string;
+  stepKey?(step?: number): string;
 }
 
 /**

@@ -51,7 +51,7 @@ export function taskWorkContext(ctx: TaskHandlerContext): RequestWorkContext {
     resumeFrom: ctx.resumeFrom,
     // Only where it is kept: work skips building checkpoints that would go nowhere (memory).
     ...(ctx.durable && { checkpoint: (state: unknown, label?: string) => ctx.checkpoint(state, label) }),
-    stepKey: () => ctx.stepKey(),
+    stepKey: (step?: number) => ctx.stepKey(step),
   };
 }
 

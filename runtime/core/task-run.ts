@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { createHash } from 'node:crypto';
 import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
 import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskOwner, type TaskStatus } from '../../machines/index.js';
 import { TaskTerminalError } from '../errors.js';
@@ -61,6 +62,12 @@ export interface RunOptions {
   readonly resumeFrom?: TaskCheckpoint | null;
   /** The node running it, named in its checkpoints. @default null */
   readonly node?: string | null;
+  /**
+   * The input requests earlier runs of the task made (NATS keeps them with the task). A request
+   * of this run takes the id of the first one not taken yet with the same method and params (its
+   * answer, if given, is replayed); any other gets an id after them all. @default none
+   */
+  readonly asked?: readonly { readonly inputId: string; readonly method: string; readonly params: unknown }[];
 }
 
 /**
@@ -116,7 +123,7 @@ class WorkContext implements TaskHandlerContext {
     return this.#run.durable;
   }
 
-  readonly stepKey = (): string => `${this.taskId}:${this.#run.checkpointSeq}`;
+  readonly stepKey = (step?: number): string => `${this.#run.incarnation}:${step ?? this.#run.checkpointSeq}`;
 }
 
 interface Waiting {
@@ -153,6 +160,9 @@ export class TaskRun {
   #inputs = 0;
   /** Sequence of the last checkpoint kept (by this run, or the one it resumed from). */
   #checkpointSeq: number;
+  #incarnation: string | undefined;
+  /** Earlier runs' input requests not matched by one of this run yet (see `RunOptions.asked`). */
+  #asked: { readonly inputId: string; readonly method: string; readonly params: string }[] | null = null;
   #over = false;
   #begun = false;
   #stopped = false;
@@ -294,6 +304,15 @@ export class TaskRun {
     return this.#options.resumeFrom ?? null;
   }
 
+  /**
+   * Names this task among every task ever (owner, id, creation time), the same on every run of
+   * it: the first part of its step keys.
+   */
+  get incarnation(): string {
+    const c = this.actor.getSnapshot().context;
+    return (this.#incarnation ??= createHash('sha256').update(JSON.stringify([c.owner.session, c.owner.principal, c.taskId, c.createdAt])).digest('base64url').slice(0, 22));
+  }
+
   /** Whether the port keeps checkpoints (see {@link WorkContext}). */
   get durable(): boolean {
     return this.#port.checkpoint !== undefined;
@@ -343,8 +362,7 @@ export class TaskRun {
   #requestInput(method: string, params: unknown): Promise<unknown> {
     const context = this.actor.getSnapshot().context;
     if (this.#over) return Promise.reject(new TaskTerminalError(context.taskId, this.status));
-    // Numbered in the order the work asks: a re-run asks again under the same ids (NATS replays answers).
-    const inputId = `input-${++this.#inputs}`;
+    const inputId = this.#inputIdFor(method, params);
     const request: InputRequest = { taskId: context.taskId, owner: context.owner, dialect: context.dialect, inputId, method, params };
     const waitingMap = (this.#waiting ??= new Map<string, Waiting>());
     const answered = new Promise<unknown>((resolve, reject) => waitingMap.set(inputId, { request, resolve, reject }));
@@ -365,6 +383,24 @@ export class TaskRun {
       refuse();
     }
     return answered;
+  }
+
+  /**
+   * The id of an input request. A first run numbers them in the order the work asks. A later run
+   * (re-run or resumed) asks again what earlier runs asked, perhaps not from the first: it takes
+   * the id of the first earlier request with the same method and params it has not matched yet
+   * (so its answer is replayed), and a new request an id after every earlier one.
+   */
+  #inputIdFor(method: string, params: unknown): string {
+    const asked = this.#options.asked;
+    if (asked === undefined || asked.length === 0) return `input-${++this.#inputs}`;
+    this.#asked ??= asked.map((a) => ({ inputId: a.inputId, method: a.method, params: JSON.stringify(a.params ?? null) }));
+    const same = JSON.stringify(params ?? null);
+    const at = this.#asked.findIndex((a) => a.method === method && a.params === same);
+    if (at >= 0) return this.#asked.splice(at, 1)[0]!.inputId;
+    const numbers = asked.map((a) => Number(/^input-(\d+)$/.exec(a.inputId)?.[1] ?? 0));
+    this.#inputs = Math.max(this.#inputs, ...numbers);
+    return `input-${++this.#inputs}`;
   }
 
   /** The run is over: the work's signal aborts, and its unanswered requests are refused. */

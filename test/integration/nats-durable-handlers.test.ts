@@ -16,7 +16,7 @@ import { attachHttpSession, attachHttpWire, attachInteractiveHttpWire } from './
 import { getJson, inspectorUrlFrom } from './harness/inspector.js';
 import { ok, type Rec } from './harness/json.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
-import { create2025, createTask, getTask, statusOf, TERMINAL_SEP, textOf, type Dialect } from './harness/task-calls.js';
+import { create2025, createSep, createTask, getTask, statusOf, TERMINAL_SEP, textOf, type Dialect } from './harness/task-calls.js';
 import type { InteractiveWire, Wire } from './harness/types.js';
 
 const LEASE_TTL = 2_000;
@@ -217,4 +217,37 @@ describe('machine handlers across a nats-server restart (file storage)', () => {
     expect(ends, diag()).toEqual(ids.map(() => 'completed'));
     for (const id of ids) expect(textOf(ok(await wire.request('tasks/result', { taskId: id }))), diag()).toBe('long_job done in 3 s');
   }, 90_000);
+});
+
+describe('a SEP-1686 task waiting for input outlives its worker', () => {
+  it('ask_name: the question asked on the original tools/call stream, its worker SIGKILLed, answered 3 s later through the other front node: the tools/call completes with the answer', async () => {
+    const [a, b] = fronts();
+    const onA = await attachInteractiveHttpWire(a.url, diag, { elicitation: {} });
+    wires.push(onA);
+    const workers = await twoWorkers();
+    const { taskId, requestId } = await createSep(onA, 'ask_name', {});
+    const ask = await onA.waitForServerRequest((r) => r.message.method === 'elicitation/create', 10_000);
+    const { node: runner } = await waitForRunner(workers, taskId, { attempt: 1, timeoutMs: 10_000, diagnostics: diag });
+    await runner.crash();
+    nodes.push(await startNode({ nats: nats!.url, prefix, label: `w${++spawned}`, role: 'worker', flags: ['--lease-ttl', String(LEASE_TTL)] }));
+    // Past the lease: the task still waits for its answer, and the request is still open.
+    const waited: string[] = [];
+    const until = Date.now() + 3_000;
+    while (Date.now() < until) {
+      waited.push(statusOf(await getTask(onA, taskId)));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(new Set(waited), `statuses while the answer was awaited: ${JSON.stringify(waited)}\n${diag()}`).toEqual(new Set(['input_required']));
+    expect(onA.responseReceived(requestId), 'the tools/call was answered before its question was').toBe(false);
+    // The answer goes to B, in A's session, and reaches the resumed handler.
+    const onB = attachHttpSession(b.url, onA.sessionId!, { interactive: true, serverStderr: diag });
+    wires.push(onB);
+    await onB.answer(ask.message.id, { action: 'accept', content: { name: 'Grace' } });
+    const result = ok(await onA.responseFor(requestId, 20_000));
+    expect(textOf(result), `tools/call result on A: ${JSON.stringify(result)}\n${diag()}`).toBe('Hello, Grace');
+    const lost = nodes.flatMap((n) => n.workerLost(taskId));
+    expect(lost.map((l) => l['action']), `worker lost lines: ${JSON.stringify(lost)}\n${diag()}`).toEqual(['resume']);
+    // Asked once: the resumed handler asked again under the same id, which the requester already had.
+    expect(onA.serverRequests.map((r) => r.message.method)).toEqual(['elicitation/create']);
+  }, 60_000);
 });

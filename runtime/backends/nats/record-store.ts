@@ -595,18 +595,23 @@ export class RecordStore {
     let remaining = created.num_pending;
     try {
       const consumer = await this.#js.consumers.get(this.#indexStream, created.name);
+      let emptyPulls = 0;
       while (remaining > 0 && records.length < limit) {
         const want = Math.min(remaining, limit - records.length);
         const batch: { key: string; seq: number }[] = [];
-        // Entries counted may be deleted before they are read (tasks removed meanwhile): a pull
-        // that gets fewer than it asked for has had all there is, so the listing does not wait
-        // for the rest again (it waited 5 s per pull for them, and a list timed out).
         for await (const m of await consumer.fetch({ max_messages: want, expires: 1_000 })) {
           batch.push({ key: m.json<{ key: string }>().key, seq: m.seq });
           if (batch.length >= want) break;
         }
-        if (batch.length === 0) break;
-        remaining = batch.length < want ? 0 : remaining - batch.length;
+        if (batch.length < want) {
+          // Fewer than asked: entries deleted since they were counted (tasks removed meanwhile),
+          // or a pull cut short on a loaded server. The consumer says how many are still to come:
+          // the listing neither waits for deleted ones nor ends before live ones.
+          remaining = (await consumer.info()).num_pending;
+          if (batch.length === 0 && (remaining === 0 || ++emptyPulls >= 5)) break;
+        } else {
+          remaining -= batch.length;
+        }
         const read = await Promise.all(batch.map((b) => this.read(b.key)));
         for (let i = 0; i < batch.length; i++) {
           const r = read[i];

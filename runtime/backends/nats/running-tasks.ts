@@ -81,7 +81,14 @@ export class RunningTasks {
     seen ??= await this.#read(entryKey);
     for (;;) {
       const current = seen.claims;
-      if (Object.hasOwn(current.keys, taskKey)) return;
+      // Already counted, as this node saw the entry: a claim of the same key that another node
+      // released since (the task ended, then its id was used again) is not, so it is read.
+      if (Object.hasOwn(current.keys, taskKey)) {
+        if (fresh) return;
+        seen = await this.#read(entryKey);
+        fresh = true;
+        continue;
+      }
       if (!fresh && Object.keys(current.keys).length >= max) {
         seen = await this.#read(entryKey);
         fresh = true;

@@ -120,6 +120,14 @@ export class TaskWorker {
     this.#stop = signal;
     const heard = new HeardCreates(this.#space.feed, this.#space.nodeId);
     this.#heard = heard;
+    try {
+      await this.#runs(signal);
+    } finally {
+      heard.close();
+    }
+  }
+
+  async #runs(signal: AbortSignal): Promise<void> {
     await this.#space.runs.consume((item, context) => this.#take(item, context.deliveryCount, context.queuedAt), {
       signal,
       // As many runs starting at once as there are slots: a pull asks for the free slots, so
@@ -138,7 +146,6 @@ export class TaskWorker {
         return this.#slots.free;
       },
     });
-    heard.close();
   }
 
   /**
@@ -175,7 +182,7 @@ export class TaskWorker {
       // compare-and-swap. Any other is read once the lease is held: the run is queued before its
       // record is written, so a read sent alongside the lease would mostly find nothing yet
       // (measured: 1.9 reads per task instead of 1).
-      const mine = this.#mine(item.key, item.order, deliveryCount, queuedAt);
+      const mine = this.#mine(item.key, item.order, item.attempt === 1 ? deliveryCount : 0, queuedAt);
       const lease = await space.leases.acquire(item.key, space.nodeId, space.leaseTtlMs);
       if (lease === null) {
         // Another node holds it. If this run is still to come (the holder is the node that just
@@ -238,9 +245,10 @@ export class TaskWorker {
     if (creating) return creating.then(() => space.store.known(key), () => undefined);
     const known = space.store.known(key);
     if (known) return space.feed.position(key) === known.record.seq ? known : undefined;
-    // Created on another node: its create event carries the record. A run queued a moment ago
-    // is usually here before that event (the record is written after the run is queued): wait a
-    // little for it, once; an older run's create was heard already, or is read.
+    // Created on another node: its create event carries the record. A first run queued a moment
+    // ago is usually here before that event (the record is written after the run is queued):
+    // wait a little for it, once; an older run's create was heard already, or is read (a later
+    // attempt's, given deliveryCount 0, is not waited for: no create comes with it).
     const fresh = deliveryCount === 1 && Date.now() - queuedAt < FRESH_RUN_MS;
     return this.#heard?.take(key, order, fresh ? HEARD_WAIT_MS : 0);
   }
@@ -291,6 +299,14 @@ export class TaskWorker {
       await space.leases.release(lease).catch(() => false);
       return unread && moved !== null ? 'again' : false;
     }
+    // An older run of this task on this node, taken over by another node's recovery before this
+    // node's renewal noticed: it stops now (its writes were already refused), or it would run
+    // beside this one, unaborted, to its end.
+    const older = this.#running.get(item.key);
+    if (older && older !== run) {
+      space.log('warn', 'lease lost', { key: item.key, node: space.nodeId, attempt: older.attempt });
+      this.#finish(older, false);
+    }
     this.#running.set(item.key, run);
     this.tasksRun++;
     const from = resuming ? moved.record.checkpoint : undefined;
@@ -309,6 +325,8 @@ export class TaskWorker {
         // A resumable handler starts from its last checkpoint; any other from the start.
         resumeFrom: resuming ? (moved.record.checkpoint ?? null) : null,
         node: space.nodeId,
+        // What earlier runs asked: asked again, the same question gets its id (and its answer).
+        asked: moved.record.inputs,
       },
       this.#portOf(run),
     );
@@ -390,7 +408,9 @@ export class TaskWorker {
    */
   async #keepCheckpoint(run: Running, checkpoint: TaskCheckpoint): Promise<boolean> {
     const space = this.#space;
-    const out = await persistently(() => space.store.mutate(run.key, (r) => (run.ours(r) && !isTerminalStatus(r.status) ? { ...r, checkpoint } : null)), {
+    // Never over a later one (a write retried after the next went through).
+    const newer = (r: TaskRecord): boolean => (r.checkpoint?.seq ?? 0) < checkpoint.seq;
+    const out = await persistently(() => space.store.mutate(run.key, (r) => (run.ours(r) && !isTerminalStatus(r.status) && newer(r) ? { ...r, checkpoint } : null)), {
       giveUpMs: OUTCOME_WRITE_MS,
       stillWanted: () => this.#running.get(run.key) === run,
     }).catch(() => null);
