@@ -12,8 +12,8 @@
 import { randomUUID } from 'node:crypto';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import { getChunked, putChunked } from './result-chunks.js';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus, type TaskEvent, type TaskStatus } from '../../../machines/index.js';
 import { DuplicateTaskIdError, InvalidArgumentError } from '../../errors.js';
 import type { InputRequest, TaskView } from '../../task-runtime.types.js';
@@ -22,6 +22,7 @@ import { bucketStream, eraseSubject, lastMarker, nextSequence, removeKey, type B
 import { isWrongLastSequence } from './errors.js';
 import { persistently } from './task-space.js';
 import { EventStream } from './event-stream.js';
+import { readIndexPage, type IndexPage } from './index-page.js';
 import { nameFromPrefix, ownerToken } from './keys.js';
 import { viewOf } from '../../core/view.js';
 import type { TaskRecord } from './task-record.js';
@@ -578,54 +579,8 @@ export class RecordStore {
    * const page = await store.page(ownerKey, 0, 20);
    * ```
    */
-  async page(ownerKey: string, afterOrder: number, limit: number): Promise<{ readonly records: TaskRecord[]; readonly lastOrder: number; readonly more: boolean }> {
-    const subject = `${this.#indexSubject}.${ownerToken(ownerKey)}`;
-    // An ephemeral consumer over this owner's entries after the cursor: the server says at once
-    // how many there are (num_pending), so a read never waits for entries that do not exist.
-    const created = await this.#jsm.consumers.add(this.#indexStream, {
-      filter_subject: subject,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: afterOrder + 1,
-      ack_policy: AckPolicy.None,
-      inactive_threshold: nanos(30_000),
-      mem_storage: true,
-    });
-    const records: TaskRecord[] = [];
-    let lastOrder = afterOrder;
-    let remaining = created.num_pending;
-    try {
-      const consumer = await this.#js.consumers.get(this.#indexStream, created.name);
-      let emptyPulls = 0;
-      while (remaining > 0 && records.length < limit) {
-        const want = Math.min(remaining, limit - records.length);
-        const batch: { key: string; seq: number }[] = [];
-        for await (const m of await consumer.fetch({ max_messages: want, expires: 1_000 })) {
-          batch.push({ key: m.json<{ key: string }>().key, seq: m.seq });
-          if (batch.length >= want) break;
-        }
-        if (batch.length < want) {
-          // Fewer than asked: entries deleted since they were counted (tasks removed meanwhile),
-          // or a pull cut short on a loaded server. The consumer says how many are still to come:
-          // the listing neither waits for deleted ones nor ends before live ones.
-          remaining = (await consumer.info()).num_pending;
-          if (batch.length === 0 && (remaining === 0 || ++emptyPulls >= 5)) break;
-        } else {
-          remaining -= batch.length;
-        }
-        const read = await Promise.all(batch.map((b) => this.read(b.key)));
-        for (let i = 0; i < batch.length; i++) {
-          const r = read[i];
-          lastOrder = batch[i]!.seq;
-          // Skip deleted tasks and entries that are not the record's own (a refused duplicate).
-          if (r && 'found' in r && r.found.record.order === batch[i]!.seq) records.push(r.found.record);
-        }
-      }
-    } finally {
-      await this.#jsm.consumers.delete(this.#indexStream, created.name).catch(() => undefined);
-    }
-    // Entries after the page may all be deleted ones: then the next page is empty.
-    const more = remaining > 0;
-    return { records, lastOrder, more };
+  async page(ownerKey: string, afterOrder: number, limit: number): Promise<IndexPage> {
+    return readIndexPage({ js: this.#js, jsm: this.#jsm, stream: this.#indexStream, subject: `${this.#indexSubject}.${ownerToken(ownerKey)}`, read: (key) => this.read(key) }, afterOrder, limit);
   }
 
   /**
