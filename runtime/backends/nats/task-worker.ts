@@ -8,7 +8,6 @@
  *
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
 import type { Settled } from '../../core/outcome.js';
 import { TaskRun, type RunPort } from '../../core/task-run.js';
@@ -19,8 +18,9 @@ import { Slots } from './slots.js';
 import type { FeedWatch } from './event-feed.js';
 import type { Lease } from './leases.js';
 import type { Revisioned } from './record-store.js';
-import { applyEvent, INLINE_RESULT_BYTES, pendingInputsOf, type TaskRecord } from './task-record.js';
-import { applyToTask, persistently, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
+import type { TaskRecord } from './task-record.js';
+import { keepCheckpoint, keepOutcome, writeInputRequest } from './run-writes.js';
+import { applyToTask, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
 
 interface Running {
   /** True while the stored record still names this run (node, attempt, incarnation). */
@@ -53,13 +53,6 @@ const FRESH_RUN_MS = 500;
 
 /** How long a worker waits for the create event of a fresh run before it reads the record. */
 const HEARD_WAIT_MS = 200;
-
-/** How long a worker keeps trying to store an outcome through a NATS outage. */
-const OUTCOME_WRITE_MS = 120_000;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The event that brings a run's actor to the terminal state its record is in (or deleted). */
 function endingOf(record: TaskRecord | null, at: number): TaskEvent {
@@ -363,84 +356,25 @@ export class TaskWorker {
     };
   }
 
-  /**
-   * Keeps a decided outcome: the result first, then the terminal status. The writes are retried
-   * through a NATS outage: the outcome is decided and must not be lost, nor turned into a failure
-   * of the handler.
-   */
-  async #keepOutcome(run: Running, outcome: Settled, at: number): Promise<void> {
-    const space = this.#space;
-    const stillWanted = (): boolean => this.#running.get(run.key) === run;
-    const keep = <T>(op: () => Promise<T>): Promise<T> => persistently(op, { giveUpMs: OUTCOME_WRITE_MS, stillWanted });
-    const ending = outcome.status === 'completed' ? taskEvents.complete(run.key, at) : taskEvents.fail(outcome.error, at);
-    try {
-      const kept = outcome.status === 'completed' ? { value: outcome.result } : outcome.result;
-      // A small result rides in the terminal write itself; a large one is stored first, so a
-      // reader that sees the status always finds it.
-      const json = kept ? JSON.stringify(kept.value ?? null) : '';
-      const inline = kept && Buffer.byteLength(json, 'utf8') <= INLINE_RESULT_BYTES ? { value: JSON.parse(json) as unknown } : undefined;
-      if (kept && !inline) await keep(() => space.store.putResult(run.key, kept.value));
-      const extra = { hasResult: kept !== undefined, failure: outcome.status === 'failed' ? outcome.failure : null, ...(inline && { inline }) };
-      const writeId = randomUUID();
-      // Its retention timer goes out in this node's next batch; the lease is held until it has.
-      const out = await keep(() => applyToTask(space, run.key, ending, { extra: () => extra, only: run.ours, writeId, batchTimer: true }));
-      // The actor hears of the end from the feed too; told here as well, in case that event is lost.
-      if (out?.changed) run.run?.send(ending);
-      else void this.#reconcile(run);
-    } catch (writeError) {
-      // Not stored (too large, or NATS gone for too long): the task ends failed saying why, if it
-      // can, unless the run is no longer this node's to end.
-      if (!stillWanted()) return;
-      const why = `The task's outcome could not be stored: ${messageOf(writeError)}`;
-      const failed = taskEvents.fail(why, space.now());
-      const out = await applyToTask(space, run.key, failed, { only: run.ours }).catch((e: unknown) => {
-        space.log('error', 'could not store an outcome', { key: run.key, error: messageOf(e) });
-        return null;
-      });
-      if (out?.changed) run.run?.send(failed);
-      else void this.#reconcile(run);
-    }
+  /** Keeps a decided outcome (see `keepOutcome`). */
+  #keepOutcome(run: Running, outcome: Settled, at: number): Promise<void> {
+    return keepOutcome(this.#space, run, outcome, at, { stillWanted: () => this.#running.get(run.key) === run, reconcile: () => void this.#reconcile(run) });
   }
 
-  /**
-   * Writes a checkpoint into the task's record (one compare-and-swap, no event: it moves nothing
-   * a requester sees), while the record still names this run and the task is live.
-   */
-  async #keepCheckpoint(run: Running, checkpoint: TaskCheckpoint): Promise<boolean> {
-    const space = this.#space;
-    // Never over a later one (a write retried after the next went through).
-    const newer = (r: TaskRecord): boolean => (r.checkpoint?.seq ?? 0) < checkpoint.seq;
-    const out = await persistently(() => space.store.mutate(run.key, (r) => (run.ours(r) && !isTerminalStatus(r.status) && newer(r) ? { ...r, checkpoint } : null)), {
-      giveUpMs: OUTCOME_WRITE_MS,
-      stillWanted: () => this.#running.get(run.key) === run,
-    }).catch(() => null);
-    return out !== null && out.changed;
+  /** Keeps a checkpoint of the work (see `keepCheckpoint`). */
+  #keepCheckpoint(run: Running, checkpoint: TaskCheckpoint): Promise<boolean> {
+    return keepCheckpoint(this.#space, run, checkpoint, () => this.#running.get(run.key) === run);
   }
 
   #logEnd(run: Running, status: string): void {
     this.#space.log('info', 'task end', { taskId: run.taskId, key: run.key, attempt: run.attempt, status, node: this.#space.nodeId });
   }
 
-  /**
-   * Writes an input request of the work with its task, unless a run before this one did (a re-run
-   * asks again under the same id: the stored request, and its answer if given, are replayed).
-   */
+  /** Writes an input request of the work (see `writeInputRequest`), then gives any answer it already has. */
   async #requestInput(run: Running, request: InputRequest): Promise<boolean> {
-    const space = this.#space;
-    const { inputId, method, params } = request;
-    const writeId = randomUUID();
-    const out = await persistently(() => space.store.mutate(run.key, (r) => {
-      if (!run.ours(r)) return null;
-      if (r.inputs.some((i) => i.inputId === inputId)) return null;
-      if (isTerminalStatus(r.status)) return null;
-      const moved = applyEvent(r, taskEvents.inputRequest(inputId, space.now()));
-      return moved && { ...moved, inputs: [...r.inputs, { inputId, method, params }] };
-    }, (_b, after) => ({ kind: 'task.input.request', event: taskEvents.inputRequest(inputId, after.context.updatedAt), input: pendingInputsOf(after).find((i) => i.inputId === inputId)! }), writeId), {
-      giveUpMs: OUTCOME_WRITE_MS,
-      stillWanted: () => this.#running.get(run.key) === run,
-    });
-    if (out === null || isTerminalStatus(out.record.status) || !run.ours(out.record)) return false;
-    this.#deliverAnswers(run, out.record);
+    const record = await writeInputRequest(this.#space, run, request, () => this.#running.get(run.key) === run);
+    if (record === null) return false;
+    this.#deliverAnswers(run, record);
     return true;
   }
 
