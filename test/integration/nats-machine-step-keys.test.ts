@@ -8,15 +8,13 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { fromPromise, setup } from 'xstate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { machineHandler } from '../../adapters/inspector/machine-handler.js';
-import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import type { NatsTaskRuntime, NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import type { TaskHandlerContext } from '../../runtime/index.js';
-import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+import { inProcessNodes } from './harness/nats-nodes.js';
 
 const owner = { session: 's1', principal: null };
-let server: NatsServer;
-const runtimes: NatsTaskRuntime[] = [];
 /** Each effect made: state, attempt, idempotency key. */
 const effects: { state: string; attempt: number; key: string }[] = [];
 
@@ -44,21 +42,10 @@ const handler = machineHandler(twoSteps, {
   }),
 });
 
-async function node(options: NatsTaskRuntimeOptions & { nodeId: string }): Promise<NatsTaskRuntime> {
-  const runtime = await createNatsTaskRuntime({ nats: { servers: server.url }, leaseTtlMs: 600, ...options });
+const nodes = inProcessNodes((runtime) => {
   runtime.registerHandler('two', (p, ctx) => handler(p, ctx), { retry: 'resume', maxAttempts: 3 });
-  runtimes.push(runtime);
-  return runtime;
-}
-
-beforeAll(async () => {
-  server = await startNatsServer({ jetstream: true });
-}, 30_000);
-
-afterAll(async () => {
-  await Promise.allSettled(runtimes.map((r) => r.dispose()));
-  await server?.stop();
-}, 30_000);
+}, { leaseTtlMs: 600 });
+const node = (options: NatsTaskRuntimeOptions & { nodeId: string }): Promise<NatsTaskRuntime> => nodes.node(options);
 
 describe('step keys of a resumed machine handler', () => {
   it('repeats the effect of the state it resumes in under the key the first run used', async () => {

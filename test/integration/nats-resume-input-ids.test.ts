@@ -4,14 +4,12 @@
  * request gets the id of the earlier, answered one and is handed that earlier answer.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import { describe, expect, it } from 'vitest';
+import type { NatsTaskRuntime, NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import type { TaskHandlerContext } from '../../runtime/index.js';
-import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+import { inProcessNodes } from './harness/nats-nodes.js';
 
 const owner = { session: 's1', principal: null };
-let server: NatsServer;
-const runtimes: NatsTaskRuntime[] = [];
 
 /** Asks two questions; keeps a checkpoint once the first is answered. */
 async function twoQuestions(_params: unknown, ctx: TaskHandlerContext): Promise<unknown> {
@@ -24,21 +22,10 @@ async function twoQuestions(_params: unknown, ctx: TaskHandlerContext): Promise<
   return { first, second, attempt: ctx.attempt };
 }
 
-async function node(options: NatsTaskRuntimeOptions & { nodeId: string }): Promise<NatsTaskRuntime> {
-  const runtime = await createNatsTaskRuntime({ nats: { servers: server.url }, leaseTtlMs: 600, ...options });
+const nodes = inProcessNodes((runtime) => {
   runtime.registerHandler('two', twoQuestions, { retry: 'resume', maxAttempts: 3 });
-  runtimes.push(runtime);
-  return runtime;
-}
-
-beforeAll(async () => {
-  server = await startNatsServer({ jetstream: true });
-}, 30_000);
-
-afterAll(async () => {
-  await Promise.allSettled(runtimes.map((r) => r.dispose()));
-  await server?.stop();
-}, 30_000);
+}, { leaseTtlMs: 600 });
+const node = (options: NatsTaskRuntimeOptions & { nodeId: string }): Promise<NatsTaskRuntime> => nodes.node(options);
 
 describe('input ids of a resumed run', () => {
   it('does not hand the answer of an earlier question to a later one after a resume', async () => {

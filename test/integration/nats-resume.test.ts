@@ -5,16 +5,14 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { Kvm } from '@nats-io/kv';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { nameFromPrefix, taskKey } from '../../runtime/backends/nats/keys.js';
 import { ownerKeyOf } from '../../runtime/task-identity.js';
-import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import type { NatsTaskRuntime, NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import type { TaskHandlerContext } from '../../runtime/index.js';
-import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+import { inProcessNodes } from './harness/nats-nodes.js';
 
 const owner = { session: 's1', principal: null };
-let server: NatsServer;
-const runtimes: NatsTaskRuntime[] = [];
 /** Every log line of every node, with the node that wrote it. */
 const logged: { node: string; msg: string; fields: Record<string, unknown> }[] = [];
 
@@ -32,26 +30,11 @@ async function counter(params: unknown, ctx: TaskHandlerContext): Promise<unknow
   return { from, attempt: ctx.attempt, key: ctx.stepKey() };
 }
 
-async function node(options: NatsTaskRuntimeOptions & { nodeId: string }): Promise<NatsTaskRuntime> {
-  const runtime = await createNatsTaskRuntime({
-    nats: { servers: server.url },
-    leaseTtlMs: 600,
-    log: (_level, msg, fields) => void logged.push({ node: options.nodeId, msg, fields: fields ?? {} }),
-    ...options,
-  });
-  runtime.registerHandler('counter', counter, { retry: 'resume', maxAttempts: 3 });
-  runtimes.push(runtime);
-  return runtime;
-}
+const nodes = inProcessNodes((runtime) => runtime.registerHandler('counter', counter, { retry: 'resume', maxAttempts: 3 }), { leaseTtlMs: 600 });
 
-beforeAll(async () => {
-  server = await startNatsServer({ jetstream: true });
-}, 30_000);
-
-afterAll(async () => {
-  await Promise.allSettled(runtimes.map((r) => r.dispose()));
-  await server?.stop();
-}, 30_000);
+/** A node whose log lines are kept in `logged`. */
+const node = (options: NatsTaskRuntimeOptions & { nodeId: string }): Promise<NatsTaskRuntime> =>
+  nodes.node({ log: (_level, msg, fields) => void logged.push({ node: options.nodeId, msg, fields: fields ?? {} }), ...options });
 
 describe('resuming a task from its checkpoint', () => {
   it('continues a plain handler from its last checkpoint on another worker, decided by one node of several', async () => {

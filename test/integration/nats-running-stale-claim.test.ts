@@ -5,33 +5,20 @@
  * requester runs more tasks than `maxConcurrentTasks`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import { describe, expect, it } from 'vitest';
+import type { NatsTaskRuntime, NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import { TaskLimitError } from '../../runtime/errors.js';
 import type { TaskHandlerContext } from '../../runtime/index.js';
-import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+import { inProcessNodes } from './harness/nats-nodes.js';
 
 const owner = { session: 's1', principal: null };
-let server: NatsServer;
-const runtimes: NatsTaskRuntime[] = [];
 const limits = { maxConcurrentTasks: 1, createsPerSecond: null, pollsPerSecond: null, listsPerSecond: null };
 
-async function node(options: NatsTaskRuntimeOptions & { nodeId: string }): Promise<NatsTaskRuntime> {
-  const runtime = await createNatsTaskRuntime({ nats: { servers: server.url }, limits, ...options });
+const nodes = inProcessNodes((runtime) => {
   runtime.registerHandler('quick', async () => 'done');
   runtime.registerHandler('hold', (_p: unknown, ctx: TaskHandlerContext) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))));
-  runtimes.push(runtime);
-  return runtime;
-}
-
-beforeAll(async () => {
-  server = await startNatsServer({ jetstream: true });
-}, 30_000);
-
-afterAll(async () => {
-  await Promise.allSettled(runtimes.map((r) => r.dispose()));
-  await server?.stop();
-}, 30_000);
+}, { limits });
+const node = (options: NatsTaskRuntimeOptions & { nodeId: string }): Promise<NatsTaskRuntime> => nodes.node(options);
 
 describe('running-task claims on a reused task id', () => {
   it('counts a task created again under an id whose earlier task ended on another node', async () => {

@@ -11,16 +11,14 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { Kvm } from '@nats-io/kv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nameFromPrefix, taskKey } from '../../runtime/backends/nats/keys.js';
-import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import type { NatsTaskRuntime, NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import type { TaskHandlerContext } from '../../runtime/index.js';
 import { ownerKeyOf } from '../../runtime/task-identity.js';
-import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+import { inProcessNodes } from './harness/nats-nodes.js';
 
 const owner = { session: 's1', principal: null };
-let server: NatsServer;
-const runtimes: NatsTaskRuntime[] = [];
 /** Every tick of every run: attempt and time. */
 const ticks: { attempt: number; at: number }[] = [];
 
@@ -33,21 +31,10 @@ async function ticker(_params: unknown, ctx: TaskHandlerContext): Promise<unknow
   return ctx.attempt;
 }
 
-async function node(options: NatsTaskRuntimeOptions & { nodeId: string }): Promise<NatsTaskRuntime> {
-  const runtime = await createNatsTaskRuntime({ nats: { servers: server.url }, leaseTtlMs: 3_000, ...options });
+const nodes = inProcessNodes((runtime) => {
   runtime.registerHandler('tick', ticker, { retry: 'resume', maxAttempts: 3 });
-  runtimes.push(runtime);
-  return runtime;
-}
-
-beforeAll(async () => {
-  server = await startNatsServer({ jetstream: true });
-}, 30_000);
-
-afterAll(async () => {
-  await Promise.allSettled(runtimes.map((r) => r.dispose()));
-  await server?.stop();
-}, 30_000);
+}, { leaseTtlMs: 3_000 });
+const node = (options: NatsTaskRuntimeOptions & { nodeId: string }): Promise<NatsTaskRuntime> => nodes.node(options);
 
 describe('a node handed the next attempt of its own lost run', () => {
   it('stops the first run once the second has started', async () => {
