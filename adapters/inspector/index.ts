@@ -20,6 +20,7 @@ export { attachInspector } from './attach-inspector.js';
 export type { Inspector, InspectorOptions, InspectorEvents, TaskDetail, TaskOutcomeView, HandlerView } from './inspector.types.js';
 export { isLoopback } from './access.js';
 export { machineHandler, handlerStatus, MachineHandlerEvent } from './machine-handler.js';
-export type { MachineHandlerOptions, MachineWorkContext, MachineCheckpoint, HandlerStatusEvent } from './machine-handler.js';
+export type { MachineHandlerOptions, MachineWorkContext, HandlerStatusEvent } from './machine-handler.js';
+export type { MachineCheckpoint } from './machine-checkpoints.js';
 export { handlerRuns, HandlerRuns, handlerRunKey, MAX_FINISHED_HANDLER_RUNS } from './handler-runs.js';
 export type { HandlerRun, HandlerRunStatus } from './handler-runs.js';

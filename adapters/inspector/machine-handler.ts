@@ -10,10 +10,11 @@
  *
  * @module
  */
-import { createActor, type AnyActorRef, type AnyStateMachine, type EventObject, type InputFrom, type InspectionEvent, type OutputFrom } from 'xstate';
+import { createActor, type AnyStateMachine, type InputFrom, type InspectionEvent, type OutputFrom } from 'xstate';
 import type { TaskOwner } from '../../machines/index.js';
 import type { TaskCheckpoint } from '../../runtime/index.js';
 import { activeStateIds } from './diagram/index.js';
+import { checkpointer, isCheckpoint, rearmTimers, stateLabel, type ActiveSnapshot, type MachineCheckpoint } from './machine-checkpoints.js';
 import { handlerRuns, type HandlerRunStatus, type HandlerRuns } from './handler-runs.js';
 
 /**
@@ -79,26 +80,6 @@ export interface MachineWorkContext {
   stepKey?(step?: number): string;
 }
 
-/**
- * What a machine handler keeps at a checkpoint: the actor's persisted snapshot and, since XState
- * does not persist delayed events, each pending one with its deadline.
- *
- * @example
- * ```ts
- * const kept = ctx.resumeFrom?.state as MachineCheckpoint | undefined;
- * ```
- */
-export interface MachineCheckpoint {
-  readonly snapshot: unknown;
-  /** The number of the step the actor was in: events it took, counted from 1 (see `stepKey`). */
-  readonly step?: number;
-  /**
-   * Pending delayed events with their deadlines; `source`/`target` name a child actor by its id
-   * when it is not the root (absent: the root).
-   */
-  readonly timers: readonly { readonly id: string; readonly event: EventObject; readonly due: number; readonly source?: string; readonly target?: string }[];
-}
-
 /** Options of {@link machineHandler}. */
 export interface MachineHandlerOptions<TMachine extends AnyStateMachine, TParams, TCtx extends MachineWorkContext = MachineWorkContext> {
   /**
@@ -112,21 +93,6 @@ export interface MachineHandlerOptions<TMachine extends AnyStateMachine, TParams
   readonly provide?: (ctx: TCtx) => Parameters<TMachine['provide']>[0];
   /** Where runs are reported. @default the process-wide {@link handlerRuns} */
   readonly runs?: HandlerRuns;
-}
-
-/** The state a snapshot is in, for operators: `working`, `a.b`. */
-function stateLabel(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === null || typeof value !== 'object') return String(value);
-  return Object.entries(value as Record<string, unknown>)
-    .map(([key, inner]) => (inner && typeof inner === 'object' && Object.keys(inner).length === 0 ? key : `${key}.${stateLabel(inner)}`))
-    .join(',');
-}
-
-/** True unless an active state node says `meta: { checkpoint: false }`. */
-function isCheckpoint(snapshot: { getMeta?: () => Record<string, unknown> }): boolean {
-  const meta = snapshot.getMeta?.() ?? {};
-  return !Object.values(meta).some((m) => typeof m === 'object' && m !== null && (m as { checkpoint?: unknown }).checkpoint === false);
 }
 
 /**
@@ -174,7 +140,7 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
         // The root actor only: children (invoked or spawned) have machines of their own.
         if (event.type !== '@xstate.snapshot' || event.actorRef.sessionId !== event.rootId) return;
         report(event.snapshot);
-        const snapshot = event.snapshot as unknown as { status: string; value: unknown; getMeta?: () => Record<string, unknown> };
+        const snapshot = event.snapshot as unknown as ActiveSnapshot;
         // Every state entered is a checkpoint (the actor is started by then: see below).
         if (keeper && started && snapshot.status === 'active' && isCheckpoint(snapshot)) keeper.keep(actor, stateLabel(snapshot.value), step);
       };
@@ -212,61 +178,14 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
       started = true;
       if (restoring) {
         // Delayed transitions of the state it was in, for what was left of them.
-        const now = Date.now();
-        // To and from the root or one of its children (restored with the same ids).
-        const children = (actor.getSnapshot() as { children: Record<string, AnyActorRef | undefined> }).children;
-        const ref = (id: string | undefined): AnyActorRef | undefined => (id === undefined ? actor : children[id]);
-        for (const timer of kept.timers) {
-          const [source, target] = [ref(timer.source), ref(timer.target)];
-          if (source && target) actor.system.scheduler.schedule(source, target, timer.event, Math.max(0, timer.due - now), timer.id);
-        }
+        rearmTimers(actor, kept.timers);
         report(actor.getSnapshot());
       } else if (keeper) {
         // The first state: kept once the actor has started (its delays are armed by then).
-        const snapshot = actor.getSnapshot() as { status: string; value: unknown; getMeta?: () => Record<string, unknown> };
+        const snapshot = actor.getSnapshot() as ActiveSnapshot;
         if (snapshot.status === 'active' && isCheckpoint(snapshot)) keeper.keep(actor, stateLabel(snapshot.value), step);
       }
     });
-}
-
-/**
- * Keeps checkpoints one at a time, in order: one write in flight, and the latest state waiting
- * behind it (a state passed through meanwhile is not worth a write of its own).
- */
-function checkpointer(checkpoint: (state: unknown, label?: string) => Promise<boolean>): {
-  keep(actor: { getPersistedSnapshot(): unknown; system: { getSnapshot(): { _scheduledEvents: Record<string, { id: string; event: EventObject; startedAt: number; delay: number; source: unknown; target: unknown }> } } }, label: string, step: number): void;
-} {
-  let writing = false;
-  let next: { state: MachineCheckpoint; label: string } | null = null;
-  const drain = async (): Promise<void> => {
-    writing = true;
-    while (next) {
-      const { state, label } = next;
-      next = null;
-      await checkpoint(state, label).catch(() => false);
-    }
-    writing = false;
-  };
-  return {
-    keep(actor, label, step) {
-      // Taken now, as it is: the snapshot and its pending delays at this very state, between the
-      // root and its direct children (a grandchild's are not kept).
-      const events = actor.system.getSnapshot()._scheduledEvents;
-      const children = (actor as unknown as { getSnapshot(): { children: Record<string, unknown> } }).getSnapshot().children;
-      const nameOf = (ref: unknown): string | null | undefined => {
-        if (ref === actor) return undefined;
-        const entry = Object.entries(children).find(([, child]) => child === ref);
-        return entry ? entry[0] : null;
-      };
-      const timers = Object.values(events).flatMap((e) => {
-        const [source, target] = [nameOf(e.source), nameOf(e.target)];
-        if (source === null || target === null) return [];
-        return [{ id: e.id, event: e.event, due: e.startedAt + e.delay, ...(source !== undefined && { source }), ...(target !== undefined && { target }) }];
-      });
-      next = { state: { snapshot: actor.getPersistedSnapshot(), timers, step }, label };
-      if (!writing) void drain();
-    },
-  };
 }
 
 /** What an aborted wait in Node throws, so a machine handler fails like any other handler would. */

@@ -81,19 +81,15 @@ export class RunningTasks {
     seen ??= await this.#read(entryKey);
     for (;;) {
       const current = seen.claims;
-      // Already counted, as this node saw the entry: a claim of the same key that another node
-      // released since (the task ended, then its id was used again) is not, so it is read.
-      if (Object.hasOwn(current.keys, taskKey)) {
-        if (fresh) return;
+      const counted = Object.hasOwn(current.keys, taskKey);
+      // Nothing is decided on an entry that may be old when it would say "counted" (another node
+      // may have released the key since, its id then used again) or "full": it is read first.
+      if (!fresh && (counted || Object.keys(current.keys).length >= max)) {
         seen = await this.#read(entryKey);
         fresh = true;
         continue;
       }
-      if (!fresh && Object.keys(current.keys).length >= max) {
-        seen = await this.#read(entryKey);
-        fresh = true;
-        continue;
-      }
+      if (counted) return;
       // At the cap: a task may have ended without its release written yet (in flight, or its node
       // died). Reading them costs up to `max` reads per refused creation, which the creation rate
       // limit bounds.

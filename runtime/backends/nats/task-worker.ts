@@ -257,15 +257,10 @@ export class TaskWorker {
     }
     // Decided on the record the start is written over (it may be newer than the one read).
     const resuming = registered.options.retry === 'resume';
+    const attempt = `(attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`;
+    const how = (r: TaskRecord): string => (resuming ? `resumed from ${r.checkpoint ? (r.checkpoint.label ?? `checkpoint ${r.checkpoint.seq}`) : 'the start'}` : 'running again');
     const begin = (r: TaskRecord): TaskEvent =>
-      r.status === 'submitted'
-        ? taskEvents.start(space.now())
-        : taskEvents.message(
-            resuming
-              ? `Worker ${r.node ?? 'unknown'} was lost; resumed from ${r.checkpoint ? (r.checkpoint.label ?? `checkpoint ${r.checkpoint.seq}`) : 'the start'} on ${space.nodeId} (attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`
-              : `Worker ${r.node ?? 'unknown'} was lost; running again on ${space.nodeId} (attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`,
-            space.now(),
-          );
+      r.status === 'submitted' ? taskEvents.start(space.now()) : taskEvents.message(`Worker ${r.node ?? 'unknown'} was lost; ${how(r)} on ${space.nodeId} ${attempt}`, space.now());
     // The worker that runs the handler says how it may be retried: its declaration is the one in force.
     const declared = { ...work, retry: registered.options.retry ?? 'never', maxAttempts: registered.options.maxAttempts ?? space.maxAttempts };
     const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, run: null, watch: null, renew: null, holdsSlot: true, slotWait: null };
@@ -358,12 +353,17 @@ export class TaskWorker {
 
   /** Keeps a decided outcome (see `keepOutcome`). */
   #keepOutcome(run: Running, outcome: Settled, at: number): Promise<void> {
-    return keepOutcome(this.#space, run, outcome, at, { stillWanted: () => this.#running.get(run.key) === run, reconcile: () => void this.#reconcile(run) });
+    return keepOutcome(this.#space, run, outcome, at, { stillWanted: this.#stillWanted(run), reconcile: () => void this.#reconcile(run) });
+  }
+
+  /** Whether `run` is still this node's run of its task (its writes are still wanted). */
+  #stillWanted(run: Running): () => boolean {
+    return () => this.#running.get(run.key) === run;
   }
 
   /** Keeps a checkpoint of the work (see `keepCheckpoint`). */
   #keepCheckpoint(run: Running, checkpoint: TaskCheckpoint): Promise<boolean> {
-    return keepCheckpoint(this.#space, run, checkpoint, () => this.#running.get(run.key) === run);
+    return keepCheckpoint(this.#space, run, checkpoint, this.#stillWanted(run));
   }
 
   #logEnd(run: Running, status: string): void {
@@ -372,7 +372,7 @@ export class TaskWorker {
 
   /** Writes an input request of the work (see `writeInputRequest`), then gives any answer it already has. */
   async #requestInput(run: Running, request: InputRequest): Promise<boolean> {
-    const record = await writeInputRequest(this.#space, run, request, () => this.#running.get(run.key) === run);
+    const record = await writeInputRequest(this.#space, run, request, this.#stillWanted(run));
     if (record === null) return false;
     this.#deliverAnswers(run, record);
     return true;
