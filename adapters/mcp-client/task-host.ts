@@ -22,7 +22,7 @@ import type { TaskHost } from '../mcp-server/request-context.js';
 import { installRequest } from '../mcp-server/request-handlers.js';
 import { installTaskMethods } from '../mcp-server/task-methods.js';
 import { keepingWireErrors } from '../mcp-server/wire-errors.js';
-import { taskWorkContext } from '../mcp-server/work-context.js';
+import { taskWorkContext } from '../mcp-server/task-work-context.js';
 
 /** Options of {@link attachTaskHost}: the runtime and the client's own answers. */
 export interface TaskHostOptions {

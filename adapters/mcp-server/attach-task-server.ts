@@ -6,17 +6,14 @@
  * @module
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult, Implementation } from '@modelcontextprotocol/sdk/types.js';
-import { TaskFailure, type TaskRuntime } from '../../runtime/index.js';
-import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { TaskRuntime } from '../../runtime/index.js';
 import { wireConnection } from './connection.js';
 import type { TaskServerDefinitions, TaskToolDefinition } from './definitions.js';
 import type { TaskHost } from './request-context.js';
 import { installPrompts, installResources, installTools } from './request-handlers.js';
 import { installTaskMethods } from './task-methods.js';
-import { keepingWireErrors } from './wire-errors.js';
-import { registerWorkOnce } from './work-registry.js';
-import { taskWorkContext as toWork } from './work-context.js';
+import { registerWork } from './register-work.js';
 
 /** Options of {@link attachTaskServer}. */
 export interface AttachTaskServerOptions extends TaskServerDefinitions {
@@ -32,50 +29,6 @@ export interface AttachTaskServerOptions extends TaskServerDefinitions {
 }
 
 type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
-
-/** The first text of a tool result, to say why a 2025-11-25 task failed. */
-function errorText(result: CallToolResult): string {
-  const first = result.content.find((c) => c.type === 'text');
-  const text = first?.type === 'text' ? first.text : 'no detail';
-  return `Tool reported an error: ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`;
-}
-
-/**
- * Registers the definitions' work with the runtime, so that tasks can run it (whichever wire
- * created them). Each definition is registered once per runtime: a server made for a later
- * session never replaces an earlier session's definitions (see `work-registry.ts`).
- *
- * @example
- * ```ts
- * registerWork(runtime, [sleepTool], {});
- * ```
- */
-export function registerWork(runtime: TaskRuntime, tools: Iterable<AnyTool>, options: TaskServerDefinitions): void {
-  for (const tool of tools) {
-    registerWorkOnce(runtime, 'tools/call', tool.name, tool, (name) =>
-      runtime.registerHandler(
-        name,
-        keepingWireErrors(async (args, ctx) => {
-          const result = await tool.run(args as never, toWork(ctx));
-          // In 2025-11-25 a tool result with isError ends the task failed; the result is kept for tasks/result.
-          if (result.isError === true && ctx.dialect === SPEC_2025_11_25) throw new TaskFailure(errorText(result), { result });
-          return result;
-        }),
-        tool.retry === undefined ? {} : { retry: tool.retry },
-      ),
-    );
-  }
-  for (const prompt of options.prompts ?? []) {
-    registerWorkOnce(runtime, 'prompts/get', prompt.name, prompt, (name) =>
-      runtime.registerHandler(name, keepingWireErrors((args, ctx) => prompt.run(args as Record<string, string>, toWork(ctx)))),
-    );
-  }
-  for (const resource of options.resources ?? []) {
-    registerWorkOnce(runtime, 'resources/read', resource.uri, resource, (name) =>
-      runtime.registerHandler(name, keepingWireErrors((_params, ctx) => resource.run(resource.uri, toWork(ctx)))),
-    );
-  }
-}
 
 /**
  * Makes an SDK `Server` host tasks, in SEP-1686 and 2025-11-25 at once (the dialect is chosen per

@@ -9,13 +9,12 @@ import { z } from 'zod';
 import { SEP_1686 } from '../dialects/sep-1686/index.js';
 import type { TaskOwner } from '../../machines/index.js';
 import type { TaskView, TaskRuntime } from '../../runtime/index.js';
-import type { RequestWorkContext, TaskPromptDefinition, TaskResourceDefinition, TaskSupport, TaskToolDefinition } from './definitions.js';
+import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from './definitions.js';
 import type { FastLane } from './fast-lane.js';
 import type { InputChannel } from './input-delivery.js';
 import { paramsObject, type RequestInfo, type TaskHost } from './request-context.js';
 import { asksForTask, executeRequest, runTask, taskRouteOf, type OpenTaskRequests } from './task-execution.js';
-import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
-import { workHandlerName } from './work-registry.js';
+import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork } from './served-work.js';
 
 type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
 
@@ -38,55 +37,6 @@ export interface ConnectionContext extends InputChannel {
 /** A request schema that accepts any params, so that we, not a schema library, word the errors. */
 export const looseRequest = <M extends string>(method: M) =>
   z.object({ method: z.literal(method), params: z.unknown().optional() });
-
-/**
- * A tool as `tools/list` shows it, without the wire-specific `execution` field (2025-11-25 adds
- * `taskSupport` there; the tasks extension defines no tool-level field).
- *
- * @example
- * ```ts
- * describeTool(sleepTool); // { name: 'sleep', description: '…', inputSchema: { type: 'object', … } }
- * ```
- */
-export function describeTool(t: AnyTool): { name: string; title?: string; description?: string; inputSchema: { type: 'object' } } {
-  return {
-    name: t.name,
-    ...(t.title !== undefined && { title: t.title }),
-    ...(t.description !== undefined && { description: t.description }),
-    inputSchema: z.toJSONSchema(t.inputSchema, { io: 'input' }) as { type: 'object' },
-  };
-}
-
-/**
- * The tool a `tools/call` names and its checked arguments: shared by every wire, so that all of
- * them word bad calls the same way and never turn bad arguments into tasks.
- *
- * @throws JsonRpcError -32602 for a missing name, an unknown tool or invalid arguments
- * @example
- * ```ts
- * const { tool, args } = resolveToolCall(tools, { name: 'sleep', arguments: { ms: 10 } });
- * ```
- */
-export function resolveToolCall(tools: ReadonlyMap<string, AnyTool>, requestParams: Record<string, unknown>): { tool: AnyTool; args: unknown } {
-  const { name, arguments: rawArgs } = requestParams;
-  if (typeof name !== 'string') throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params for tools/call: name must be a string');
-  const tool = tools.get(name);
-  if (!tool) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown tool: ${name}`);
-  const parsed = tool.inputSchema.safeParse(rawArgs ?? {});
-  if (!parsed.success) {
-    throw new JsonRpcError(JsonRpcCode.invalidParams, `Invalid arguments for tool ${name}: ${z.prettifyError(parsed.error)}`);
-  }
-  return { tool, args: parsed.data };
-}
-
-/** How one request names its work: resolved from its params, before anything runs. */
-export interface ResolvedWork {
-  readonly label: string;
-  readonly handler: string;
-  readonly taskSupport: TaskSupport;
-  readonly params: unknown;
-  readonly direct: (ctx: RequestWorkContext) => Promise<unknown>;
-}
 
 /** How a method is served on the fast lane, beyond the SDK's own handler. */
 export interface LaneOptions {
@@ -172,22 +122,8 @@ const SDK_TOOLS_CALL: LaneOptions = {
 export function installTools(server: TaskHost, c: ConnectionContext, tools: ReadonlyMap<string, AnyTool>): void {
   const listed = [...tools.values()].map((t) => ({ ...describeTool(t), execution: { taskSupport: t.taskSupport ?? 'optional' } }));
   server.setRequestHandler(looseRequest('tools/list'), () => ({ tools: listed }));
-  installRequest(
-    server,
-    c,
-    'tools/call',
-    (requestParams) => {
-      const { tool, args } = resolveToolCall(tools, requestParams);
-      return {
-        label: tool.name,
-        handler: workHandlerName(c.runtime, 'tools/call', tool.name, tool),
-        taskSupport: tool.taskSupport ?? 'optional',
-        params: args,
-        direct: (ctx) => tool.run(args as never, ctx),
-      };
-    },
-    SDK_TOOLS_CALL,
-  );
+  const served = servedDefinitions({ tools: [...tools.values()] });
+  installRequest(server, c, 'tools/call', (requestParams) => resolveWork(served, c.runtime, 'tools/call', requestParams), SDK_TOOLS_CALL);
 }
 
 /**
@@ -199,26 +135,10 @@ export function installTools(server: TaskHost, c: ConnectionContext, tools: Read
  * ```
  */
 export function installPrompts(server: TaskHost, c: ConnectionContext, prompts: ReadonlyMap<string, TaskPromptDefinition>): void {
-  const listed = [...prompts.values()].map((p) => ({
-    name: p.name,
-    ...(p.description !== undefined && { description: p.description }),
-    ...(p.arguments !== undefined && { arguments: p.arguments }),
-  }));
+  const listed = [...prompts.values()].map(describePrompt);
   server.setRequestHandler(looseRequest('prompts/list'), () => ({ prompts: listed }));
-  installRequest(server, c, 'prompts/get', (requestParams) => {
-    const { name, arguments: rawArgs = {} } = requestParams;
-    const prompt = typeof name === 'string' ? prompts.get(name) : undefined;
-    if (!prompt) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown prompt: ${String(name)}`);
-    const args = z.record(z.string(), z.string()).safeParse(rawArgs);
-    if (!args.success) throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params for prompts/get: arguments must map names to strings');
-    return {
-      label: prompt.name,
-      handler: workHandlerName(c.runtime, 'prompts/get', prompt.name, prompt),
-      taskSupport: prompt.taskSupport ?? 'optional',
-      params: args.data,
-      direct: (ctx) => prompt.run(args.data, ctx),
-    };
-  });
+  const served = servedDefinitions({ prompts: [...prompts.values()] });
+  installRequest(server, c, 'prompts/get', (requestParams) => resolveWork(served, c.runtime, 'prompts/get', requestParams));
 }
 
 /**
@@ -230,23 +150,8 @@ export function installPrompts(server: TaskHost, c: ConnectionContext, prompts: 
  * ```
  */
 export function installResources(server: TaskHost, c: ConnectionContext, resources: ReadonlyMap<string, TaskResourceDefinition>): void {
-  const listed = [...resources.values()].map((r) => ({
-    uri: r.uri,
-    name: r.name,
-    ...(r.description !== undefined && { description: r.description }),
-    ...(r.mimeType !== undefined && { mimeType: r.mimeType }),
-  }));
+  const listed = [...resources.values()].map(describeResource);
   server.setRequestHandler(looseRequest('resources/list'), () => ({ resources: listed }));
-  installRequest(server, c, 'resources/read', (requestParams) => {
-    const { uri } = requestParams;
-    const resource = typeof uri === 'string' ? resources.get(uri) : undefined;
-    if (!resource) throw new JsonRpcError(JsonRpcCode.invalidParams, `Unknown resource: ${String(uri)}`);
-    return {
-      label: resource.uri,
-      handler: workHandlerName(c.runtime, 'resources/read', resource.uri, resource),
-      taskSupport: resource.taskSupport ?? 'optional',
-      params: {},
-      direct: (ctx) => resource.run(resource.uri, ctx),
-    };
-  });
+  const served = servedDefinitions({ resources: [...resources.values()] });
+  installRequest(server, c, 'resources/read', (requestParams) => resolveWork(served, c.runtime, 'resources/read', requestParams));
 }

@@ -11,12 +11,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TaskOwner } from '../../machines/index.js';
-import { TaskTimeoutError, type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime/index.js';
+import { type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime/index.js';
 import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } from '../dialects/2025-11-25/index.js';
 import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, TASK_META_KEY, withRelatedMeta } from '../dialects/sep-1686/index.js';
 import type { RequestWorkContext, TaskSupport } from './definitions.js';
 import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
 import { AnyResultSchema, ownerOf, requestKey, type RequestInfo, type ServerExtra, type TaskHost } from './request-context.js';
+import { endedOutcome } from './task-answers.js';
 import { plainWorkContext } from './work-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
 
@@ -183,28 +184,6 @@ async function createTask2025(r: TaskRequest, ttl: number | null | undefined): P
 /** The server's own reads: not polls of the requester, so never charged or refused by its poll rate. */
 const SERVER_READ = { countsAsPoll: false } as const;
 
-/**
- * The outcome of a task that has ended, or the task as it is while it runs: one look-up, no wait.
- * Short work has usually ended by the time a request reaches this, and then needs nothing more.
- *
- * @param countsAsPoll - whether the look-up is a requester's poll (charged), or the server's own
- * @throws what the look-up throws (not found, expired, rate limit)
- * @example
- * ```ts
- * const now = await endedOutcome(runtime, taskId, owner, true);
- * if ('ended' in now) return reply(now.ended);
- * ```
- */
-export async function endedOutcome(runtime: TaskRuntime, taskId: string, owner: TaskOwner, countsAsPoll: boolean): Promise<{ readonly ended: TaskOutcome } | { readonly running: TaskView }> {
-  try {
-    return { ended: await runtime.waitForOutcome(taskId, owner, countsAsPoll ? AT_ONCE : AT_ONCE_OWN) };
-  } catch (error) {
-    if (error instanceof TaskTimeoutError && error.task) return { running: error.task };
-    throw error;
-  }
-}
-const AT_ONCE = { timeout: 0 } as const;
-const AT_ONCE_OWN = { timeout: 0, countsAsPoll: false } as const;
 
 async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number | null | undefined): Promise<Record<string, unknown>> {
   const owner = ownerOf(r.extra);

@@ -4,8 +4,8 @@
  * extension rides on the same runtime as the session-based dialects. The SDK 1.x `Server` cannot
  * serve this wire (it needs a session and rejects the version), hence this small dispatcher.
  *
- * `subscriptions/listen` offers task status only. Not served yet: `prompts/*`, `resources/*` and
- * `completion/complete` (-32601).
+ * `tools/call`, `prompts/get` and `resources/read` may become tasks. `subscriptions/listen` offers
+ * task status only. Not served: `completion/complete` and `resources/subscribe` (-32601).
  *
  * @experimental the 2026-07-28 protocol is a draft.
  * @module
@@ -13,20 +13,18 @@
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskRuntime } from '../../../runtime/index.js';
 import { TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
-import { registerWork } from '../attach-task-server.js';
-import type { TaskServerDefinitions, TaskToolDefinition } from '../definitions.js';
-import { describeTool } from '../request-handlers.js';
+import { registerWork } from '../register-work.js';
+import type { TaskServerDefinitions } from '../definitions.js';
+import { describePrompt, describeResource, describeTool, servedDefinitions } from '../served-work.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError } from '../wire-errors.js';
 import { checkRoutingHeaders, type RequestHeaders } from './headers.js';
 import { listenForTasks } from './subscriptions.js';
 import { extTaskMethod } from './task-methods.js';
-import { callToolStateless, type StatelessCall } from './tools-call.js';
+import { callStateless, type StatelessCall } from './work-call.js';
 import { PROTOCOL_2026_07_28, readRequestMeta, RequestMetaKey, StatelessError, type StatelessReply } from './wire.js';
 
 /** A result to wrap in the JSON-RPC response, or a stream that carries its own messages. */
 type Answer = { readonly result: Record<string, unknown> } | Extract<StatelessReply, { stream: unknown }>;
-
-type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
 
 /** Options of {@link createStatelessHandler}. */
 export interface StatelessHandlerOptions extends TaskServerDefinitions {
@@ -69,25 +67,36 @@ function errorReply(id: string | number, error: unknown): StatelessReply {
  */
 export function createStatelessHandler(options: StatelessHandlerOptions): StatelessHandler {
   const { runtime, info } = options;
-  const tools = new Map<string, AnyTool>((options.tools ?? []).map((t) => [t.name, t]));
-  registerWork(runtime, tools.values(), options);
-  const listed = [...tools.values()].map(describeTool);
-  const capabilities = { ...(tools.size > 0 && { tools: {} }), extensions: { [TASKS_EXTENSION_ID]: {} } };
+  const served = servedDefinitions(options);
+  registerWork(runtime, served.tools.values(), options);
+  const listed = { tools: [...served.tools.values()].map(describeTool), prompts: [...served.prompts.values()].map(describePrompt), resources: [...served.resources.values()].map(describeResource) };
+  const capabilities = {
+    ...(served.tools.size > 0 && { tools: {} }),
+    ...(served.prompts.size > 0 && { prompts: {} }),
+    ...(served.resources.size > 0 && { resources: {} }),
+    extensions: { [TASKS_EXTENSION_ID]: {} },
+  };
   const serverMeta = { [RequestMetaKey.serverInfo]: { name: info.name, version: info.version } };
 
   const answer = async (id: string | number, method: string, params: Record<string, unknown>, context: StatelessRequestContext): Promise<Answer> => {
     // Headers first: a request whose headers lie must not be acted on, whatever its body says.
     if (context.headers) checkRoutingHeaders(context.headers, method, params);
     const meta = readRequestMeta(params);
-    const call: StatelessCall = { runtime, tools, meta, owner: { session: null, principal: context.principal }, signal: context.signal };
+    const call: StatelessCall = { runtime, served, meta, owner: { session: null, principal: context.principal }, signal: context.signal };
     switch (method) {
       case 'server/discover':
         // No legacy `capabilities.tasks` here: on this version tasks are the extension only.
         return { result: { resultType: 'complete', supportedVersions: [PROTOCOL_2026_07_28], capabilities, cacheScope: 'public', ttlMs: 0 } };
       case 'tools/list':
-        return { result: { resultType: 'complete', tools: listed, cacheScope: 'public', ttlMs: 0 } };
+        return { result: { resultType: 'complete', tools: listed.tools, cacheScope: 'public', ttlMs: 0 } };
+      case 'prompts/list':
+        return { result: { resultType: 'complete', prompts: listed.prompts, cacheScope: 'public', ttlMs: 0 } };
+      case 'resources/list':
+        return { result: { resultType: 'complete', resources: listed.resources, cacheScope: 'public', ttlMs: 0 } };
       case 'tools/call':
-        return { result: await callToolStateless(call, params) };
+      case 'prompts/get':
+      case 'resources/read':
+        return { result: await callStateless(call, method, params) };
       case 'subscriptions/listen':
         return listenForTasks(call, id, params, info);
       case 'tasks/get':

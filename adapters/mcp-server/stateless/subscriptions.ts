@@ -11,7 +11,7 @@ import { TaskLimitError } from '../../../runtime/index.js';
 import { declaresTasks } from '../../dialects/ext/index.js';
 import { JsonRpcCode, JsonRpcError } from '../wire-errors.js';
 import { detailedTask } from './task-methods.js';
-import { TASKS_REQUIRED, type StatelessCall } from './tools-call.js';
+import { TASKS_REQUIRED, type StatelessCall } from './work-call.js';
 import { missingCapability, RequestMetaKey, type StatelessReply } from './wire.js';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';

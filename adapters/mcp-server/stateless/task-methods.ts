@@ -11,7 +11,7 @@ import { TaskTerminalError, type TaskView } from '../../../runtime/index.js';
 import { declaresTasks, renderDetailedTask, type TaskDetail } from '../../dialects/ext/index.js';
 import { taskIdParam } from '../request-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from '../wire-errors.js';
-import { TASKS_REQUIRED, type StatelessCall } from './tools-call.js';
+import { TASKS_REQUIRED, type StatelessCall } from './work-call.js';
 import { missingCapability } from './wire.js';
 
 const ACK = { resultType: 'complete' } as const;
@@ -30,7 +30,8 @@ async function detailOf(call: StatelessCall, task: TaskView): Promise<{ task: Ta
   }
   if (!TERMINAL.has(task.status)) return { task, detail: {} };
   const outcome = await runtime.outcome(task.taskId, owner, SAME_READ);
-  if (outcome.task.status === 'completed') return { task: outcome.task, detail: { result: outcome.result } };
+  // The request's own result, as this wire words every result (SEP-2322): with its `resultType`.
+  if (outcome.task.status === 'completed') return { task: outcome.task, detail: { result: { resultType: 'complete', ...(outcome.result as Record<string, unknown>) } } };
   if (outcome.task.status === 'cancelled') return { task: outcome.task, detail: {} };
   const { code, message, data } = wireErrorOf(outcome);
   return { task: outcome.task, detail: { error: data === undefined ? { code, message } : { code, message, data } } };

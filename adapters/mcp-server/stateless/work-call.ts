@@ -1,7 +1,8 @@
 /**
- * `tools/call` on the stateless 2026-07-28 wire. The server, not the client, decides whether a
- * call becomes a task: it does when the request declares the tasks extension and the tool allows
- * tasks; otherwise the tool runs at once. The legacy `params.task` is never read here.
+ * `tools/call`, `prompts/get` and `resources/read` on the 2026-07-28 wire. The server, not the
+ * client, decides whether a request becomes a task: it does when the request declares the tasks
+ * extension and the definition allows tasks; otherwise the work runs at once. The legacy
+ * `params.task` is never read here.
  *
  * @experimental the 2026-07-28 protocol is a draft.
  * @module
@@ -10,18 +11,15 @@ import { randomUUID } from 'node:crypto';
 import type { TaskOwner } from '../../../machines/index.js';
 import type { TaskRuntime } from '../../../runtime/index.js';
 import { declaresTasks, EXT_TASKS, renderTaskExt, TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
-import type { RequestWorkContext, TaskToolDefinition } from '../definitions.js';
-import { resolveToolCall } from '../request-handlers.js';
-import { workHandlerName } from '../work-registry.js';
+import type { BeforeTaskOutcome, RequestWorkContext } from '../definitions.js';
+import { resolveWork, type ResolvedWork, type ServedDefinitions, type TaskableMethod } from '../served-work.js';
 import { toJsonRpcError } from '../wire-errors.js';
 import { missingCapability, type RequestMeta } from './wire.js';
-
-type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
 
 /** What a stateless request knows: the runtime, the tools, who asks and how to notice they left. */
 export interface StatelessCall {
   readonly runtime: TaskRuntime;
-  readonly tools: ReadonlyMap<string, AnyTool>;
+  readonly served: ServedDefinitions;
   /** No sessions on this wire: tasks belong to the authenticated principal (or to anonymous). */
   readonly owner: TaskOwner;
   readonly meta: RequestMeta;
@@ -50,36 +48,35 @@ const INPUT_CAPABILITY: Readonly<Record<string, string>> = { 'elicitation/create
  * One SEP-2322 round of a tool's `beforeTask` hook: an `InputRequiredResult` (no task yet, so no
  * `taskId`), or the arguments to create the task with.
  */
-function gatherBeforeTask(call: StatelessCall, tool: AnyTool, args: unknown, inputResponses: unknown): Record<string, unknown> | { args: unknown } {
+function gatherBeforeTask(call: StatelessCall, work: ResolvedWork, args: unknown, inputResponses: unknown): Record<string, unknown> | { args: unknown } {
   const answers = typeof inputResponses === 'object' && inputResponses !== null && !Array.isArray(inputResponses) ? (inputResponses as Record<string, unknown>) : undefined;
-  const next = tool.beforeTask!(args as Record<string, unknown>, answers);
+  const next: BeforeTaskOutcome = work.beforeTask!(args as Record<string, unknown>, answers);
   if ('args' in next) return { args: next.args };
   for (const request of Object.values(next.inputRequests)) {
     const needed = INPUT_CAPABILITY[request.method];
-    if (needed !== undefined && !(needed in call.meta.clientCapabilities)) throw missingCapability({ [needed]: {} }, `${tool.name} needs ${request.method} before it can start`);
+    if (needed !== undefined && !(needed in call.meta.clientCapabilities)) throw missingCapability({ [needed]: {} }, `${work.label} needs ${request.method} before it can start`);
   }
   return { resultType: 'input_required', inputRequests: next.inputRequests, ...(next.requestState !== undefined && { requestState: next.requestState }) };
 }
 
 /**
- * Answers one `tools/call`: a flat `CreateTaskResult` (`resultType: "task"`) stored durably before
- * the reply, or the tool's result with `resultType: "complete"`.
+ * Answers one `tools/call`, `prompts/get` or `resources/read`: a flat `CreateTaskResult`
+ * (`resultType: "task"`) stored durably before the reply, or the work's result with
+ * `resultType: "complete"`.
  *
- * @throws JsonRpcError -32602 for bad calls, -32021 for a required-task tool without the extension
+ * @throws JsonRpcError -32602 for bad requests, -32021 for a required-task definition without the extension
  * @example
  * ```ts
- * await callToolStateless(call, { name: 'sleep', arguments: { ms: 10 } }); // { resultType: 'task', taskId, … }
+ * await callStateless(call, 'tools/call', { name: 'sleep', arguments: { ms: 10 } }); // { resultType: 'task', taskId, … }
  * ```
  */
-export async function callToolStateless(call: StatelessCall, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const resolved = resolveToolCall(call.tools, params);
-  const { tool } = resolved;
-  let { args } = resolved;
-  const support = tool.taskSupport ?? 'optional';
+export async function callStateless(call: StatelessCall, method: TaskableMethod, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const work = resolveWork(call.served, call.runtime, method, params);
+  let args = work.params;
   const declared = declaresTasks(call.meta.clientCapabilities);
-  if (declared && support !== 'forbidden') {
-    if (tool.beforeTask) {
-      const next = gatherBeforeTask(call, tool, args, params['inputResponses']);
+  if (declared && work.taskSupport !== 'forbidden') {
+    if (work.beforeTask) {
+      const next = gatherBeforeTask(call, work, args, params['inputResponses']);
       if ('inputRequests' in next) return next;
       args = next.args;
     }
@@ -89,9 +86,9 @@ export async function callToolStateless(call: StatelessCall, params: Record<stri
         taskId: randomUUID(),
         owner: call.owner,
         dialect: EXT_TASKS,
-        method: 'tools/call',
-        label: tool.name,
-        handler: workHandlerName(call.runtime, 'tools/call', tool.name, tool),
+        method,
+        label: work.label,
+        handler: work.handler,
         params: args,
       });
       return { resultType: 'task', ...renderTaskExt(task, call.runtime.options.now()) };
@@ -99,9 +96,9 @@ export async function callToolStateless(call: StatelessCall, params: Record<stri
       throw toJsonRpcError(error, 'Failed to create task');
     }
   }
-  if (support === 'required') throw missingCapability(TASKS_REQUIRED, `${tool.name} must run as a task`);
+  if (work.taskSupport === 'required') throw missingCapability(TASKS_REQUIRED, `${work.label} must run as a task`);
   try {
-    const result = await tool.run(args as never, statelessWorkContext(call.signal, tool.name));
+    const result = (await work.direct(statelessWorkContext(call.signal, work.label))) as Record<string, unknown>;
     return { ...result, resultType: 'complete' };
   } catch (error) {
     throw toJsonRpcError(error);

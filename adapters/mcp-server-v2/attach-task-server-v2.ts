@@ -1,0 +1,177 @@
+/**
+ * Hosts tasks inside an SDK v2 server (`@modelcontextprotocol/server` 2.x), in every dialect its
+ * wire serves: the `io.modelcontextprotocol/tasks` extension on 2026-07-28, and the 2025-11-25
+ * task methods for legacy-era clients. The work, the runtime, the dialect codecs and the answers
+ * are the ones the SDK v1 embedding and `mcp-tasks serve` use; this file is the SDK v2 seam only.
+ *
+ * @module
+ */
+import { McpServer, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { TaskRuntime } from '../../runtime/index.js';
+import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } from '../dialects/2025-11-25/index.js';
+import { TASKS_EXTENSION_ID } from '../dialects/ext/index.js';
+import type { RequestWorkContext, TaskServerDefinitions } from '../mcp-server/definitions.js';
+import { registerWork } from '../mcp-server/register-work.js';
+import { paramsObject } from '../mcp-server/request-context.js';
+import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork, type ServedDefinitions, type TaskableMethod } from '../mcp-server/served-work.js';
+import { callStateless } from '../mcp-server/stateless/work-call.js';
+import { JsonRpcCode, JsonRpcError, toJsonRpcError } from '../mcp-server/wire-errors.js';
+import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
+import { installTaskMethodsV2, register } from './task-methods-v2.js';
+import type { StandaloneInputs } from './standalone-inputs.js';
+
+/** Options of {@link attachTaskServerV2}. */
+export interface AttachTaskServerV2Options extends TaskServerDefinitions {
+  /** Where tasks live; share one runtime between all the server instances of an endpoint. */
+  readonly runtime: TaskRuntime;
+  /**
+   * For 2025-11-25 requesters that never keep a `tasks/result` open while a task waits for input:
+   * send its input requests unattached (on a session's standalone GET stream) after this many ms
+   * with no `tasks/result` open. `false` never does. Only on connections that can carry it
+   * (a Streamable HTTP session or stdio; never a stateless per-request instance).
+   * @default 300
+   */
+  readonly standaloneInputAfterMs?: number | false;
+}
+
+const TASKABLE: ReadonlySet<string> = new Set<TaskableMethod>(['tools/call', 'prompts/get', 'resources/read']);
+const AnyParams = z.looseObject({});
+
+/** The SDK internals this adapter overrides (protected in the SDK's types, public at run time). */
+interface WrapHook {
+  _wrapHandler(method: string, handler: (request: unknown, ctx: ServerContext) => Promise<unknown>): (request: unknown, ctx: ServerContext) => Promise<unknown>;
+}
+
+/** A plain (not task) request's context: input straight over the connection, on the legacy era only. */
+function plainContext(ctx: ServerContext): RequestWorkContext {
+  return {
+    taskId: null,
+    signal: ctx.mcpReq.signal,
+    setStatusMessage: () => undefined,
+    elicit: (params) => ctx.mcpReq.elicitInput(params),
+    sample: (params) => ctx.mcpReq.requestSampling(params as never) as never,
+  };
+}
+
+/**
+ * A legacy-era request that asks for a task (`params.task`): created under a fresh id and
+ * answered at once with `CreateTaskResult`; `null` when the request does not ask for one.
+ */
+async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: ResolvedWork, requestParams: Record<string, unknown>, ctx: ServerContext, standalone: StandaloneInputs | undefined) {
+  let asked;
+  try {
+    asked = parseTaskParams(requestParams);
+  } catch (error) {
+    if (error instanceof TaskParamsError) throw new JsonRpcError(JsonRpcCode.invalidParams, error.message);
+    throw error;
+  }
+  if (!asked) {
+    if (work.taskSupport === 'required') throw new JsonRpcError(JsonRpcCode.methodNotFound, `${work.label} requires task augmentation (taskSupport: 'required')`);
+    return null;
+  }
+  if (work.taskSupport === 'forbidden') throw new JsonRpcError(JsonRpcCode.methodNotFound, `${work.label} does not support task augmentation (taskSupport: 'forbidden')`);
+  const owner = ownerOfV2(ctx);
+  const task = await runtime.create({ taskId: crypto.randomUUID(), owner, dialect: SPEC_2025_11_25, method, label: work.label, keepAlive: asked.ttl, handler: work.handler, params: work.params });
+  standalone?.watch(task, owner);
+  return { task: renderTask2025(task, runtime.options.now()) };
+}
+
+/**
+ * Answers a taskable request ahead of the SDK's result checks (which refuse a task as the result
+ * of `tools/call`): a task or an input round on either era, and every 2026-07-28 request. `null`:
+ * a plain legacy-era call, left to the SDK's own path (its result checks included).
+ */
+async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, method: TaskableMethod, request: unknown, ctx: ServerContext, standalone: StandaloneInputs | undefined): Promise<unknown> {
+  try {
+    const requestParams = paramsObject((request as { params?: unknown }).params, method);
+    if (isModern(ctx)) {
+      // The SDK lifts a round's answers out of the params; the shared code reads them there.
+      const params = ctx.mcpReq.inputResponses === undefined ? requestParams : { ...requestParams, inputResponses: ctx.mcpReq.inputResponses };
+      return await callStateless(statelessCall(ctx, runtime, served), method, params);
+    }
+    return await legacyTask(runtime, method, resolveWork(served, runtime, method, requestParams), requestParams, ctx, standalone);
+  } catch (error) {
+    throw toJsonRpcError(error);
+  }
+}
+
+/**
+ * Makes an SDK v2 server host tasks: the given tools, prompts and resources may run as tasks, on
+ * the 2026-07-28 wire through the tasks extension (`resultType: "task"`, `tasks/get`,
+ * `tasks/update`, `tasks/cancel`) and on the 2025-11-25 wire through `params.task` and
+ * `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`. Call it once per server instance,
+ * before `connect` (in the factory `createMcpHandler` or `serveStdio` calls); all instances share
+ * one runtime. Tasks belong to the authenticated principal (`authInfo.clientId`), or without one
+ * to the 2025-11-25 session.
+ *
+ * Serve tools through `options.tools`, not `McpServer.registerTool`: this adapter installs
+ * `tools/list` and `tools/call`, and a later `registerTool` would replace them.
+ *
+ * @param target - a v2 `Server`, or an `McpServer` (its `.server` is used), not yet connected
+ * @param options - the runtime and the definitions to serve
+ * @example
+ * ```ts
+ * import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
+ * const handler = createMcpHandler(() => {
+ *   const server = new McpServer({ name: 'reports', version: '1.0.0' });
+ *   attachTaskServerV2(server, { runtime, tools: [reportTool] });
+ *   return server;
+ * });
+ * ```
+ */
+export function attachTaskServerV2(target: Server | McpServer, options: AttachTaskServerV2Options): void {
+  const server = target instanceof McpServer ? target.server : target;
+  const { runtime } = options;
+  const served = servedDefinitions(options);
+  const requests: Record<string, Record<string, object>> = {};
+  if (served.tools.size > 0) requests['tools'] = { call: {} };
+  if (served.prompts.size > 0) requests['prompts'] = { get: {} };
+  if (served.resources.size > 0) requests['resources'] = { read: {} };
+  // Both eras at once: the SDK shows each era its own (`tasks` to 2025-11-25, the extension to 2026-07-28).
+  server.registerCapabilities({
+    tasks: { list: {}, cancel: {}, requests },
+    extensions: { [TASKS_EXTENSION_ID]: {} },
+    ...(served.tools.size > 0 && { tools: {} }),
+    ...(served.prompts.size > 0 && { prompts: {} }),
+    ...(served.resources.size > 0 && { resources: {} }),
+  });
+  registerWork(runtime, served.tools.values(), options);
+  const methods = installTaskMethodsV2(server, runtime, options.standaloneInputAfterMs ?? undefined);
+
+  // A task is not a result the SDK's checks let through: taskable requests are answered here,
+  // ahead of them; a plain legacy-era call goes on to the SDK's path, checks and all.
+  const hook = server as unknown as WrapHook;
+  const sdkWrap = hook._wrapHandler.bind(server);
+  hook._wrapHandler = (method, handler) => {
+    const wrapped = sdkWrap(method, handler);
+    if (!TASKABLE.has(method)) return wrapped;
+    return async (request, ctx) => (await taskAnswer(runtime, served, method as TaskableMethod, request, ctx, methods.standalone(ctx))) ?? wrapped(request, ctx);
+  };
+
+  const plain = (method: TaskableMethod) => async (params: Record<string, unknown>, ctx: ServerContext) => {
+    try {
+      return (await resolveWork(served, runtime, method, params).direct(plainContext(ctx))) as never;
+    } catch (error) {
+      throw toJsonRpcError(error);
+    }
+  };
+  const listed = <T>(items: Iterable<T>, describe: (item: T) => unknown) => [...items].map(describe);
+  if (served.tools.size > 0) {
+    // 2025-11-25 says per tool whether it may run as a task; the extension has no such field.
+    const modern = listed(served.tools.values(), describeTool);
+    const legacy = listed(served.tools.values(), (t) => ({ ...describeTool(t), execution: { taskSupport: t.taskSupport ?? 'optional' } }));
+    register(server, 'tools/list', AnyParams, (_params, ctx) => ({ tools: isModern(ctx) ? modern : legacy }));
+    register(server, 'tools/call', AnyParams, plain('tools/call'));
+  }
+  if (served.prompts.size > 0) {
+    const prompts = listed(served.prompts.values(), describePrompt);
+    register(server, 'prompts/list', AnyParams, () => ({ prompts }));
+    register(server, 'prompts/get', AnyParams, plain('prompts/get'));
+  }
+  if (served.resources.size > 0) {
+    const resources = listed(served.resources.values(), describeResource);
+    register(server, 'resources/list', AnyParams, () => ({ resources }));
+    register(server, 'resources/read', AnyParams, plain('resources/read'));
+  }
+}

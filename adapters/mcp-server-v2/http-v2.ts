@@ -1,0 +1,123 @@
+/**
+ * One HTTP endpoint for an SDK v2 task server, serving both eras the way each needs: 2026-07-28
+ * requests through the SDK's per-request handler (`createMcpHandler`), 2025-11-25 clients through
+ * a Streamable HTTP session each (the SDK's stateful transport), so that a 2025-11-25 requester
+ * keeps its standalone stream (its input requests, its status notifications) between requests.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
+
+/** Makes one server instance (already hosting tasks, see `attachTaskServerV2`). */
+export type TaskServerFactoryV2 = () => Server | McpServer | Promise<Server | McpServer>;
+
+/** A web-standard MCP endpoint: one request in, one response out. */
+export interface TaskHttpHandlerV2 {
+  /** Serves one HTTP request; `authInfo` is the principal the caller authenticated, if any. */
+  fetch(request: Request, options?: { readonly authInfo?: AuthInfo }): Promise<Response>;
+  /** Closes every 2025-11-25 session and the 2026-07-28 leg. */
+  close(): Promise<void>;
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), { status, headers: { 'content-type': 'application/json' } });
+}
+
+/**
+ * Makes the endpoint. A 2025-11-25 session is opened by its `initialize` and lives until the
+ * client deletes it or the endpoint closes; its requests must carry the `Mcp-Session-Id` it got.
+ * A session belongs to the principal that opened it: another principal's requests on it are refused.
+ *
+ * @param factory - called for each 2026-07-28 request and each 2025-11-25 session
+ * @example
+ * ```ts
+ * const endpoint = createTaskHttpHandlerV2(() => {
+ *   const server = new McpServer({ name: 'reports', version: '1.0.0' });
+ *   attachTaskServerV2(server, { runtime, tools: [reportTool] });
+ *   return server;
+ * });
+ * http.createServer(toNodeListener(endpoint)).listen(3000);
+ * ```
+ */
+export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2): TaskHttpHandlerV2 {
+  const modern = createMcpHandler(() => factory(), { legacy: 'reject' });
+  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; principal: string | null }>();
+
+  const legacy = async (request: Request, authInfo: AuthInfo | undefined): Promise<Response> => {
+    const principal = authInfo?.clientId ?? null;
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId !== null) {
+      const session = sessions.get(sessionId);
+      if (!session || session.principal !== principal) return jsonRpcError(404, -32001, `Session not found: ${sessionId}`);
+      return session.transport.handleRequest(request, authInfo ? { authInfo } : {});
+    }
+    if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    // No session yet: this must be the initialize that opens one (the transport checks that).
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, principal }),
+      onsessionclosed: (id) => void sessions.delete(id),
+    });
+    const server = await factory();
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, authInfo ? { authInfo } : {});
+    if (transport.sessionId === undefined) await server.close();
+    return response;
+  };
+
+  return {
+    async fetch(request, options = {}) {
+      if (await isLegacyRequest(request).catch(() => false)) return legacy(request, options.authInfo);
+      return modern.fetch(request, options.authInfo ? { authInfo: options.authInfo } : {});
+    },
+    async close() {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(open.map((s) => s.transport.close().catch(() => undefined)));
+      await modern.close?.();
+    },
+  };
+}
+
+/**
+ * Serves a web-standard handler from `node:http`: the request becomes a `Request` (aborted when
+ * the client goes away), the `Response` is streamed back as it comes (server-sent events).
+ *
+ * @param authenticate - the principal of a request, if the endpoint authenticates (`undefined`: anonymous)
+ * @example
+ * ```ts
+ * http.createServer(toNodeListener(endpoint, (req) => tokens.get(req.headers.authorization ?? ''))).listen(3000);
+ * ```
+ */
+export function toNodeListener(handler: Pick<TaskHttpHandlerV2, 'fetch'>, authenticate?: (req: IncomingMessage) => AuthInfo | undefined): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    void (async () => {
+      const left = new AbortController();
+      res.on('close', () => left.abort());
+      const chunks: Buffer[] = [];
+      if (req.method === 'POST') for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
+        method: req.method ?? 'GET',
+        headers,
+        ...(chunks.length > 0 && { body: Buffer.concat(chunks) }),
+        signal: left.signal,
+      });
+      const authInfo = authenticate?.(req);
+      const response = await handler.fetch(request, authInfo ? { authInfo } : {});
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (!response.body) return void res.end();
+      for await (const chunk of response.body) {
+        if (left.signal.aborted) break;
+        res.write(chunk);
+      }
+      res.end();
+    })().catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` } }));
+    });
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Reading what SDK v2 tells a request handler: which era the request is on, who is asking, and
+ * what its per-request envelope declares. The only place that knows the v2 context's shape.
+ *
+ * @module
+ */
+import type { ServerContext } from '@modelcontextprotocol/server';
+import type { TaskOwner } from '../../machines/index.js';
+import type { TaskRuntime } from '../../runtime/index.js';
+import type { ServedDefinitions } from '../mcp-server/served-work.js';
+import type { StatelessCall } from '../mcp-server/stateless/work-call.js';
+import { PROTOCOL_2026_07_28, RequestMetaKey } from '../mcp-server/stateless/wire.js';
+
+/**
+ * Whether the request is on the 2026-07-28 wire: it carries the per-request envelope, which the
+ * SDK requires of every request of that era and lifts out of `_meta` for us.
+ *
+ * @example
+ * ```ts
+ * if (isModern(ctx)) return callStateless(statelessCall(ctx, runtime, served), 'tools/call', params);
+ * ```
+ */
+export function isModern(ctx: ServerContext): boolean {
+  return typeof envelopeOf(ctx)[RequestMetaKey.protocolVersion] === 'string';
+}
+
+/** The lifted envelope's keys (the SDK types it as an empty object). */
+function envelopeOf(ctx: ServerContext): Record<string, unknown> {
+  return (ctx.mcpReq.envelope ?? {});
+}
+
+/** The authenticated principal the SDK was handed (`createMcpHandler(…).fetch(req, { authInfo })`). */
+function principalOf(ctx: ServerContext): string | null {
+  return ctx.http?.authInfo?.clientId ?? null;
+}
+
+/**
+ * The requester a task is bound to. The 2025-11-25 spec binds tasks to the authorization context:
+ * with a principal, that is all (a serialized task reference works from a new connection of the
+ * same principal); without one, the session keeps requesters apart. The 2026-07-28 wire has no
+ * session: its tasks belong to the principal (or to anonymous).
+ *
+ * @example
+ * ```ts
+ * ownerOfV2(ctx); // { session: null, principal: 'alice' }
+ * ```
+ */
+export function ownerOfV2(ctx: ServerContext): TaskOwner {
+  const principal = principalOf(ctx);
+  if (principal !== null || isModern(ctx)) return { session: null, principal };
+  return { session: ctx.sessionId ?? null, principal: null };
+}
+
+/**
+ * A 2026-07-28 request as the shared extension code reads it (the same code the stateless
+ * dispatcher of `mcp-tasks serve` runs).
+ *
+ * @example
+ * ```ts
+ * await extTaskMethod(statelessCall(ctx, runtime, served), 'tasks/get', params);
+ * ```
+ */
+export function statelessCall(ctx: ServerContext, runtime: TaskRuntime, served: ServedDefinitions): StatelessCall {
+  const envelope = envelopeOf(ctx);
+  const caps = envelope[RequestMetaKey.clientCapabilities];
+  return {
+    runtime,
+    served,
+    owner: ownerOfV2(ctx),
+    meta: {
+      protocolVersion: typeof envelope[RequestMetaKey.protocolVersion] === 'string' ? (envelope[RequestMetaKey.protocolVersion] as string) : PROTOCOL_2026_07_28,
+      clientCapabilities: typeof caps === 'object' && caps !== null ? (caps as Record<string, unknown>) : {},
+      clientInfo: envelope[RequestMetaKey.clientInfo],
+    },
+    signal: ctx.mcpReq.signal,
+  };
+}

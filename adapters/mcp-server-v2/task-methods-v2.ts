@@ -1,0 +1,108 @@
+/**
+ * The task methods on an SDK v2 server. `tasks/get` and `tasks/cancel` exist on both eras (the
+ * SDK passes them to a handler registered with schemas): the extension's answer on 2026-07-28,
+ * the session dialects' answer on 2025-11-25. `tasks/update` is the extension's; `tasks/result`
+ * and `tasks/list` are 2025-11-25 only (the SDK refuses them on 2026-07-28, as the spec does).
+ *
+ * @module
+ */
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { InputRequest, TaskRuntime, TaskView } from '../../runtime/index.js';
+import { withRelatedMetaFor } from '../dialects/index.js';
+import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from '../mcp-server/input-delivery.js';
+import { taskAnswers } from '../mcp-server/task-answers.js';
+import { extTaskMethod } from '../mcp-server/stateless/task-methods.js';
+import { toJsonRpcError } from '../mcp-server/wire-errors.js';
+import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
+import { StandaloneInputs } from './standalone-inputs.js';
+import { servedDefinitions } from '../mcp-server/served-work.js';
+
+type Handler = (params: Record<string, unknown>, ctx: ServerContext) => unknown;
+
+/**
+ * Registers one method with the SDK's schema form (the only form for methods outside its own
+ * typed set), turning every failure into the JSON-RPC error that says what was wrong.
+ *
+ * @example
+ * ```ts
+ * register(server, 'tasks/list', z.looseObject({}), (params, ctx) => answers.list(params, ownerOfV2(ctx)));
+ * ```
+ */
+export function register(server: Server, method: string, params: z.ZodType<Record<string, unknown>>, handler: Handler): void {
+  const checked = async (p: Record<string, unknown>, ctx: ServerContext) => {
+    try {
+      return (await handler(p, ctx)) as never;
+    } catch (error) {
+      throw toJsonRpcError(error);
+    }
+  };
+  (server.setRequestHandler as (m: string, s: { params: unknown }, h: typeof checked) => void)(method, { params }, checked);
+}
+
+const AnyParams = z.looseObject({});
+const NO_DEFINITIONS = servedDefinitions({});
+
+/**
+ * Installs the task methods on one v2 server instance.
+ *
+ * @param standaloneAfterMs - see `AttachTaskServerV2Options.standaloneInputAfterMs`
+ * @returns the connection's standalone input deliverer for a request's context (none where the
+ *   connection cannot carry unattached requests)
+ * @example
+ * ```ts
+ * const methods = installTaskMethodsV2(server, runtime, 300);
+ * ```
+ */
+export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, standaloneAfterMs: number | false | undefined): { standalone(ctx: ServerContext): StandaloneInputs | undefined } {
+  const answers = taskAnswers(runtime);
+  const channel: InputChannel = {
+    inFlight: new Set(),
+    takeovers: new Set(),
+    // What the client declared at initialize; unknown (a stateless instance) lets the client say no.
+    peerSupports: (method) => {
+      const declared = server.getClientCapabilities() as Record<string, unknown> | undefined;
+      if (declared === undefined) return true;
+      return method === 'elicitation/create' ? 'elicitation' in declared : method === 'sampling/createMessage' ? 'sampling' in declared : true;
+    },
+  };
+  const deliverer = standaloneAfterMs === false ? undefined : new StandaloneInputs(server, runtime, channel, standaloneAfterMs);
+  const previousOnClose = server.onclose;
+  server.onclose = () => {
+    deliverer?.close();
+    previousOnClose?.();
+  };
+  // A session (Streamable HTTP) or no HTTP at all (stdio) can carry an unattached request; a
+  // stateless per-request instance cannot.
+  const standalone = (ctx: ServerContext): StandaloneInputs | undefined => (ctx.sessionId !== undefined || ctx.http === undefined ? deliverer : undefined);
+
+  register(server, 'tasks/get', AnyParams, async (params, ctx) => {
+    if (isModern(ctx)) return extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/get', params);
+    const owner = ownerOfV2(ctx);
+    const { answer, task } = await answers.get(params, owner);
+    // A task recovered on this connection (created on another) gets its input here too.
+    standalone(ctx)?.watch(task, owner);
+    return answer;
+  });
+  register(server, 'tasks/cancel', AnyParams, (params, ctx) =>
+    isModern(ctx) ? extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/cancel', params) : answers.cancel(params, ownerOfV2(ctx)),
+  );
+  register(server, 'tasks/update', AnyParams, (params, ctx) => {
+    // The SDK lifts the answers out of the params; the shared code reads them there.
+    const withAnswers = params['inputResponses'] === undefined && ctx.mcpReq.inputResponses !== undefined ? { ...params, inputResponses: ctx.mcpReq.inputResponses } : params;
+    return extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/update', withAnswers);
+  });
+  register(server, 'tasks/list', AnyParams, (params, ctx) => answers.list(params, ownerOfV2(ctx)));
+  register(server, 'tasks/result', AnyParams, (params, ctx) => {
+    const owner = ownerOfV2(ctx);
+    const aside = standalone(ctx);
+    return answers.result(params, owner, {
+      ...channel,
+      signal: ctx.mcpReq.signal,
+      send: (task: TaskView) => (input: InputRequest, signal: AbortSignal) =>
+        ctx.mcpReq.send({ method: input.method, params: withRelatedMetaFor(task, input.params) } as never, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS }),
+      ...(aside && { waiting: (task: TaskView) => aside.stepAside(task, owner) }),
+    });
+  });
+  return { standalone };
+}

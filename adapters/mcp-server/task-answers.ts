@@ -1,0 +1,145 @@
+/**
+ * What `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` and `tasks/delete` answer on the
+ * session-based dialects (SEP-1686 and 2025-11-25): each reads the request, calls one runtime
+ * method and renders the answer in the task's own dialect. SDK-free: the SDK v1 and v2
+ * embeddings install these same answers.
+ *
+ * @module
+ */
+import type { TaskOwner } from '../../machines/index.js';
+import { TaskNotCompletedError, TaskTerminalError, TaskTimeoutError, type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime/index.js';
+import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
+import { renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
+import { relatedMeta } from '../dialects/sep-1686/index.js';
+import { deliverInputs, type InputChannel, type InputSender } from './input-delivery.js';
+import { paramsObject, taskIdParam } from './request-context.js';
+import { JsonRpcCode, JsonRpcError, wireErrorOf } from './wire-errors.js';
+
+type Answer = Record<string, unknown>;
+
+/**
+ * The outcome of a task that has ended, or the task as it is while it runs: one look-up, no wait.
+ * Short work has usually ended by the time a request reaches this, and then needs nothing more.
+ *
+ * @param countsAsPoll - whether the look-up is a requester's poll (charged), or the server's own
+ * @throws what the look-up throws (not found, expired, rate limit)
+ * @example
+ * ```ts
+ * const now = await endedOutcome(runtime, taskId, owner, true);
+ * if ('ended' in now) return reply(now.ended);
+ * ```
+ */
+export async function endedOutcome(runtime: TaskRuntime, taskId: string, owner: TaskOwner, countsAsPoll: boolean): Promise<{ readonly ended: TaskOutcome } | { readonly running: TaskView }> {
+  try {
+    return { ended: await runtime.waitForOutcome(taskId, owner, countsAsPoll ? AT_ONCE : AT_ONCE_OWN) };
+  } catch (error) {
+    if (error instanceof TaskTimeoutError && error.task) return { running: error.task };
+    throw error;
+  }
+}
+const AT_ONCE = { timeout: 0 } as const;
+const AT_ONCE_OWN = { timeout: 0, countsAsPoll: false } as const;
+
+/** What `tasks/result` answers for an ended 2025-11-25 task: exactly what the request would have. */
+function outcomeReply(outcome: TaskOutcome): Answer {
+  if (outcome.hasResult) return withRelatedMetaFor(outcome.task, outcome.result);
+  throw wireErrorOf(outcome);
+}
+
+/** How one `tasks/result` call reaches its requester while it waits. */
+export interface ResultChannel extends InputChannel {
+  /** Sends one input request over this call (the spec's input_required flow). */
+  readonly send: (task: TaskView) => InputSender;
+  /** Aborted when the requester cancels the call or leaves. */
+  readonly signal: AbortSignal;
+  /** An answer told the requester how a 2025-11-25 task is: a status notification need not repeat it. */
+  readonly told2025?: (task: TaskView) => void;
+  /** Called once the call knows the task is still running, before it waits (input channels hand over). */
+  readonly waiting?: (task: TaskView) => () => void;
+}
+
+/**
+ * The task session dialects' answers, bound to one runtime.
+ *
+ * @example
+ * ```ts
+ * const answers = taskAnswers(runtime);
+ * await answers.get({ taskId }, owner); // { taskId, status: 'working', … }
+ * ```
+ */
+export function taskAnswers(runtime: TaskRuntime) {
+  const now = (): number => runtime.options.now();
+  return {
+    async get(params: unknown, owner: TaskOwner): Promise<{ answer: Answer; task: TaskView }> {
+      const task = await runtime.get(taskIdParam(params, 'tasks/get'), owner);
+      return { answer: renderInOwnDialect(task, { withMeta: true }, now()), task };
+    },
+
+    async result(params: unknown, owner: TaskOwner, channel: ResultChannel): Promise<Answer> {
+      const taskId = taskIdParam(params, 'tasks/result');
+      const telling = (task: TaskView): void => {
+        if (task.dialect === SPEC_2025_11_25) channel.told2025?.(task);
+      };
+      // One request, one poll: the look-up is charged, the reads that complete it are not. Ended
+      // already (the usual case for short work): that one look-up gives the whole answer.
+      const first = await endedOutcome(runtime, taskId, owner, true);
+      if ('ended' in first) {
+        const ended = first.ended;
+        telling(ended.task);
+        if (ended.task.dialect === SPEC_2025_11_25) return outcomeReply(ended);
+        // SEP-1686 answers only for completed tasks (§4.6).
+        if (ended.task.status !== 'completed') throw new TaskNotCompletedError(taskId, ended.task.status);
+        return withRelatedMetaFor(ended.task, ended.result);
+      }
+      const task = first.running;
+      // SEP-1686 answers at once and only for completed tasks (§4.6): this one is still running.
+      if (task.dialect !== SPEC_2025_11_25) throw new TaskNotCompletedError(taskId, task.status);
+      // 2025-11-25 blocks until the task is terminal, then returns exactly what the request would
+      // have. Meanwhile the task's input requests travel over this call (the spec's input_required flow).
+      const stopInputs = deliverInputs(runtime, taskId, owner, channel.send(task), channel);
+      const handedOver = channel.waiting?.(task);
+      let outcome;
+      try {
+        outcome = await runtime.waitForOutcome(taskId, owner, { signal: channel.signal, countsAsPoll: false });
+      } finally {
+        stopInputs();
+        handedOver?.();
+      }
+      telling(outcome.task);
+      return outcomeReply(outcome);
+    },
+
+    async list(params: unknown, owner: TaskOwner): Promise<Answer> {
+      const { cursor } = paramsObject(params, 'tasks/list');
+      if (cursor !== undefined && typeof cursor !== 'string') {
+        throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid cursor: expected a string');
+      }
+      const page = await runtime.list(owner, { cursor });
+      const at = now();
+      const tasks = page.tasks.map((t) => renderInOwnDialect(t, { withMeta: false }, at));
+      return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
+    },
+
+    async cancel(params: unknown, owner: TaskOwner): Promise<Answer> {
+      const taskId = taskIdParam(params, 'tasks/cancel');
+      try {
+        const task = await runtime.cancel(taskId, owner, 'The task was cancelled by request.');
+        return renderInOwnDialect(task, { withMeta: true }, now());
+      } catch (error) {
+        if (error instanceof TaskTerminalError) {
+          // Name the status as the requester knows it (2025-11-25 shows `unknown` as `failed`).
+          // (The server's own read, to word the error: not a poll, never refused for the poll rate.)
+          const shown = renderInOwnDialect(await runtime.get(taskId, owner, { countsAsPoll: false }), { withMeta: false }, now())['status'];
+          throw new JsonRpcError(JsonRpcCode.invalidParams, `Cannot cancel task: already in terminal status '${String(shown)}'`);
+        }
+        throw error;
+      }
+    },
+
+    async delete(params: unknown, owner: TaskOwner): Promise<Answer> {
+      const taskId = taskIdParam(params, 'tasks/delete');
+      await runtime.delete(taskId, owner);
+      return { _meta: relatedMeta(taskId) };
+    },
+  };
+}
