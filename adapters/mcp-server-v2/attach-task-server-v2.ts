@@ -19,6 +19,7 @@ import { callStateless } from '../mcp-server/stateless/work-call.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError } from '../mcp-server/wire-errors.js';
 import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
 import { installTaskMethodsV2, register } from './task-methods-v2.js';
+import { interceptHandlers } from './v2-sdk-internals.js';
 import type { StandaloneInputs } from './standalone-inputs.js';
 
 /** Options of {@link attachTaskServerV2}. */
@@ -37,11 +38,6 @@ export interface AttachTaskServerV2Options extends TaskServerDefinitions {
 
 const TASKABLE: ReadonlySet<string> = new Set<TaskableMethod>(['tools/call', 'prompts/get', 'resources/read']);
 const AnyParams = z.looseObject({});
-
-/** The SDK internals this adapter overrides (protected in the SDK's types, public at run time). */
-interface WrapHook {
-  _wrapHandler(method: string, handler: (request: unknown, ctx: ServerContext) => Promise<unknown>): (request: unknown, ctx: ServerContext) => Promise<unknown>;
-}
 
 /** A plain (not task) request's context: input straight over the connection, on the legacy era only. */
 function plainContext(ctx: ServerContext): RequestWorkContext {
@@ -137,17 +133,15 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
     ...(served.resources.size > 0 && { resources: {} }),
   });
   registerWork(runtime, served.tools.values(), options);
-  const methods = installTaskMethodsV2(server, runtime, options.standaloneInputAfterMs ?? undefined);
 
   // A task is not a result the SDK's checks let through: taskable requests are answered here,
   // ahead of them; a plain legacy-era call goes on to the SDK's path, checks and all.
-  const hook = server as unknown as WrapHook;
-  const sdkWrap = hook._wrapHandler.bind(server);
-  hook._wrapHandler = (method, handler) => {
-    const wrapped = sdkWrap(method, handler);
-    if (!TASKABLE.has(method)) return wrapped;
-    return async (request, ctx) => (await taskAnswer(runtime, served, method as TaskableMethod, request, ctx, methods.standalone(ctx))) ?? wrapped(request, ctx);
-  };
+  interceptHandlers(server, (method, sdkHandler) => {
+    if (!TASKABLE.has(method)) return sdkHandler;
+    return async (request, ctx) => (await taskAnswer(runtime, served, method as TaskableMethod, request, ctx, methods.standalone(ctx))) ?? sdkHandler(request, ctx);
+  });
+
+  const methods = installTaskMethodsV2(server, runtime, options.standaloneInputAfterMs ?? undefined);
 
   const plain = (method: TaskableMethod) => async (params: Record<string, unknown>, ctx: ServerContext) => {
     try {

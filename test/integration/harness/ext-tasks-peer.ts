@@ -7,6 +7,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createApplicationInputHandler, createTaskSessionFromClient, resultFromTaskOutcome, TaskCancelledError } from '@modelcontextprotocol/ext-tasks/client';
 import { describe, expect, it } from 'vitest';
+import { createRawDispatch } from '../../../adapters/mcp-client-v2/raw-dispatch.js';
 
 /** `legacy`: the 2025-11-25 handshake; `modern`: the client pinned to 2026-07-28. */
 export type Era = 'legacy' | 'modern';
@@ -20,36 +21,6 @@ export interface Asked {
 
 const CLIENT_INFO = { name: 'ext-tasks-peer', version: '1.0.0' };
 const CAPABILITIES = { elicitation: {}, sampling: {} };
-
-/**
- * ext-tasks sends 2026-07-28 task traffic through the host's own raw path (the v2 `Client`
- * refuses `resultType: "task"`): one POST per request, with the SEP-2243 routing headers.
- */
-function rawDispatch(url: string, headers: Record<string, string>) {
-  let next = 0;
-  return async (request: unknown): Promise<never> => {
-    const r = request as { id?: number | string; method: string; params?: Record<string, unknown> };
-    const name = r.params?.['name'] ?? r.params?.['uri'] ?? r.params?.['taskId'];
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        ...headers,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': r.method,
-        ...(typeof name === 'string' && { 'mcp-name': name }),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', ...r, id: r.id ?? `raw-${++next}` }),
-    });
-    const text = await response.text();
-    if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-      const data = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as { id?: unknown });
-      return data.find((m) => m.id !== undefined) as never;
-    }
-    return JSON.parse(text) as never;
-  };
-}
 
 /**
  * Opens a v2 client on `url` and an ext-tasks session over it.
@@ -75,7 +46,7 @@ export async function openPeer(url: string, era: Era, options: { readonly token?
   } as never);
   const framing =
     era === 'modern'
-      ? { rawDispatch: rawDispatch(url, headers), v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: CLIENT_INFO, clientCapabilities: CAPABILITIES } }
+      ? { rawDispatch: createRawDispatch(url, { headers }), v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: CLIENT_INFO, clientCapabilities: CAPABILITIES } }
       : {};
   const tasks = createTaskSessionFromClient(client, { endpointId: 'server-under-test', onInputRequest, ...framing }) as TaskSession;
   return {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { main as embedSdkServer } from '../../../examples/01-embed-sdk-server.js';
 import { main as sdkTaskStore } from '../../../examples/02-sdk-task-store.js';
 import { main as agentsDelegating } from '../../../examples/03-agents-delegating.js';
+import { main as sdkV2Server } from '../../../examples/05-sdk-v2-server.js';
 
 describe('examples', () => {
   it('should run 01-embed-sdk-server: poll a task to completed and fetch its result', async () => {
@@ -25,5 +26,11 @@ describe('examples', () => {
     // returns the result itself: input_required is the last status A polls.
     expect(seen.statuses).toContain('input_required');
     expect(seen.otherWork).toBeGreaterThan(1);
+  });
+
+  it('should run 05-sdk-v2-server: ext-tasks on a v2 client calls a v2 server\'s tool as a task and answers its elicitation', async () => {
+    const seen = await sdkV2Server();
+    expect(seen.asked).toEqual(['Who is Room 4 for?']);
+    expect(seen.result).toBe('Room 4 booked for Ada');
   });
 });
