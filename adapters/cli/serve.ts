@@ -20,6 +20,8 @@ import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspec
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
 import type { SessionRecord } from './session-restore.js';
 import { JsonRpcStdioTransport } from './stdio-transport.js';
+import { loadWithPeer } from '../peer-dependency.js';
+import type * as ServeV2 from './serve-v2.js';
 
 /** Help text of `mcp-tasks serve`. */
 export const SERVE_HELP = `Usage: mcp-tasks serve (--stdio | --http PORT) [--inspect PORT] [options]
@@ -32,6 +34,9 @@ Transport (one of):
   --stdio                    JSON-RPC over stdin/stdout (logs go to stderr)
   --http PORT                Streamable HTTP at http://HOST:PORT/mcp (PORT 0 picks a free port)
   --host HOST                address to bind with --http (default 127.0.0.1)
+  --sdk v1|v2                the MCP SDK that serves (default v1: @modelcontextprotocol/sdk, every dialect);
+                             v2: @modelcontextprotocol/server 2.x, the tasks extension on 2026-07-28 and
+                             2025-11-25 (no SEP-1686, sessions kept in this process)
   --conformance              also serve the tools the official conformance suite calls (greet, slow_compute,
                              failing_job, protocol_error_job, confirm_delete, multi_input, test_tool_with_task);
                              give it to worker nodes too
@@ -82,6 +87,11 @@ ${NATS_FLAGS_HELP}
   -h, --help                 show this help
 `;
 
+/** The SDK v2 serving, loaded only for `--sdk v2`: the default serves without `@modelcontextprotocol/server` installed. */
+function loadServeV2(): Promise<typeof ServeV2> {
+  return loadWithPeer('@modelcontextprotocol/server', '^2.4.0', 'mcp-tasks serve --sdk v2', () => import('./serve-v2.js'));
+}
+
 function number(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -106,6 +116,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       stdio: { type: 'boolean' },
       http: { type: 'string' },
       host: { type: 'string' },
+      sdk: { type: 'string' },
       conformance: { type: 'boolean' },
       'default-keep-alive': { type: 'string' },
       'max-keep-alive': { type: 'string' },
@@ -140,6 +151,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stdout.write(SERVE_HELP);
     return;
   }
+  const sdk = values.sdk ?? 'v1';
+  if (sdk !== 'v1' && sdk !== 'v2') throw new Error(`--sdk expects v1 or v2, got '${sdk}'`);
+  if (sdk === 'v2' && values['session-idle-timeout'] !== undefined) throw new Error('--session-idle-timeout is for --sdk v1: SDK v2 sessions are kept by its own transport');
   const nats = natsSettings(values, process.env);
   const role = values.role ?? 'both';
   if (!['front', 'worker', 'both'].includes(role)) throw new Error(`--role expects front, worker or both, got '${role}'`);
@@ -234,9 +248,17 @@ export async function serve(argv: readonly string[]): Promise<void> {
   if (values.stdio) {
     if (values['auth-token'] !== undefined) throw new Error('--auth-token needs --http: stdio has one requester, the process that started this one');
     if (values['allowed-host'] !== undefined || values['allowed-origin'] !== undefined) throw new Error('--allowed-host and --allowed-origin need --http: stdio has no Host or Origin');
+    if (sdk === 'v2') {
+      const { serveStdioV2 } = await loadServeV2();
+      serveStdioV2(info, runtime, definitions, (error) => log('warn', 'protocol error', { error: String(error) }));
+      process.stdin.on('end', () => void dispose().then(() => process.exit(0)));
+      log('info', 'mcp-tasks serving MCP on stdio', { backend, sdk });
+      return;
+    }
     const server = makeServer();
     server.onerror = (error) => log('warn', 'protocol error', { error: String(error) });
-    const transport = new JsonRpcStdioTransport();
+    // The 2026-07-28 wire (tasks extension) beside the session-based dialects, as over HTTP.
+    const transport = new JsonRpcStdioTransport(process.stdin, process.stdout, { stateless: createStatelessHandler({ runtime, info, ...definitions }) });
     transport.onclose = () => void dispose().then(() => process.exit(0));
     process.stdin.on('end', () => void dispose().then(() => process.exit(0)));
     await server.connect(transport);
@@ -250,7 +272,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const sessionIdleMs = number('session-idle-timeout', values['session-idle-timeout']);
   const allowedHosts = allowedList(values['allowed-host'], process.env['MCP_TASKS_ALLOWED_HOSTS']);
   const allowedOrigins = allowedList(values['allowed-origin'], process.env['MCP_TASKS_ALLOWED_ORIGINS']);
-  const endpoint = await startHttpEndpoint({
+  const endpoint = sdk === 'v2' ? await (await loadServeV2()).serveHttpV2(info, runtime, definitions, {
+    port,
+    ...(values.host !== undefined && { host: values.host }),
+    ...(authenticated && { authenticate: bearerTokens(tokens) }),
+    allowedHosts,
+    allowedOrigins,
+  }) : await startHttpEndpoint({
     port,
     ...(values.host !== undefined && { host: values.host }),
     ...(sessionIdleMs !== undefined && { sessionIdleMs }),
@@ -262,7 +290,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     allowedHosts,
     allowedOrigins,
   });
-  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, authenticated, allowedHosts, allowedOrigins });
+  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, sdk, authenticated, allowedHosts, allowedOrigins });
   const stop = (): void => {
     void endpoint.close().then(dispose).then(() => process.exit(0));
   };

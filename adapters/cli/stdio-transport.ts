@@ -13,6 +13,7 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { RequestMetaKey, type StatelessHandler } from '../mcp-server/stateless/index.js';
 
 /** Longest line accepted by default, in bytes of UTF-8 (8 MiB). */
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -76,6 +77,20 @@ export interface JsonRpcStdioTransportOptions {
    * @default 8_388_608 (8 MiB)
    */
   readonly maxLineBytes?: number;
+  /**
+   * Answers the requests of the 2026-07-28 wire (those whose `_meta` names a protocol version)
+   * here, ahead of the SDK, which cannot serve that wire: the stdio twin of the HTTP endpoint's
+   * stateless dispatch. Without it, they go to the SDK like any other message.
+   */
+  readonly stateless?: StatelessHandler;
+}
+
+/** Whether a message is a request of the 2026-07-28 wire: its own `_meta` names the protocol version. */
+function isStatelessRequest(message: JSONRPCMessage): message is JSONRPCMessage & { id: string | number; method: string; params?: Record<string, unknown> } {
+  const m = message as { id?: unknown; method?: unknown; params?: { _meta?: unknown } };
+  if (m.id === undefined || typeof m.method !== 'string') return false;
+  const meta = m.params?._meta;
+  return typeof meta === 'object' && meta !== null && RequestMetaKey.protocolVersion in meta;
 }
 
 /**
@@ -98,6 +113,9 @@ export class JsonRpcStdioTransport implements Transport {
   readonly #stdin: NodeJS.ReadableStream;
   readonly #stdout: NodeJS.WritableStream;
   readonly #maxLineBytes: number;
+  readonly #stateless: StatelessHandler | undefined;
+  /** Aborted on close: ends the stateless wire's subscription streams. */
+  readonly #closing = new AbortController();
 
   /**
    * @param stdin - where requests come from
@@ -112,6 +130,7 @@ export class JsonRpcStdioTransport implements Transport {
     this.#stdin = stdin;
     this.#stdout = stdout;
     this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.#stateless = options.stateless;
   }
 
   readonly #onData = (chunk: Buffer | string): void => {
@@ -170,7 +189,15 @@ export class JsonRpcStdioTransport implements Transport {
       this.#refuse(read.reply);
       return;
     }
+    if (this.#stateless && isStatelessRequest(read.message)) return void this.#answerStateless(this.#stateless, read.message);
     this.onmessage?.(read.message);
+  }
+
+  /** One request of the 2026-07-28 wire: its answer, or (subscriptions/listen) its stream of messages, one per line. */
+  async #answerStateless(stateless: StatelessHandler, message: { id: string | number; method: string; params?: unknown }): Promise<void> {
+    const reply = await stateless(message, { principal: null, signal: this.#closing.signal });
+    if ('body' in reply) return this.send(reply.body as JSONRPCMessage);
+    await reply.stream((m) => void this.send(m as JSONRPCMessage), this.#closing.signal);
   }
 
   #refuse(reply: JSONRPCMessage): void {
@@ -189,6 +216,7 @@ export class JsonRpcStdioTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.#closing.abort();
     this.#stdin.off('data', this.#onData);
     this.#stdin.off('end', this.#onEnd);
     this.onclose?.();

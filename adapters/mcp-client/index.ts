@@ -20,27 +20,47 @@
  * // After a reconnect: new TaskClient(newClient).resume(taskId).result()
  * ```
  *
+ * Needs the optional peer dependency `@modelcontextprotocol/sdk` (1.x); without it, importing this
+ * module fails with a `MissingPeerDependencyError` that says so.
+ *
  * @module
  */
-export { TaskClient, resolveTaskClientOptions } from './task-client.js';
-export { attachTaskHost } from './task-host.js';
-export type { TaskHostOptions } from './task-host.js';
-export {
-  TaskClientError,
-  TaskFailedError,
-  TaskCancelledError,
-  TaskProtocolError,
-  TaskClientErrorCode,
-  isTaskClientError,
-  errors,
-} from './task-client.errors.js';
-export type {
-  TaskClientOptions,
-  ResolvedTaskClientOptions,
-  CallToolParams,
-  BeginCallOptions,
-  ResumeOptions,
-  ResultOptions,
-  PendingTask,
-} from './task-client.types.js';
-export type { RequesterTask as ObservedTask, RequesterDialect as TaskDialect } from '../../machines/index.js';
+import { loadWithPeer } from '../peer-dependency.js';
+import type * as Api from './api.js';
+
+export type * from './api.js';
+
+const api: typeof Api = await loadWithPeer('@modelcontextprotocol/sdk', '>=1.25.0 <=1.32.2', 'mcp-task-actors/adapters/mcp-client', () => import('./api.js'));
+
+/** See {@link Api.TaskClient}. */
+export const TaskClient = api.TaskClient;
+/** See {@link Api.TaskClient}. */
+export type TaskClient = Api.TaskClient;
+/** See {@link Api.resolveTaskClientOptions}. */
+export const resolveTaskClientOptions = api.resolveTaskClientOptions;
+/** See {@link Api.attachTaskHost}. */
+export const attachTaskHost = api.attachTaskHost;
+/** See {@link Api.TaskClientError}. */
+export const TaskClientError = api.TaskClientError;
+/** See {@link Api.TaskClientError}. */
+export type TaskClientError = Api.TaskClientError;
+/** See {@link Api.TaskFailedError}. */
+export const TaskFailedError = api.TaskFailedError;
+/** See {@link Api.TaskFailedError}. */
+export type TaskFailedError = Api.TaskFailedError;
+/** See {@link Api.TaskCancelledError}. */
+export const TaskCancelledError = api.TaskCancelledError;
+/** See {@link Api.TaskCancelledError}. */
+export type TaskCancelledError = Api.TaskCancelledError;
+/** See {@link Api.TaskProtocolError}. */
+export const TaskProtocolError = api.TaskProtocolError;
+/** See {@link Api.TaskProtocolError}. */
+export type TaskProtocolError = Api.TaskProtocolError;
+/** See {@link Api.TaskClientErrorCode}. */
+export const TaskClientErrorCode = api.TaskClientErrorCode;
+/** See {@link Api.TaskClientErrorCode}. */
+export type TaskClientErrorCode = Api.TaskClientErrorCode;
+/** See {@link Api.isTaskClientError}. */
+export const isTaskClientError = api.isTaskClientError;
+/** See {@link Api.errors}. */
+export const errors = api.errors;

@@ -15,14 +15,12 @@ import type {
   ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskRuntime } from '../../runtime/index.js';
-import { TASK_META_KEY } from '../dialects/sep-1686/index.js';
 import { wireConnection } from '../mcp-server/connection.js';
 import type { RequestWorkContext } from '../mcp-server/definitions.js';
 import type { TaskHost } from '../mcp-server/request-context.js';
 import { installRequest } from '../mcp-server/request-handlers.js';
 import { installTaskMethods } from '../mcp-server/task-methods.js';
-import { keepingWireErrors } from '../mcp-server/wire-errors.js';
-import { taskWorkContext } from '../mcp-server/task-work-context.js';
+import { registerClientWork, workParams } from './client-task-work.js';
 
 /** Options of {@link attachTaskHost}: the runtime and the client's own answers. */
 export interface TaskHostOptions {
@@ -38,19 +36,6 @@ export interface TaskHostOptions {
   readonly elicitation?: (params: ElicitRequestParams, ctx: RequestWorkContext) => Promise<ElicitResult>;
   /** Answers `sampling/createMessage` (e.g. with the client's model). */
   readonly sampling?: (params: CreateMessageRequestParams, ctx: RequestWorkContext) => Promise<CreateMessageResult>;
-}
-
-/** The request's params as the work sees them: without the task request itself. */
-function workParams(requestParams: Record<string, unknown>): Record<string, unknown> {
-  const rest = { ...requestParams };
-  delete rest['task'];
-  const meta = rest['_meta'];
-  if (typeof meta !== 'object' || meta === null) return rest;
-  const kept = { ...(meta as Record<string, unknown>) };
-  delete kept[TASK_META_KEY];
-  if (Object.keys(kept).length > 0) rest['_meta'] = kept;
-  else delete rest['_meta'];
-  return rest;
 }
 
 /**
@@ -70,24 +55,16 @@ function workParams(requestParams: Record<string, unknown>): Record<string, unkn
  */
 export function attachTaskHost(client: Client, options: TaskHostOptions): void {
   const { runtime, elicitation, sampling } = options;
-  const requests: Record<string, Record<string, object>> = {};
-  if (elicitation) requests['elicitation'] = { create: {} };
-  if (sampling) requests['sampling'] = { createMessage: {} };
+  const hosted = registerClientWork(runtime, { elicitation, sampling });
   client.registerCapabilities({
     ...(elicitation && { elicitation: {} }),
     ...(sampling && { sampling: {} }),
-    tasks: { list: {}, cancel: {}, requests },
+    tasks: { list: {}, cancel: {}, requests: hosted.requests },
   });
 
   const host = client as unknown as TaskHost;
   const connection = wireConnection(host, runtime, { fastLane: options.fastLane ?? true });
-  const answerers: [string, ((params: never, ctx: RequestWorkContext) => Promise<unknown>) | undefined][] = [
-    ['elicitation/create', elicitation],
-    ['sampling/createMessage', sampling],
-  ];
-  for (const [method, answer] of answerers) {
-    if (!answer) continue;
-    runtime.registerHandler(method, keepingWireErrors((params, ctx) => answer(params as never, taskWorkContext(ctx))));
+  for (const [method, answer] of hosted.methods) {
     installRequest(
       host,
       connection,

@@ -20,7 +20,7 @@ import { JsonRpcCode, JsonRpcError, toJsonRpcError } from '../mcp-server/wire-er
 import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
 import { installTaskMethodsV2, register } from './task-methods-v2.js';
 import { interceptHandlers } from './v2-sdk-internals.js';
-import type { StandaloneInputs } from './standalone-inputs.js';
+import type { StandaloneInputs } from '../mcp-server/standalone-inputs.js';
 
 /** Options of {@link attachTaskServerV2}. */
 export interface AttachTaskServerV2Options extends TaskServerDefinitions {
@@ -136,7 +136,7 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
 
   // A task is not a result the SDK's checks let through: taskable requests are answered here,
   // ahead of them; a plain legacy-era call goes on to the SDK's path, checks and all.
-  interceptHandlers(server, (method, sdkHandler) => {
+  interceptHandlers<ServerContext>(server, (method, sdkHandler) => {
     if (!TASKABLE.has(method)) return sdkHandler;
     return async (request, ctx) => (await taskAnswer(runtime, served, method as TaskableMethod, request, ctx, methods.standalone(ctx))) ?? sdkHandler(request, ctx);
   });

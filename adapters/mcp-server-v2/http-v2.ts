@@ -91,7 +91,10 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2): TaskHttpH
  * http.createServer(toNodeListener(endpoint, (req) => tokens.get(req.headers.authorization ?? ''))).listen(3000);
  * ```
  */
-export function toNodeListener(handler: Pick<TaskHttpHandlerV2, 'fetch'>, authenticate?: (req: IncomingMessage) => AuthInfo | undefined): (req: IncomingMessage, res: ServerResponse) => void {
+export function toNodeListener(
+  handler: Pick<TaskHttpHandlerV2, 'fetch'>,
+  authenticate?: (req: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     void (async () => {
       const left = new AbortController();
@@ -106,7 +109,7 @@ export function toNodeListener(handler: Pick<TaskHttpHandlerV2, 'fetch'>, authen
         ...(chunks.length > 0 && { body: Buffer.concat(chunks) }),
         signal: left.signal,
       });
-      const authInfo = authenticate?.(req);
+      const authInfo = await authenticate?.(req);
       const response = await handler.fetch(request, authInfo ? { authInfo } : {});
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (!response.body) return void res.end();

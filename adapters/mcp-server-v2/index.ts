@@ -1,7 +1,8 @@
 /**
  * Host tasks in an SDK v2 server (`@modelcontextprotocol/server` 2.x): the tasks extension on the
  * 2026-07-28 wire and the 2025-11-25 task methods, from one server, on the same runtime as the
- * SDK v1 embedding. Needs the optional peer dependency `@modelcontextprotocol/server`.
+ * SDK v1 embedding. Needs the optional peer dependency `@modelcontextprotocol/server`; without it,
+ * importing this module fails with a `MissingPeerDependencyError` that says so.
  *
  * @example
  * ```ts
@@ -18,8 +19,18 @@
  *
  * @module
  */
-export { attachTaskServerV2 } from './attach-task-server-v2.js';
-export type { AttachTaskServerV2Options } from './attach-task-server-v2.js';
-export { createTaskHttpHandlerV2, toNodeListener } from './http-v2.js';
-export type { TaskHttpHandlerV2, TaskServerFactoryV2 } from './http-v2.js';
-export { STANDALONE_INPUT_GRACE_MS } from './standalone-inputs.js';
+import { loadWithPeer } from '../peer-dependency.js';
+import type * as Api from './api.js';
+
+export type * from './api.js';
+
+const api: typeof Api = await loadWithPeer('@modelcontextprotocol/server', '^2.4.0', 'mcp-task-actors/adapters/mcp-server-v2', () => import('./api.js'));
+
+/** See {@link Api.attachTaskServerV2}. */
+export const attachTaskServerV2 = api.attachTaskServerV2;
+/** See {@link Api.createTaskHttpHandlerV2}. */
+export const createTaskHttpHandlerV2 = api.createTaskHttpHandlerV2;
+/** See {@link Api.toNodeListener}. */
+export const toNodeListener = api.toNodeListener;
+/** See {@link Api.STANDALONE_INPUT_GRACE_MS}. */
+export const STANDALONE_INPUT_GRACE_MS = api.STANDALONE_INPUT_GRACE_MS;

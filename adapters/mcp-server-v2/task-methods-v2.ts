@@ -15,7 +15,7 @@ import { taskAnswers } from '../mcp-server/task-answers.js';
 import { extTaskMethod } from '../mcp-server/stateless/task-methods.js';
 import { toJsonRpcError } from '../mcp-server/wire-errors.js';
 import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
-import { StandaloneInputs } from './standalone-inputs.js';
+import { StandaloneInputs } from '../mcp-server/standalone-inputs.js';
 import { servedDefinitions } from '../mcp-server/served-work.js';
 
 type Handler = (params: Record<string, unknown>, ctx: ServerContext) => unknown;
@@ -66,7 +66,8 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
       return method === 'elicitation/create' ? 'elicitation' in declared : method === 'sampling/createMessage' ? 'sampling' in declared : true;
     },
   };
-  const deliverer = standaloneAfterMs === false ? undefined : new StandaloneInputs(server, runtime, channel, standaloneAfterMs);
+  const unattached = (request: { method: string; params: Record<string, unknown> }, signal: AbortSignal) => server.request(request as never, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS });
+  const deliverer = standaloneAfterMs === false ? undefined : new StandaloneInputs(runtime, channel, unattached, standaloneAfterMs);
   const previousOnClose = server.onclose;
   server.onclose = () => {
     deliverer?.close();

@@ -7,7 +7,11 @@
  */
 import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskRuntime } from '../../runtime/index.js';
-import { requestKey, type TaskHost } from './request-context.js';
+import type { InputRequest } from '../../runtime/index.js';
+import { INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
+import { OwnerBinding } from './owner-binding.js';
+import { AnyResultSchema, requestKey, type TaskHost } from './request-context.js';
+import { StandaloneInputs } from './standalone-inputs.js';
 import type { ConnectionContext } from './request-handlers.js';
 import { FastLane } from './fast-lane.js';
 import { StatusNotifications } from './status-notifications.js';
@@ -64,13 +68,29 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
     return true;
   };
 
+  const takeovers = new Set<(request: InputRequest) => void>();
+  // Only a server sends input requests to its peer, so only a server may send them unattached.
+  const standalone =
+    typeof peer.getClientCapabilities === 'function'
+      ? new StandaloneInputs(runtime, { inFlight, peerSupports, takeovers }, (request, signal) =>
+          host.request(request, AnyResultSchema, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS }),
+        )
+      : undefined;
+  const closeStandalone = host.onclose;
+  host.onclose = () => {
+    standalone?.close();
+    closeStandalone?.();
+  };
+
   return {
     host,
     runtime,
     open,
     inFlight,
     peerSupports,
-    takeovers: new Set(),
+    takeovers,
+    binding: new OwnerBinding(runtime),
+    ...(standalone && { standalone }),
     watch2025: (taskId, owner) => statusNotes.watch(taskId, owner),
     told2025: (task) => statusNotes.told(task),
     ...(lane && { lane }),

@@ -9,23 +9,45 @@
  * const server = createTaskServer({ name: 'demo', version: '1.0.0' }, { runtime: createTaskRuntime(), tools });
  * ```
  *
+ * Needs the optional peer dependency `@modelcontextprotocol/sdk` (1.x); without it, importing this
+ * module fails with a `MissingPeerDependencyError` that says so.
+ *
  * @module
  */
-export { attachTaskServer, createTaskServer } from './attach-task-server.js';
-export type { AttachTaskServerOptions } from './attach-task-server.js';
-export { TaskSupport } from './definitions.js';
-export type {
-  BeforeTaskOutcome,
-  RequestWorkContext,
-  TaskToolDefinition,
-  TaskPromptDefinition,
-  TaskResourceDefinition,
-  TaskServerDefinitions,
-} from './definitions.js';
-export { JsonRpcError, JsonRpcCode, toJsonRpcError } from './wire-errors.js';
-export { ownerOf } from './request-context.js';
-export { RuntimeTaskStore } from './runtime-task-store.js';
-export { requestClientTask, ClientTaskError } from './client-task-request.js';
-export type { ClientTaskMethod, ClientTaskRequestOptions } from './client-task-request.js';
-export { createStatelessHandler } from './stateless/index.js';
-export type { StatelessHandler, StatelessHandlerOptions, StatelessRequestContext } from './stateless/index.js';
+import { loadWithPeer } from '../peer-dependency.js';
+import type * as Api from './api.js';
+
+export type * from './api.js';
+
+const api: typeof Api = await loadWithPeer('@modelcontextprotocol/sdk', '>=1.25.0 <=1.32.2', 'mcp-task-actors/adapters/mcp-server', () => import('./api.js'));
+
+/** See {@link Api.attachTaskServer}. */
+export const attachTaskServer = api.attachTaskServer;
+/** See {@link Api.createTaskServer}. */
+export const createTaskServer = api.createTaskServer;
+/** See {@link Api.TaskSupport}. */
+export const TaskSupport = api.TaskSupport;
+/** See {@link Api.TaskSupport}. */
+export type TaskSupport = Api.TaskSupport;
+/** See {@link Api.JsonRpcError}. */
+export const JsonRpcError = api.JsonRpcError;
+/** See {@link Api.JsonRpcError}. */
+export type JsonRpcError = Api.JsonRpcError;
+/** See {@link Api.JsonRpcCode}. */
+export const JsonRpcCode = api.JsonRpcCode;
+/** See {@link Api.toJsonRpcError}. */
+export const toJsonRpcError = api.toJsonRpcError;
+/** See {@link Api.ownerOf}. */
+export const ownerOf = api.ownerOf;
+/** See {@link Api.RuntimeTaskStore}. */
+export const RuntimeTaskStore = api.RuntimeTaskStore;
+/** See {@link Api.RuntimeTaskStore}. */
+export type RuntimeTaskStore = Api.RuntimeTaskStore;
+/** See {@link Api.requestClientTask}. */
+export const requestClientTask = api.requestClientTask;
+/** See {@link Api.ClientTaskError}. */
+export const ClientTaskError = api.ClientTaskError;
+/** See {@link Api.ClientTaskError}. */
+export type ClientTaskError = Api.ClientTaskError;
+/** See {@link Api.createStatelessHandler}. */
+export const createStatelessHandler = api.createStatelessHandler;

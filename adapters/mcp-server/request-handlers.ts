@@ -12,6 +12,8 @@ import type { TaskView, TaskRuntime } from '../../runtime/index.js';
 import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from './definitions.js';
 import type { FastLane } from './fast-lane.js';
 import type { InputChannel } from './input-delivery.js';
+import type { OwnerBinding } from './owner-binding.js';
+import type { StandaloneInputs } from './standalone-inputs.js';
 import { paramsObject, type RequestInfo, type TaskHost } from './request-context.js';
 import { asksForTask, executeRequest, runTask, taskRouteOf, type OpenTaskRequests } from './task-execution.js';
 import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork } from './served-work.js';
@@ -32,6 +34,10 @@ export interface ConnectionContext extends InputChannel {
   readonly told2025?: (task: TaskView) => void;
   /** The connection's fast lane (task requests answered ahead of the SDK), if it has one. */
   readonly lane?: FastLane;
+  /** Which owner each task id this connection names is bound to (see `owner-binding.ts`). */
+  readonly binding: OwnerBinding;
+  /** Input of 2025-11-25 tasks for requesters that keep no `tasks/result` open (server hosts only). */
+  readonly standalone?: StandaloneInputs;
 }
 
 /** A request schema that accepts any params, so that we, not a schema library, word the errors. */

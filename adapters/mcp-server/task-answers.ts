@@ -46,6 +46,24 @@ function outcomeReply(outcome: TaskOutcome): Answer {
   throw wireErrorOf(outcome);
 }
 
+/** A cursor over several owners' listings: which owner, and the cursor within its listing. */
+function joinCursor(owners: number, index: number, inner: string | undefined): string | undefined {
+  if (owners === 1) return inner;
+  return Buffer.from(JSON.stringify([index, inner ?? null])).toString('base64url');
+}
+
+/** The owner and inner cursor a composite cursor names (none: the first owner, from the start). */
+function splitCursor(cursor: string | undefined, owners: number): [number, string | undefined] {
+  if (cursor === undefined) return [0, undefined];
+  try {
+    const [index, inner] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
+    if (Number.isInteger(index) && (index as number) >= 0 && (index as number) < owners && (inner === null || typeof inner === 'string')) return [index as number, inner ?? undefined];
+  } catch {
+    // Not one of ours: refused below, as any cursor this server did not give.
+  }
+  throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid cursor: not a cursor this server gave');
+}
+
 /** How one `tasks/result` call reaches its requester while it waits. */
 export interface ResultChannel extends InputChannel {
   /** Sends one input request over this call (the spec's input_required flow). */
@@ -109,15 +127,30 @@ export function taskAnswers(runtime: TaskRuntime) {
       return outcomeReply(outcome);
     },
 
-    async list(params: unknown, owner: TaskOwner): Promise<Answer> {
+    /**
+     * One page of the requester's tasks. With several owners (an authenticated requester's session
+     * tasks and its principal's), their listings follow one another; the cursor says where.
+     */
+    async list(params: unknown, owner: TaskOwner | readonly TaskOwner[]): Promise<Answer> {
       const { cursor } = paramsObject(params, 'tasks/list');
       if (cursor !== undefined && typeof cursor !== 'string') {
         throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid cursor: expected a string');
       }
-      const page = await runtime.list(owner, { cursor });
-      const at = now();
-      const tasks = page.tasks.map((t) => renderInOwnDialect(t, { withMeta: false }, at));
-      return page.nextCursor === undefined ? { tasks } : { tasks, nextCursor: page.nextCursor };
+      const owners = Array.isArray(owner) ? (owner as readonly TaskOwner[]) : [owner as TaskOwner];
+      let [index, inner] = owners.length === 1 ? [0, cursor] : splitCursor(cursor, owners.length);
+      for (;;) {
+        const page = await runtime.list(owners[index]!, { cursor: inner });
+        const at = now();
+        const tasks = page.tasks.map((t) => renderInOwnDialect(t, { withMeta: false }, at));
+        const last = index === owners.length - 1;
+        const next = page.nextCursor !== undefined ? joinCursor(owners.length, index, page.nextCursor) : last ? undefined : joinCursor(owners.length, index + 1, undefined);
+        // Nothing more from this owner: go on to the next one rather than answer an empty page.
+        if (tasks.length === 0 && page.nextCursor === undefined && !last) {
+          [index, inner] = [index + 1, undefined];
+          continue;
+        }
+        return next === undefined ? { tasks } : { tasks, nextCursor: next };
+      }
     },
 
     async cancel(params: unknown, owner: TaskOwner): Promise<Answer> {

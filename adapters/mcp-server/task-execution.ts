@@ -17,6 +17,8 @@ import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, TASK_META_KEY, 
 import type { RequestWorkContext, TaskSupport } from './definitions.js';
 import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
 import { AnyResultSchema, ownerOf, requestKey, type RequestInfo, type ServerExtra, type TaskHost } from './request-context.js';
+import { ownerOf2025, type OwnerBinding } from './owner-binding.js';
+import type { StandaloneInputs } from './standalone-inputs.js';
 import { endedOutcome } from './task-answers.js';
 import { plainWorkContext } from './work-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
@@ -43,6 +45,10 @@ export interface TaskRequest {
   readonly extra: RequestInfo;
   /** The SDK peer serving the connection. */
   readonly host: TaskHost;
+  /** Which owner each task id this connection names is bound to. */
+  readonly binding?: OwnerBinding;
+  /** Input of 2025-11-25 tasks for requesters that keep no `tasks/result` open. */
+  readonly standalone?: StandaloneInputs;
   /** Watches each 2025-11-25 task this connection creates, from before it exists (for status notifications). */
   readonly watch2025?: (taskId: string, owner: TaskOwner) => (created: TaskView | null, request: RequestInfo) => void;
 }
@@ -160,7 +166,9 @@ export function runTask(r: TaskRequest, route: Exclude<TaskRoute, { kind: 'direc
 async function createTask2025(r: TaskRequest, ttl: number | null | undefined): Promise<Record<string, unknown>> {
   let task: TaskView;
   const taskId = randomUUID();
-  const owner = ownerOf(r.extra);
+  // Bound to the authorization context (the principal alone, when there is one), as the spec says.
+  const owner = ownerOf2025(r.extra);
+  r.binding?.remember(taskId, owner);
   const created = r.watch2025?.(taskId, owner);
   try {
     task = await r.runtime.create({
@@ -178,6 +186,7 @@ async function createTask2025(r: TaskRequest, ttl: number | null | undefined): P
     throw toJsonRpcError(error);
   }
   created?.(task, r.extra);
+  r.standalone?.watch(task, owner);
   return { task: renderTask2025(task, r.runtime.options.now()) };
 }
 
@@ -187,6 +196,7 @@ const SERVER_READ = { countsAsPoll: false } as const;
 
 async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number | null | undefined): Promise<Record<string, unknown>> {
   const owner = ownerOf(r.extra);
+  r.binding?.remember(taskId, owner);
   try {
     await r.runtime.create({ taskId, owner, dialect: SEP_1686, method: r.method, label: r.label, keepAlive, handler: r.handler, params: r.params });
   } catch (error) {

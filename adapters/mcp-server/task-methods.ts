@@ -10,7 +10,9 @@ import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
 import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from './input-delivery.js';
 import type { FastLane } from './fast-lane.js';
-import { AnyResultSchema, ownerOf, type RequestInfo, type TaskHost } from './request-context.js';
+import type { OwnerBinding } from './owner-binding.js';
+import { AnyResultSchema, ownerOf, taskIdParam, type RequestInfo, type TaskHost } from './request-context.js';
+import type { StandaloneInputs } from './standalone-inputs.js';
 import { looseRequest } from './request-handlers.js';
 import { taskAnswers } from './task-answers.js';
 import { toJsonRpcError } from './wire-errors.js';
@@ -44,7 +46,12 @@ function handle(server: TaskHost, lane: FastLane | undefined, method: string, an
 export function installTaskMethods(
   server: TaskHost,
   runtime: TaskRuntime,
-  channel: InputChannel & { readonly lane?: FastLane; readonly told2025?: (task: TaskView) => void } = { inFlight: new Set(), peerSupports: () => true },
+  channel: InputChannel & {
+    readonly lane?: FastLane;
+    readonly told2025?: (task: TaskView) => void;
+    readonly binding?: OwnerBinding;
+    readonly standalone?: StandaloneInputs;
+  } = { inFlight: new Set(), peerSupports: () => true },
 ): void {
   const { lane, told2025 } = channel;
   /** What an answer says of a 2025-11-25 task, a status notification need not repeat. */
@@ -52,13 +59,19 @@ export function installTaskMethods(
     if (task.dialect === SPEC_2025_11_25) told2025?.(task);
   };
   const answers = taskAnswers(runtime);
+  const { binding, standalone } = channel;
+  const ownerOfTask = (method: string, params: unknown, extra: RequestInfo) => (binding ? binding.ownerFor(taskIdParam(params, method), extra) : Promise.resolve(ownerOf(extra)));
   handle(server, lane, 'tasks/get', async (params, extra) => {
-    const { answer, task } = await answers.get(params, ownerOf(extra));
+    const owner = await ownerOfTask('tasks/get', params, extra);
+    const { answer, task } = await answers.get(params, owner);
     telling(task);
+    // A 2025-11-25 task asked about here (created on this connection or another) gets its input here.
+    if (task.dialect === SPEC_2025_11_25) standalone?.watch(task, owner);
     return answer;
   });
-  handle(server, lane, 'tasks/result', (params, extra) =>
-    answers.result(params, ownerOf(extra), {
+  handle(server, lane, 'tasks/result', async (params, extra) => {
+    const owner = await ownerOfTask('tasks/result', params, extra);
+    return answers.result(params, owner, {
       ...channel,
       signal: extra.signal,
       ...(told2025 && { told2025 }),
@@ -70,9 +83,10 @@ export function installTaskMethods(
           signal,
           timeout: INPUT_REQUEST_TIMEOUT_MS,
         }),
-    }),
-  );
-  handle(server, lane, 'tasks/list', (params, extra) => answers.list(params, ownerOf(extra)));
-  handle(server, lane, 'tasks/cancel', (params, extra) => answers.cancel(params, ownerOf(extra)));
-  handle(server, lane, 'tasks/delete', (params, extra) => answers.delete(params, ownerOf(extra)));
+      ...(standalone && { waiting: (task: TaskView) => standalone.stepAside(task, owner) }),
+    });
+  });
+  handle(server, lane, 'tasks/list', (params, extra) => answers.list(params, binding ? binding.listOwners(extra) : ownerOf(extra)));
+  handle(server, lane, 'tasks/cancel', async (params, extra) => answers.cancel(params, await ownerOfTask('tasks/cancel', params, extra)));
+  handle(server, lane, 'tasks/delete', async (params, extra) => answers.delete(params, await ownerOfTask('tasks/delete', params, extra)));
 }

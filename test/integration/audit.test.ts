@@ -71,7 +71,9 @@ describe('audit lines of mcp-tasks serve --http with bearer tokens', () => {
     ok(await alice.request('tasks/result', { taskId: task.taskId }));
     ok(await alice.request('tasks/delete', { taskId: task.taskId }));
 
-    const who = { taskId: task.taskId, session: alice.sessionId, principal: 'alice', node: 'local' };
+    // A 2025-11-25 task of an authenticated requester belongs to its principal (the spec's
+    // authorization context), not to the session that created it.
+    const who = { taskId: task.taskId, session: null, principal: 'alice', node: 'local' };
     expect(await line(() => server.stderr(), 'task.created', task.taskId)).toMatchObject({ ...who, level: 'info', method: 'tools/call', label: 'sleep', dialect: '2025-11-25' });
     expect(await line(() => server.stderr(), 'task.status', task.taskId, { to: 'completed' })).toMatchObject({ ...who, from: 'working' });
     expect(await line(() => server.stderr(), 'task.result', task.taskId)).toMatchObject({ ...who, status: 'completed', hasResult: true });
@@ -84,7 +86,7 @@ describe('audit lines of mcp-tasks serve --http with bearer tokens', () => {
   it('should log a cancel and the change to cancelled', async () => {
     const task = await create2025(alice, 'long_job', { seconds: 5 });
     ok(await alice.request('tasks/cancel', { taskId: task.taskId }));
-    const who = { taskId: task.taskId, session: alice.sessionId, principal: 'alice', node: 'local' };
+    const who = { taskId: task.taskId, session: null, principal: 'alice', node: 'local' };
     expect(await line(() => server.stderr(), 'task.cancelled', task.taskId)).toMatchObject({ ...who, status: 'cancelled' });
     expect(await line(() => server.stderr(), 'task.status', task.taskId, { to: 'cancelled' })).toMatchObject({ ...who, from: 'working' });
   });

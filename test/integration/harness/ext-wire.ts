@@ -61,7 +61,8 @@ export function extWire(url: string): ExtWire {
             'io.modelcontextprotocol/clientInfo': { name: 'ext-test', version: '1' },
             'io.modelcontextprotocol/clientCapabilities': o.caps ?? WITH_EXT,
           });
-    const name = typeof params['name'] === 'string' ? params['name'] : typeof params['taskId'] === 'string' ? params['taskId'] : undefined;
+    const target = params['name'] ?? params['uri'] ?? params['taskId'];
+    const name = typeof target === 'string' ? target : undefined;
     const headers: Record<string, string | undefined> = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',

@@ -64,8 +64,10 @@ describe('HTTP bearer authentication', () => {
     const created = await post('token-a', call, session);
     const taskId = /"taskId":"([^"]+)"/.exec(created.text)?.[1];
     expect(taskId).toBeDefined();
-    await expect(runtime.get(taskId!, { session, principal: 'alice' })).resolves.toMatchObject({ taskId });
+    // A 2025-11-25 task is bound to the authorization context: the principal, whatever the session.
+    await expect(runtime.get(taskId!, { session: null, principal: 'alice' })).resolves.toMatchObject({ taskId });
     await expect(runtime.get(taskId!, { session, principal: null })).rejects.toThrow(/not found/i);
+    await expect(runtime.get(taskId!, { session: null, principal: 'bob' })).rejects.toThrow(/not found/i);
   });
 });
 

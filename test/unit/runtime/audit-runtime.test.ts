@@ -47,6 +47,14 @@ describe('audit on the memory backend', () => {
     expect(of('task.deleted')).toEqual([expect.objectContaining({ ...who, op: 'delete' })]);
   });
 
+  it("should not log the server's own read that finds no task (countsAsPoll: false), and still log the requester's", async () => {
+    const { of } = audited();
+    await expect(runtime.get('nope', b, { countsAsPoll: false })).rejects.toBeInstanceOf(TaskNotFoundError);
+    expect(of('task.refused')).toEqual([]);
+    await expect(runtime.get('nope', b)).rejects.toBeInstanceOf(TaskNotFoundError);
+    expect(of('task.refused').map((l) => [l['taskId'], l['op']])).toEqual([['nope', 'get']]);
+  });
+
   it('should log a cancel, but not a change of the status message alone', async () => {
     const { of } = audited();
     await create('t1', 'hold');

@@ -8,11 +8,13 @@
  *
  * @module
  */
-import type { Server } from '@modelcontextprotocol/server';
 import type { TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime, TaskView } from '../../runtime/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
-import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from '../mcp-server/input-delivery.js';
+import { deliverInputs, type InputChannel } from './input-delivery.js';
+
+/** Sends one request to the peer unattached to any request of its own (SDK-specific). */
+export type UnattachedSender = (request: { readonly method: string; readonly params: Record<string, unknown> }, signal: AbortSignal) => Promise<unknown>;
 
 /** How long an input request waits for a `tasks/result` to carry it before it goes out alone. */
 export const STANDALONE_INPUT_GRACE_MS = 300;
@@ -30,17 +32,18 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  *
  * @example
  * ```ts
- * const standalone = new StandaloneInputs(server, runtime, channel);
+ * const standalone = new StandaloneInputs(runtime, channel, (request, signal) => server.request(request, { signal }));
  * standalone.watch(task, owner); // on create, and on each tasks/get of a running task
+ * const resume = standalone.stepAside(task, owner); // a tasks/result carries the input now
  * ```
  */
 export class StandaloneInputs {
   private readonly stops = new Map<string, () => void>();
 
   constructor(
-    private readonly server: Server,
     private readonly runtime: TaskRuntime,
     private readonly channel: InputChannel,
+    private readonly sendUnattached: UnattachedSender,
     private readonly graceMs = STANDALONE_INPUT_GRACE_MS,
   ) {}
 
@@ -54,9 +57,7 @@ export class StandaloneInputs {
     }
     if (this.stops.has(key)) return;
     const send = (input: { method: string; params: unknown }, signal: AbortSignal): Promise<unknown> =>
-      pause(this.graceMs, signal).then(() =>
-        this.server.request({ method: input.method, params: withRelatedMetaFor(task, input.params) } as never, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS }),
-      );
+      pause(this.graceMs, signal).then(() => this.sendUnattached({ method: input.method, params: withRelatedMetaFor(task, input.params) }, signal));
     this.stops.set(key, deliverInputs(this.runtime, task.taskId, owner, send, this.channel));
   }
 

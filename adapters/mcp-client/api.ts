@@ -1,0 +1,27 @@
+/**
+ * The SDK v1 client adapter's implementation, loaded by `index.ts` (which checks that the SDK is installed).
+ *
+ * @module
+ */
+export { TaskClient, resolveTaskClientOptions } from './task-client.js';
+export { attachTaskHost } from './task-host.js';
+export type { TaskHostOptions } from './task-host.js';
+export {
+  TaskClientError,
+  TaskFailedError,
+  TaskCancelledError,
+  TaskProtocolError,
+  TaskClientErrorCode,
+  isTaskClientError,
+  errors,
+} from './task-client.errors.js';
+export type {
+  TaskClientOptions,
+  ResolvedTaskClientOptions,
+  CallToolParams,
+  BeginCallOptions,
+  ResumeOptions,
+  ResultOptions,
+  PendingTask,
+} from './task-client.types.js';
+export type { RequesterTask as ObservedTask, RequesterDialect as TaskDialect } from '../../machines/index.js';
