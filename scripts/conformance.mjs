@@ -15,7 +15,8 @@
 //   A scenario that throws instead of reporting (the suite answers "Server test error" and exit 1
 //   even when it is listed) counts as a failure of that scenario, expected only if listed whole.
 //
-// Usage: node scripts/conformance.mjs [--scenario NAME] [--url URL] [--build] [--verbose]
+// Usage: node scripts/conformance.mjs [--scenario NAME] [--url URL] [--sdk v1|v2] [--build] [--verbose]
+//   --sdk v2   start `serve --sdk v2` (the runtime embedded in @modelcontextprotocol/server 2.x) instead
 //   --url URL  test a server that is already running (e.g. a NATS front whose workers run with
 //              --conformance) instead of starting `serve --http 0 --conformance`; it is left running.
 import { spawn, spawnSync } from 'node:child_process';
@@ -32,11 +33,11 @@ const SERVER_MAIN = join(ROOT, 'dist/adapters/cli/main.js');
 const SCENARIO_TIMEOUT_MS = 30_000;
 
 const { values: opts } = parseArgs({
-  options: { scenario: { type: 'string' }, url: { type: 'string' }, build: { type: 'boolean' }, verbose: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  options: { scenario: { type: 'string' }, url: { type: 'string' }, sdk: { type: 'string' }, build: { type: 'boolean' }, verbose: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   strict: true,
 });
 if (opts.help) {
-  process.stdout.write('Usage: node scripts/conformance.mjs [--scenario NAME] [--url URL] [--build] [--verbose]\n');
+  process.stdout.write('Usage: node scripts/conformance.mjs [--scenario NAME] [--url URL] [--sdk v1|v2] [--build] [--verbose]\n');
   process.exit(0);
 }
 
@@ -118,7 +119,7 @@ function readBaseline() {
 
 /** Starts the server; resolves with its URL from the stderr log line, or rejects. */
 function startServer() {
-  const child = spawn(process.execPath, [SERVER_MAIN, 'serve', '--http', '0', '--conformance'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER_MAIN, 'serve', '--http', '0', '--conformance', ...(opts.sdk ? ['--sdk', opts.sdk] : [])], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const url = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server printed no URL within 15 s:\n${stderr}`)), 15_000);
@@ -303,15 +304,18 @@ async function main() {
   if (bad.length > 0) return fail(`unexpected: ${bad.map((r) => `${r.scenario} (${r.result})`).join(', ')}. Fix the server, or list the failure in test/conformance/baseline.yml with a reason; a STALE entry must be deleted.`);
   if (opts.scenario !== undefined || opts.url !== undefined) return 0;
   // The server the suite just passed must still serve the older generations: the project's
-  // SEP-1686 and 2025-11-25 suites over HTTP, every server they spawn started with --conformance.
+  // SEP-1686 and 2025-11-25 suites over HTTP, every server they spawn started with the same flags
+  // (SDK v2 serves 2025-11-25 only: no SEP-1686 on its wire).
+  const flags = opts.sdk ? `--conformance --sdk ${opts.sdk}` : '--conformance';
+  const suites = opts.sdk === 'v2' ? DIALECT_SUITES.filter((f) => !f.includes('sep-1686')) : DIALECT_SUITES;
   say('');
-  say(`conformance: the project's SEP-1686 and 2025-11-25 HTTP suites against serve --conformance`);
-  const dialects = spawnSync('npx', ['vitest', 'run', ...DIALECT_SUITES], {
+  say(`conformance: the project's ${opts.sdk === 'v2' ? '2025-11-25 HTTP suite' : 'SEP-1686 and 2025-11-25 HTTP suites'} against serve ${flags}`);
+  const dialects = spawnSync('npx', ['vitest', 'run', ...suites], {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, MCP_TASKS_SERVE_FLAGS: '--conformance' },
+    env: { ...process.env, MCP_TASKS_SERVE_FLAGS: flags },
   });
-  if (dialects.status !== 0) return fail(`the dialect suites failed against serve --conformance (exit ${dialects.status ?? dialects.signal})`);
+  if (dialects.status !== 0) return fail(`the dialect suites failed against serve ${flags} (exit ${dialects.status ?? dialects.signal})`);
   return 0;
 }
 

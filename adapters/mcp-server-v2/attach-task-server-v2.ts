@@ -18,9 +18,8 @@ import { describePrompt, describeResource, describeTool, resolveWork, servedDefi
 import { callStateless } from '../mcp-server/stateless/work-call.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError } from '../mcp-server/wire-errors.js';
 import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
-import { installTaskMethodsV2, register } from './task-methods-v2.js';
+import { installTaskMethodsV2, register, type HeldConnection } from './task-methods-v2.js';
 import { interceptHandlers } from './v2-sdk-internals.js';
-import type { StandaloneInputs } from '../mcp-server/standalone-inputs.js';
 
 /** Options of {@link attachTaskServerV2}. */
 export interface AttachTaskServerV2Options extends TaskServerDefinitions {
@@ -54,7 +53,7 @@ function plainContext(ctx: ServerContext): RequestWorkContext {
  * A legacy-era request that asks for a task (`params.task`): created under a fresh id and
  * answered at once with `CreateTaskResult`; `null` when the request does not ask for one.
  */
-async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: ResolvedWork, requestParams: Record<string, unknown>, ctx: ServerContext, standalone: StandaloneInputs | undefined) {
+async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: ResolvedWork, requestParams: Record<string, unknown>, ctx: ServerContext, held: HeldConnection | undefined) {
   let asked;
   try {
     asked = parseTaskParams(requestParams);
@@ -68,8 +67,18 @@ async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: Re
   }
   if (work.taskSupport === 'forbidden') throw new JsonRpcError(JsonRpcCode.methodNotFound, `${work.label} does not support task augmentation (taskSupport: 'forbidden')`);
   const owner = ownerOfV2(ctx);
-  const task = await runtime.create({ taskId: crypto.randomUUID(), owner, dialect: SPEC_2025_11_25, method, label: work.label, keepAlive: asked.ttl, handler: work.handler, params: work.params });
-  standalone?.watch(task, owner);
+  const taskId = crypto.randomUUID();
+  // Watched from before it exists: its work starts at once and may change it before the reply.
+  const created = held?.notes.watch(taskId, owner);
+  let task;
+  try {
+    task = await runtime.create({ taskId, owner, dialect: SPEC_2025_11_25, method, label: work.label, keepAlive: asked.ttl, handler: work.handler, params: work.params });
+  } catch (error) {
+    created?.(null, {});
+    throw error;
+  }
+  created?.(task, {});
+  held?.standalone?.watch(task, owner);
   return { task: renderTask2025(task, runtime.options.now()) };
 }
 
@@ -78,7 +87,7 @@ async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: Re
  * of `tools/call`): a task or an input round on either era, and every 2026-07-28 request. `null`:
  * a plain legacy-era call, left to the SDK's own path (its result checks included).
  */
-async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, method: TaskableMethod, request: unknown, ctx: ServerContext, standalone: StandaloneInputs | undefined): Promise<unknown> {
+async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, method: TaskableMethod, request: unknown, ctx: ServerContext, held: HeldConnection | undefined): Promise<unknown> {
   try {
     const requestParams = paramsObject((request as { params?: unknown }).params, method);
     if (isModern(ctx)) {
@@ -86,7 +95,7 @@ async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, metho
       const params = ctx.mcpReq.inputResponses === undefined ? requestParams : { ...requestParams, inputResponses: ctx.mcpReq.inputResponses };
       return await callStateless(statelessCall(ctx, runtime, served), method, params);
     }
-    return await legacyTask(runtime, method, resolveWork(served, runtime, method, requestParams), requestParams, ctx, standalone);
+    return await legacyTask(runtime, method, resolveWork(served, runtime, method, requestParams), requestParams, ctx, held);
   } catch (error) {
     throw toJsonRpcError(error);
   }
@@ -138,7 +147,7 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
   // ahead of them; a plain legacy-era call goes on to the SDK's path, checks and all.
   interceptHandlers<ServerContext>(server, (method, sdkHandler) => {
     if (!TASKABLE.has(method)) return sdkHandler;
-    return async (request, ctx) => (await taskAnswer(runtime, served, method as TaskableMethod, request, ctx, methods.standalone(ctx))) ?? sdkHandler(request, ctx);
+    return async (request, ctx) => (await taskAnswer(runtime, served, method as TaskableMethod, request, ctx, methods.connection(ctx))) ?? sdkHandler(request, ctx);
   });
 
   const methods = installTaskMethodsV2(server, runtime, options.standaloneInputAfterMs ?? undefined);

@@ -16,7 +16,16 @@ import { extTaskMethod } from '../mcp-server/stateless/task-methods.js';
 import { toJsonRpcError } from '../mcp-server/wire-errors.js';
 import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
 import { StandaloneInputs } from '../mcp-server/standalone-inputs.js';
+import { StatusNotifications } from '../mcp-server/status-notifications.js';
 import { servedDefinitions } from '../mcp-server/served-work.js';
+
+/** What a connection (a session, or stdio) keeps between its requests. */
+export interface HeldConnection {
+  /** `notifications/tasks/status` for the 2025-11-25 tasks it creates. */
+  readonly notes: StatusNotifications;
+  /** Input of 2025-11-25 tasks for requesters that keep no `tasks/result` open. */
+  readonly standalone?: StandaloneInputs;
+}
 
 type Handler = (params: Record<string, unknown>, ctx: ServerContext) => unknown;
 
@@ -47,14 +56,14 @@ const NO_DEFINITIONS = servedDefinitions({});
  * Installs the task methods on one v2 server instance.
  *
  * @param standaloneAfterMs - see `AttachTaskServerV2Options.standaloneInputAfterMs`
- * @returns the connection's standalone input deliverer for a request's context (none where the
- *   connection cannot carry unattached requests)
+ * @returns what a request's connection keeps between requests: its standalone input deliverer
+ *   and its status notifications (none on a stateless per-request instance, which keeps nothing)
  * @example
  * ```ts
  * const methods = installTaskMethodsV2(server, runtime, 300);
  * ```
  */
-export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, standaloneAfterMs: number | false | undefined): { standalone(ctx: ServerContext): StandaloneInputs | undefined } {
+export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, standaloneAfterMs: number | false | undefined): { connection(ctx: ServerContext): HeldConnection | undefined } {
   const answers = taskAnswers(runtime);
   const channel: InputChannel = {
     inFlight: new Set(),
@@ -68,19 +77,23 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
   };
   const unattached = (request: { method: string; params: Record<string, unknown> }, signal: AbortSignal) => server.request(request as never, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS });
   const deliverer = standaloneAfterMs === false ? undefined : new StandaloneInputs(runtime, channel, unattached, standaloneAfterMs);
+  const held: HeldConnection = { notes: new StatusNotifications(server, runtime), ...(deliverer && { standalone: deliverer }) };
   const previousOnClose = server.onclose;
   server.onclose = () => {
     deliverer?.close();
+    held.notes.close();
     previousOnClose?.();
   };
-  // A session (Streamable HTTP) or no HTTP at all (stdio) can carry an unattached request; a
-  // stateless per-request instance cannot.
-  const standalone = (ctx: ServerContext): StandaloneInputs | undefined => (ctx.sessionId !== undefined || ctx.http === undefined ? deliverer : undefined);
+  // A session (Streamable HTTP) or no HTTP at all (stdio) lasts beyond one request; a stateless
+  // per-request instance does not.
+  const connection = (ctx: ServerContext): HeldConnection | undefined => (ctx.sessionId !== undefined || ctx.http === undefined ? held : undefined);
+  const standalone = (ctx: ServerContext): StandaloneInputs | undefined => connection(ctx)?.standalone;
 
   register(server, 'tasks/get', AnyParams, async (params, ctx) => {
     if (isModern(ctx)) return extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/get', params);
     const owner = ownerOfV2(ctx);
     const { answer, task } = await answers.get(params, owner);
+    connection(ctx)?.notes.told(task);
     // A task recovered on this connection (created on another) gets its input here too.
     standalone(ctx)?.watch(task, owner);
     return answer;
@@ -97,13 +110,15 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
   register(server, 'tasks/result', AnyParams, (params, ctx) => {
     const owner = ownerOfV2(ctx);
     const aside = standalone(ctx);
+    const notes = connection(ctx)?.notes;
     return answers.result(params, owner, {
       ...channel,
       signal: ctx.mcpReq.signal,
+      ...(notes && { told2025: (task: TaskView) => notes.told(task) }),
       send: (task: TaskView) => (input: InputRequest, signal: AbortSignal) =>
         ctx.mcpReq.send({ method: input.method, params: withRelatedMetaFor(task, input.params) } as never, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS }),
       ...(aside && { waiting: (task: TaskView) => aside.stepAside(task, owner) }),
     });
   });
-  return { standalone };
+  return { connection };
 }

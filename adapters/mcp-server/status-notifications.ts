@@ -16,7 +16,12 @@
 import { isTerminalStatus, type TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime, TaskView } from '../../runtime/index.js';
 import { renderTask2025, statusOf2025 } from '../dialects/2025-11-25/index.js';
-import type { RequestInfo, TaskHost } from './request-context.js';
+import type { RequestInfo } from './request-context.js';
+
+/** Where notifications go: the SDK peer of the connection (SDK v1 or v2). */
+export interface NotificationSink {
+  notification(notification: { method: string; params: Record<string, unknown> }): Promise<void>;
+}
 
 /** What the requester has been told of a task: its status as this dialect shows it. */
 type Told = ReturnType<typeof statusOf2025>;
@@ -47,11 +52,11 @@ const same = (a: Told, b: Told): boolean => a.status === b.status && a.statusMes
  * ```
  */
 export class StatusNotifications {
-  readonly #host: TaskHost;
+  readonly #host: NotificationSink;
   readonly #runtime: TaskRuntime;
   readonly #watched = new Map<string, Watched>();
 
-  constructor(host: TaskHost, runtime: TaskRuntime) {
+  constructor(host: NotificationSink, runtime: TaskRuntime) {
     this.#host = host;
     this.#runtime = runtime;
   }
@@ -60,7 +65,7 @@ export class StatusNotifications {
    * Watches a task about to be created. Call the result with the created task (or `null` when the
    * creation failed) and the request that created it.
    */
-  watch(taskId: string, owner: TaskOwner): (created: TaskView | null, request: RequestInfo) => void {
+  watch(taskId: string, owner: TaskOwner): (created: TaskView | null, request: Pick<RequestInfo, 'afterReply'>) => void {
     const stop = this.#runtime.subscribe(
       ({ task, previous }) => {
         if (previous === null) return; // the creation itself: the CreateTaskResult tells it
@@ -125,7 +130,7 @@ export class StatusNotifications {
  * Runs `fn` once the answer to `request` has left: on the fast lane right after it is handed to
  * the transport; on the SDK's path, which has no such moment, on the next turn of the loop.
  */
-function afterReply(request: RequestInfo, fn: () => void): void {
+function afterReply(request: Pick<RequestInfo, 'afterReply'>, fn: () => void): void {
   if (request.afterReply) request.afterReply(fn);
   else setImmediate(fn);
 }
