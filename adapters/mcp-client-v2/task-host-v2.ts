@@ -8,17 +8,17 @@
  * @module
  */
 import type { Client, ClientContext } from '@modelcontextprotocol/client';
-import { z } from 'zod';
 import type { TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime, TaskView } from '../../runtime/index.js';
-import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } from '../dialects/2025-11-25/index.js';
+import { renderTask2025, SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
 import { registerClientWork, workParams } from '../mcp-client/client-task-work.js';
 import type { RequestWorkContext } from '../mcp-server/definitions.js';
 import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from '../mcp-server/input-delivery.js';
-import { paramsObject } from '../mcp-server/request-context.js';
+import { paramsObject, taskRequest2025 } from '../mcp-server/request-context.js';
 import { taskAnswers } from '../mcp-server/task-answers.js';
-import { JsonRpcCode, JsonRpcError, toJsonRpcError } from '../mcp-server/wire-errors.js';
+import { toJsonRpcError } from '../mcp-server/wire-errors.js';
+import { registerWithSchema } from '../mcp-server-v2/schema-handler.js';
 import { interceptHandlers } from '../mcp-server-v2/v2-sdk-internals.js';
 
 /** Options of {@link attachTaskHostV2}: the runtime and the client's own answers. */
@@ -33,7 +33,6 @@ export interface TaskHostV2Options {
 
 /** The one requester of a client's tasks: the server it is connected to. */
 const SERVER: TaskOwner = { session: null, principal: null };
-const AnyParams = z.looseObject({});
 
 /** A plain (not task) request's context: the work answers at once, nothing to ask back. */
 function plainContext(ctx: ClientContext): RequestWorkContext {
@@ -74,12 +73,7 @@ export function attachTaskHostV2(client: Client, options: TaskHostV2Options): vo
       if (!answers.has(method as never)) return sdkHandler;
       return async (request, ctx) => {
         const params = paramsObject((request as { params?: unknown }).params, method);
-        let asked;
-        try {
-          asked = parseTaskParams(params);
-        } catch (error) {
-          throw toJsonRpcError(error instanceof TaskParamsError ? new JsonRpcError(JsonRpcCode.invalidParams, error.message) : error);
-        }
+        const asked = taskRequest2025(params);
         if (!asked) return sdkHandler(request, ctx);
         try {
           const task = await runtime.create({ taskId: crypto.randomUUID(), owner: SERVER, dialect: SPEC_2025_11_25, method, label: method, keepAlive: asked.ttl, handler: method, params: workParams(params) });
@@ -97,16 +91,7 @@ export function attachTaskHostV2(client: Client, options: TaskHostV2Options): vo
 
   const channel: InputChannel = { inFlight: new Set(), peerSupports: () => true };
   const taskMethods = taskAnswers(runtime);
-  const register = (method: string, handler: (params: Record<string, unknown>, ctx: ClientContext) => Promise<unknown>): void => {
-    const checked = async (params: Record<string, unknown>, ctx: ClientContext) => {
-      try {
-        return (await handler(params, ctx)) as never;
-      } catch (error) {
-        throw toJsonRpcError(error);
-      }
-    };
-    (client.setRequestHandler as (m: string, s: { params: unknown }, h: typeof checked) => void)(method, { params: AnyParams }, checked);
-  };
+  const register = (method: string, handler: (params: Record<string, unknown>, ctx: ClientContext) => Promise<unknown>): void => registerWithSchema<ClientContext>(client, method, handler);
   register('tasks/get', async (params) => (await taskMethods.get(params, SERVER)).answer);
   register('tasks/list', (params) => taskMethods.list(params, SERVER));
   register('tasks/cancel', (params) => taskMethods.cancel(params, SERVER));

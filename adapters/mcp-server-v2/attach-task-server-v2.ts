@@ -7,16 +7,15 @@
  * @module
  */
 import { McpServer, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import { z } from 'zod';
 import type { TaskRuntime } from '../../runtime/index.js';
-import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } from '../dialects/2025-11-25/index.js';
+import { renderTask2025, SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { TASKS_EXTENSION_ID } from '../dialects/ext/index.js';
 import type { RequestWorkContext, TaskServerDefinitions } from '../mcp-server/definitions.js';
 import { registerWork } from '../mcp-server/register-work.js';
-import { paramsObject } from '../mcp-server/request-context.js';
+import { checkTaskSupport, paramsObject, taskRequest2025 } from '../mcp-server/request-context.js';
 import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork, type ServedDefinitions, type TaskableMethod } from '../mcp-server/served-work.js';
 import { callStateless } from '../mcp-server/stateless/work-call.js';
-import { JsonRpcCode, JsonRpcError, toJsonRpcError } from '../mcp-server/wire-errors.js';
+import { toJsonRpcError } from '../mcp-server/wire-errors.js';
 import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
 import { installTaskMethodsV2, register, type HeldConnection } from './task-methods-v2.js';
 import { interceptHandlers } from './v2-sdk-internals.js';
@@ -36,7 +35,6 @@ export interface AttachTaskServerV2Options extends TaskServerDefinitions {
 }
 
 const TASKABLE: ReadonlySet<string> = new Set<TaskableMethod>(['tools/call', 'prompts/get', 'resources/read']);
-const AnyParams = z.looseObject({});
 
 /** A plain (not task) request's context: input straight over the connection, on the legacy era only. */
 function plainContext(ctx: ServerContext): RequestWorkContext {
@@ -54,18 +52,9 @@ function plainContext(ctx: ServerContext): RequestWorkContext {
  * answered at once with `CreateTaskResult`; `null` when the request does not ask for one.
  */
 async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: ResolvedWork, requestParams: Record<string, unknown>, ctx: ServerContext, held: HeldConnection | undefined) {
-  let asked;
-  try {
-    asked = parseTaskParams(requestParams);
-  } catch (error) {
-    if (error instanceof TaskParamsError) throw new JsonRpcError(JsonRpcCode.invalidParams, error.message);
-    throw error;
-  }
-  if (!asked) {
-    if (work.taskSupport === 'required') throw new JsonRpcError(JsonRpcCode.methodNotFound, `${work.label} requires task augmentation (taskSupport: 'required')`);
-    return null;
-  }
-  if (work.taskSupport === 'forbidden') throw new JsonRpcError(JsonRpcCode.methodNotFound, `${work.label} does not support task augmentation (taskSupport: 'forbidden')`);
+  const asked = taskRequest2025(requestParams);
+  checkTaskSupport(work.label, work.taskSupport, asked !== undefined);
+  if (!asked) return null;
   const owner = ownerOfV2(ctx);
   const taskId = crypto.randomUUID();
   // Watched from before it exists: its work starts at once and may change it before the reply.
@@ -164,17 +153,17 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
     // 2025-11-25 says per tool whether it may run as a task; the extension has no such field.
     const modern = listed(served.tools.values(), describeTool);
     const legacy = listed(served.tools.values(), (t) => ({ ...describeTool(t), execution: { taskSupport: t.taskSupport ?? 'optional' } }));
-    register(server, 'tools/list', AnyParams, (_params, ctx) => ({ tools: isModern(ctx) ? modern : legacy }));
-    register(server, 'tools/call', AnyParams, plain('tools/call'));
+    register(server, 'tools/list', (_params, ctx) => ({ tools: isModern(ctx) ? modern : legacy }));
+    register(server, 'tools/call', plain('tools/call'));
   }
   if (served.prompts.size > 0) {
     const prompts = listed(served.prompts.values(), describePrompt);
-    register(server, 'prompts/list', AnyParams, () => ({ prompts }));
-    register(server, 'prompts/get', AnyParams, plain('prompts/get'));
+    register(server, 'prompts/list', () => ({ prompts }));
+    register(server, 'prompts/get', plain('prompts/get'));
   }
   if (served.resources.size > 0) {
     const resources = listed(served.resources.values(), describeResource);
-    register(server, 'resources/list', AnyParams, () => ({ resources }));
-    register(server, 'resources/read', AnyParams, plain('resources/read'));
+    register(server, 'resources/list', () => ({ resources }));
+    register(server, 'resources/read', plain('resources/read'));
   }
 }

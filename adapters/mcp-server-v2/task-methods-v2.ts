@@ -7,14 +7,16 @@
  * @module
  */
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
-import { z } from 'zod';
 import type { InputRequest, TaskRuntime, TaskView } from '../../runtime/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
 import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from '../mcp-server/input-delivery.js';
 import { taskAnswers } from '../mcp-server/task-answers.js';
 import { extTaskMethod } from '../mcp-server/stateless/task-methods.js';
-import { toJsonRpcError } from '../mcp-server/wire-errors.js';
 import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
+import { registerWithSchema } from './schema-handler.js';
+
+/** Registers a task method on the server. */
+export const register = (server: Server, method: string, handler: (params: Record<string, unknown>, ctx: ServerContext) => unknown): void => registerWithSchema<ServerContext>(server, method, handler);
 import { StandaloneInputs } from '../mcp-server/standalone-inputs.js';
 import { StatusNotifications } from '../mcp-server/status-notifications.js';
 import { servedDefinitions } from '../mcp-server/served-work.js';
@@ -27,29 +29,6 @@ export interface HeldConnection {
   readonly standalone?: StandaloneInputs;
 }
 
-type Handler = (params: Record<string, unknown>, ctx: ServerContext) => unknown;
-
-/**
- * Registers one method with the SDK's schema form (the only form for methods outside its own
- * typed set), turning every failure into the JSON-RPC error that says what was wrong.
- *
- * @example
- * ```ts
- * register(server, 'tasks/list', z.looseObject({}), (params, ctx) => answers.list(params, ownerOfV2(ctx)));
- * ```
- */
-export function register(server: Server, method: string, params: z.ZodType<Record<string, unknown>>, handler: Handler): void {
-  const checked = async (p: Record<string, unknown>, ctx: ServerContext) => {
-    try {
-      return (await handler(p, ctx)) as never;
-    } catch (error) {
-      throw toJsonRpcError(error);
-    }
-  };
-  (server.setRequestHandler as (m: string, s: { params: unknown }, h: typeof checked) => void)(method, { params }, checked);
-}
-
-const AnyParams = z.looseObject({});
 const NO_DEFINITIONS = servedDefinitions({});
 
 /**
@@ -89,7 +68,7 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
   const connection = (ctx: ServerContext): HeldConnection | undefined => (ctx.sessionId !== undefined || ctx.http === undefined ? held : undefined);
   const standalone = (ctx: ServerContext): StandaloneInputs | undefined => connection(ctx)?.standalone;
 
-  register(server, 'tasks/get', AnyParams, async (params, ctx) => {
+  register(server, 'tasks/get', async (params, ctx) => {
     if (isModern(ctx)) return extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/get', params);
     const owner = ownerOfV2(ctx);
     const { answer, task } = await answers.get(params, owner);
@@ -98,16 +77,16 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
     standalone(ctx)?.watch(task, owner);
     return answer;
   });
-  register(server, 'tasks/cancel', AnyParams, (params, ctx) =>
+  register(server, 'tasks/cancel', (params, ctx) =>
     isModern(ctx) ? extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/cancel', params) : answers.cancel(params, ownerOfV2(ctx)),
   );
-  register(server, 'tasks/update', AnyParams, (params, ctx) => {
+  register(server, 'tasks/update', (params, ctx) => {
     // The SDK lifts the answers out of the params; the shared code reads them there.
     const withAnswers = params['inputResponses'] === undefined && ctx.mcpReq.inputResponses !== undefined ? { ...params, inputResponses: ctx.mcpReq.inputResponses } : params;
     return extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/update', withAnswers);
   });
-  register(server, 'tasks/list', AnyParams, (params, ctx) => answers.list(params, ownerOfV2(ctx)));
-  register(server, 'tasks/result', AnyParams, (params, ctx) => {
+  register(server, 'tasks/list', (params, ctx) => answers.list(params, ownerOfV2(ctx)));
+  register(server, 'tasks/result', (params, ctx) => {
     const owner = ownerOfV2(ctx);
     const aside = standalone(ctx);
     const notes = connection(ctx)?.notes;

@@ -7,6 +7,7 @@ import type { Protocol, RequestHandlerExtra } from '@modelcontextprotocol/sdk/sh
 import type { Notification, Request, Result } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { TaskOwner } from '../../machines/index.js';
+import { parseTaskParams, TaskParamsError, type TaskParams2025 } from '../dialects/2025-11-25/index.js';
 import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
 
 /**
@@ -76,4 +77,38 @@ export function taskIdParam(params: unknown, method: string): string {
     throw new JsonRpcError(JsonRpcCode.invalidParams, `Invalid params for ${method}: taskId must be a non-empty string`);
   }
   return taskId;
+}
+
+/**
+ * The 2025-11-25 task request of a request's params (`params.task`), or `undefined` when it asks
+ * for none.
+ *
+ * @throws JsonRpcError -32602 naming what is wrong with a malformed `params.task`
+ * @example
+ * ```ts
+ * taskRequest2025({ name: 'sleep', task: { ttl: 60000 } }); // { ttl: 60000 }
+ * ```
+ */
+export function taskRequest2025(params: Record<string, unknown>): TaskParams2025 | undefined {
+  try {
+    return parseTaskParams(params);
+  } catch (error) {
+    if (error instanceof TaskParamsError) throw new JsonRpcError(JsonRpcCode.invalidParams, error.message);
+    throw error;
+  }
+}
+
+/**
+ * The session dialects' task-support rule: a `required` request not asked as a task, and (2025-11-25)
+ * a `forbidden` one asked as a task, are refused with -32601 naming the request.
+ *
+ * @throws JsonRpcError -32601 when the request breaks its definition's task support
+ * @example
+ * ```ts
+ * checkTaskSupport('long_job', 'required', false); // throws: long_job requires task augmentation
+ * ```
+ */
+export function checkTaskSupport(label: string, support: 'forbidden' | 'optional' | 'required', askedForTask: boolean): void {
+  if (askedForTask && support === 'forbidden') throw new JsonRpcError(JsonRpcCode.methodNotFound, `${label} does not support task augmentation (taskSupport: 'forbidden')`);
+  if (!askedForTask && support === 'required') throw new JsonRpcError(JsonRpcCode.methodNotFound, `${label} requires task augmentation (taskSupport: 'required')`);
 }

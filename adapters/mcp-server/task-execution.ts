@@ -16,7 +16,7 @@ import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } fro
 import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, TASK_META_KEY, withRelatedMeta } from '../dialects/sep-1686/index.js';
 import type { RequestWorkContext, TaskSupport } from './definitions.js';
 import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
-import { AnyResultSchema, ownerOf, requestKey, type RequestInfo, type ServerExtra, type TaskHost } from './request-context.js';
+import { AnyResultSchema, checkTaskSupport, ownerOf, requestKey, type RequestInfo, type ServerExtra, type TaskHost } from './request-context.js';
 import { ownerOf2025, type OwnerBinding } from './owner-binding.js';
 import type { StandaloneInputs } from './standalone-inputs.js';
 import { endedOutcome } from './task-answers.js';
@@ -98,16 +98,12 @@ export function taskRouteOf(r: Pick<TaskRequest, 'extra' | 'requestParams' | 'ta
   const { sep, v2025 } = readTaskRequest(r);
   if (v2025) {
     // 2025-11-25: a forbidden request asked as a task is refused (tool-level negotiation).
-    if (r.taskSupport === 'forbidden') {
-      throw new JsonRpcError(JsonRpcCode.methodNotFound, `${r.label} does not support task augmentation (taskSupport: 'forbidden')`);
-    }
+    checkTaskSupport(r.label, r.taskSupport, true);
     return { kind: SPEC_2025_11_25, ttl: v2025.ttl };
   }
   // SEP-1686: a receiver that does not support tasks for this request ignores the metadata (§4.1).
   if (!sep || r.taskSupport === 'forbidden') {
-    if (r.taskSupport === 'required') {
-      throw new JsonRpcError(JsonRpcCode.methodNotFound, `${r.label} requires task augmentation (taskSupport: 'required')`);
-    }
+    checkTaskSupport(r.label, r.taskSupport, false);
     return DIRECT;
   }
   return { kind: SEP_1686, taskId: sep.taskId, keepAlive: sep.keepAlive };
