@@ -15,6 +15,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   listing: async () => (await import('./listing.js')).run,
   memory: async () => (await import('./memory.js')).run,
   nats: async () => (await import('./nats.js')).run,
+  'sdk-v2': async () => (await import('./sdk-v2.js')).run,
 };
 
 async function main(): Promise<void> {
