@@ -67,7 +67,6 @@ async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: Re
     throw error;
   }
   created?.(task, {});
-  held?.standalone?.watch(task, owner);
   return { task: renderTask2025(task, runtime.options.now()) };
 }
 

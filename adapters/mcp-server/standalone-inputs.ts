@@ -6,10 +6,15 @@
  * session carries on its standalone GET stream (and stdio on the pipe). A `tasks/result` opened
  * later takes the request over: the spec's own channel always wins.
  *
+ * A task is watched from its requester's first `tasks/get` (which is how such a requester follows
+ * it) until an answer shows it ended. Cheap for the tasks that never ask: watching is an entry in
+ * a map; one listener per connection hears input requests, and only a task that asks gets a
+ * deliverer (and a status subscription that ends it with the task).
+ *
  * @module
  */
-import type { TaskOwner } from '../../machines/index.js';
-import type { TaskRuntime, TaskView } from '../../runtime/index.js';
+import { isTerminalStatus, type TaskOwner } from '../../machines/index.js';
+import type { InputRequest, TaskRuntime, TaskView } from '../../runtime/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
 import { deliverInputs, type InputChannel } from './input-delivery.js';
 
@@ -19,6 +24,9 @@ export type UnattachedSender = (request: { readonly method: string; readonly par
 /** How long an input request waits for a `tasks/result` to carry it before it goes out alone. */
 export const STANDALONE_INPUT_GRACE_MS = 300;
 
+/** Tasks watched per connection at most (the oldest forgotten first). */
+const WATCHED = 10_000;
+
 /** Waits `ms`, or rejects when `signal` aborts first. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -27,18 +35,25 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+const keyOf = (owner: TaskOwner, taskId: string): string => `${owner.principal ?? ''}\u0001${owner.session ?? ''}\u0000${taskId}`;
+
 /**
- * One connection's standalone input deliverers, one per task it watches.
+ * One connection's standalone input delivery.
  *
  * @example
  * ```ts
  * const standalone = new StandaloneInputs(runtime, channel, (request, signal) => server.request(request, { signal }));
- * standalone.watch(task, owner); // on create, and on each tasks/get of a running task
+ * standalone.watch(task, owner); // on each tasks/get of a 2025-11-25 task
  * const resume = standalone.stepAside(task, owner); // a tasks/result carries the input now
+ * resume(false); // it ended without the outcome (the requester left): back to the standalone stream
  * ```
  */
 export class StandaloneInputs {
-  private readonly stops = new Map<string, () => void>();
+  readonly #watched = new Map<string, { readonly task: TaskView; readonly owner: TaskOwner }>();
+  readonly #delivering = new Map<string, () => void>();
+  /** Tasks a `tasks/result` is carrying input for right now. */
+  readonly #aside = new Map<string, number>();
+  #stopListening: (() => void) | undefined;
 
   constructor(
     private readonly runtime: TaskRuntime,
@@ -47,39 +62,69 @@ export class StandaloneInputs {
     private readonly graceMs = STANDALONE_INPUT_GRACE_MS,
   ) {}
 
-  /** Starts delivering the task's input requests alone, unless it ended or is watched already. */
+  /** Watches a task of this connection's requester, as an answer just showed it (forgets it once it has ended). */
   watch(task: TaskView, owner: TaskOwner): void {
-    const key = `${owner.principal ?? ''}\u0001${owner.session ?? ''}\u0000${task.taskId}`;
-    if (TERMINAL.has(task.status)) {
-      this.stops.get(key)?.();
-      this.stops.delete(key);
-      return;
+    const key = keyOf(owner, task.taskId);
+    if (isTerminalStatus(task.status)) return this.#forget(key);
+    if (!this.#watched.has(key)) {
+      if (this.#watched.size >= WATCHED) this.#forget(this.#watched.keys().next().value!);
+      this.#watched.set(key, { task, owner });
     }
-    if (this.stops.has(key)) return;
-    const send = (input: { method: string; params: unknown }, signal: AbortSignal): Promise<unknown> =>
-      pause(this.graceMs, signal).then(() => this.sendUnattached({ method: input.method, params: withRelatedMetaFor(task, input.params) }, signal));
-    this.stops.set(key, deliverInputs(this.runtime, task.taskId, owner, send, this.channel));
+    this.#stopListening ??= this.runtime.onInputRequest((request: InputRequest) => this.#deliver(keyOf(request.owner, request.taskId)));
+    // Asking already (a task recovered on this connection): what it asks goes out now.
+    if (task.status === 'input_required') this.#deliver(key);
   }
 
   /**
    * A `tasks/result` for the task is about to carry its input: this deliverer steps aside (what it
-   * was sending is handed over) until the returned function is called, when it resumes.
+   * was sending is handed over). Call the result when the call ends, saying whether the task ended.
    */
-  stepAside(task: TaskView, owner: TaskOwner): () => void {
-    const key = `${owner.principal ?? ''}\u0001${owner.session ?? ''}\u0000${task.taskId}`;
-    const stop = this.stops.get(key);
-    if (!stop) return () => undefined;
-    this.stops.delete(key);
-    stop();
-    // Resumed only for a task still running once the call ends (its requester left).
-    return () => void this.runtime.get(task.taskId, owner, { countsAsPoll: false }).then((now) => this.watch(now, owner), () => undefined);
+  stepAside(task: TaskView, owner: TaskOwner): (ended: boolean) => void {
+    const key = keyOf(owner, task.taskId);
+    this.#aside.set(key, (this.#aside.get(key) ?? 0) + 1);
+    this.#stopDelivering(key);
+    return (ended) => {
+      const left = (this.#aside.get(key) ?? 1) - 1;
+      if (left > 0) this.#aside.set(key, left);
+      else this.#aside.delete(key);
+      if (ended) return this.#forget(key);
+      // The requester left before the task ended: whatever the task asks goes out alone again.
+      void this.runtime.get(task.taskId, owner, { countsAsPoll: false }).then((now) => this.#watched.has(key) && this.watch(now, owner), () => this.#forget(key));
+    };
   }
 
-  /** Stops every deliverer (the connection closed). */
+  /** Stops everything (the connection closed). */
   close(): void {
-    for (const stop of this.stops.values()) stop();
-    this.stops.clear();
+    for (const stop of this.#delivering.values()) stop();
+    this.#delivering.clear();
+    this.#watched.clear();
+    this.#aside.clear();
+    this.#stopListening?.();
+    this.#stopListening = undefined;
+  }
+
+  /** Starts delivering a watched task's input alone, unless a `tasks/result` carries it or it is under way. */
+  #deliver(key: string): void {
+    const watched = this.#watched.get(key);
+    if (!watched || this.#aside.has(key) || this.#delivering.has(key)) return;
+    const { task, owner } = watched;
+    const send = (input: InputRequest, signal: AbortSignal): Promise<unknown> =>
+      pause(this.graceMs, signal).then(() => this.sendUnattached({ method: input.method, params: withRelatedMetaFor(task, input.params) }, signal));
+    const stopInputs = deliverInputs(this.runtime, task.taskId, owner, send, this.channel);
+    const stopStatus = this.runtime.subscribe(({ task: now }) => isTerminalStatus(now.status) && this.#forget(key), { taskId: task.taskId, owner });
+    this.#delivering.set(key, () => {
+      stopInputs();
+      stopStatus();
+    });
+  }
+
+  #stopDelivering(key: string): void {
+    this.#delivering.get(key)?.();
+    this.#delivering.delete(key);
+  }
+
+  #forget(key: string): void {
+    this.#stopDelivering(key);
+    this.#watched.delete(key);
   }
 }
-
-const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'unknown']);

@@ -72,8 +72,11 @@ export interface ResultChannel extends InputChannel {
   readonly signal: AbortSignal;
   /** An answer told the requester how a 2025-11-25 task is: a status notification need not repeat it. */
   readonly told2025?: (task: TaskView) => void;
-  /** Called once the call knows the task is still running, before it waits (input channels hand over). */
-  readonly waiting?: (task: TaskView) => () => void;
+  /**
+   * Called once the call knows the task is still running, before it waits (input channels hand
+   * over); the result is called when the call ends, saying whether the task ended.
+   */
+  readonly waiting?: (task: TaskView) => (ended: boolean) => void;
 }
 
 /**
@@ -121,7 +124,7 @@ export function taskAnswers(runtime: TaskRuntime) {
         outcome = await runtime.waitForOutcome(taskId, owner, { signal: channel.signal, countsAsPoll: false });
       } finally {
         stopInputs();
-        handedOver?.();
+        handedOver?.(outcome !== undefined);
       }
       telling(outcome.task);
       return outcomeReply(outcome);

@@ -18,7 +18,6 @@ import type { RequestWorkContext, TaskSupport } from './definitions.js';
 import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
 import { AnyResultSchema, checkTaskSupport, ownerOf, requestKey, type RequestInfo, type ServerExtra, type TaskHost } from './request-context.js';
 import { ownerOf2025, type OwnerBinding } from './owner-binding.js';
-import type { StandaloneInputs } from './standalone-inputs.js';
 import { endedOutcome } from './task-answers.js';
 import { plainWorkContext } from './work-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
@@ -47,8 +46,6 @@ export interface TaskRequest {
   readonly host: TaskHost;
   /** Which owner each task id this connection names is bound to. */
   readonly binding?: OwnerBinding;
-  /** Input of 2025-11-25 tasks for requesters that keep no `tasks/result` open. */
-  readonly standalone?: StandaloneInputs;
   /** Watches each 2025-11-25 task this connection creates, from before it exists (for status notifications). */
   readonly watch2025?: (taskId: string, owner: TaskOwner) => (created: TaskView | null, request: RequestInfo) => void;
 }
@@ -182,7 +179,6 @@ async function createTask2025(r: TaskRequest, ttl: number | null | undefined): P
     throw toJsonRpcError(error);
   }
   created?.(task, r.extra);
-  r.standalone?.watch(task, owner);
   return { task: renderTask2025(task, r.runtime.options.now()) };
 }
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime, TaskView } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
@@ -60,20 +61,32 @@ export function installTaskMethods(
   };
   const answers = taskAnswers(runtime);
   const { binding, standalone } = channel;
-  const ownerOfTask = (method: string, params: unknown, extra: RequestInfo) => (binding ? binding.ownerFor(taskIdParam(params, method), extra) : Promise.resolve(ownerOf(extra)));
+  /** Whom the task a request names belongs to; a look-up only for an authenticated session (see OwnerBinding). */
+  const ownerOfTask = (method: string, params: unknown, extra: RequestInfo): TaskOwner | Promise<TaskOwner> => {
+    const owner = ownerOf(extra);
+    return binding && owner.principal !== null && owner.session !== null ? binding.ownerFor(taskIdParam(params, method), extra) : owner;
+  };
   handle(server, lane, 'tasks/get', async (params, extra) => {
-    const owner = await ownerOfTask('tasks/get', params, extra);
+    const found = ownerOfTask('tasks/get', params, extra);
+    const owner = found instanceof Promise ? await found : found;
     const { answer, task } = await answers.get(params, owner);
     telling(task);
     // A 2025-11-25 task asked about here (created on this connection or another) gets its input here.
     if (task.dialect === SPEC_2025_11_25) standalone?.watch(task, owner);
     return answer;
   });
+  const { inFlight, peerSupports, takeovers } = channel;
   handle(server, lane, 'tasks/result', async (params, extra) => {
-    const owner = await ownerOfTask('tasks/result', params, extra);
+    const found = ownerOfTask('tasks/result', params, extra);
+    const owner = found instanceof Promise ? await found : found;
     return answers.result(params, owner, {
-      ...channel,
-      signal: extra.signal,
+      inFlight,
+      peerSupports,
+      ...(takeovers && { takeovers }),
+      // Read only when the call waits: the fast lane makes a request's signal on first read.
+      get signal() {
+        return extra.signal;
+      },
       ...(told2025 && { told2025 }),
       send: (task) => (input, signal) =>
         // Through the host, not extra.sendRequest: the SDK would divert a request whose incoming
