@@ -20,6 +20,8 @@ export interface HttpEndpointV2Options {
   readonly createServer: TaskServerFactoryV2;
   /** Authenticates every request; one it refuses gets 401. */
   readonly authenticate?: HttpAuthenticator;
+  /** A 2025-11-25 session with no request for this long is closed. @default 3_600_000 */
+  readonly sessionIdleMs?: number;
   readonly allowedHosts?: readonly string[];
   readonly allowedOrigins?: readonly string[];
 }
@@ -39,7 +41,7 @@ function replyError(res: ServerResponse, status: number, code: number, message: 
 export async function startHttpEndpointV2(options: HttpEndpointV2Options): Promise<HttpEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const checkOrigin = originGuard({ bind: host, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
-  const endpoint = createTaskHttpHandlerV2(options.createServer);
+  const endpoint = createTaskHttpHandlerV2(options.createServer, options.sessionIdleMs === undefined ? {} : { sessionIdleMs: options.sessionIdleMs });
   const authenticated = new WeakMap<IncomingMessage, Awaited<ReturnType<HttpAuthenticator>>>();
   const listener = toNodeListener(endpoint, (req) => authenticated.get(req));
   const http = createServer((req, res) => {

@@ -153,7 +153,6 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   const sdk = values.sdk ?? 'v1';
   if (sdk !== 'v1' && sdk !== 'v2') throw new Error(`--sdk expects v1 or v2, got '${sdk}'`);
-  if (sdk === 'v2' && values['session-idle-timeout'] !== undefined) throw new Error('--session-idle-timeout is for --sdk v1: SDK v2 sessions are kept by its own transport');
   const nats = natsSettings(values, process.env);
   const role = values.role ?? 'both';
   if (!['front', 'worker', 'both'].includes(role)) throw new Error(`--role expects front, worker or both, got '${role}'`);
@@ -275,6 +274,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const endpoint = sdk === 'v2' ? await (await loadServeV2()).serveHttpV2(info, runtime, definitions, {
     port,
     ...(values.host !== undefined && { host: values.host }),
+    ...(sessionIdleMs !== undefined && { sessionIdleMs }),
     ...(authenticated && { authenticate: bearerTokens(tokens) }),
     allowedHosts,
     allowedOrigins,

@@ -15,6 +15,7 @@ import { registerWork } from '../mcp-server/register-work.js';
 import { checkTaskSupport, paramsObject, taskRequest2025 } from '../mcp-server/request-context.js';
 import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork, type ServedDefinitions, type TaskableMethod } from '../mcp-server/served-work.js';
 import { callStateless } from '../mcp-server/stateless/work-call.js';
+import type { StandaloneInputOptions } from '../mcp-server/standalone-inputs.js';
 import { toJsonRpcError } from '../mcp-server/wire-errors.js';
 import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
 import { installTaskMethodsV2, register, type HeldConnection } from './task-methods-v2.js';
@@ -26,12 +27,12 @@ export interface AttachTaskServerV2Options extends TaskServerDefinitions {
   readonly runtime: TaskRuntime;
   /**
    * For 2025-11-25 requesters that never keep a `tasks/result` open while a task waits for input:
-   * send its input requests unattached (on a session's standalone GET stream) after this many ms
-   * with no `tasks/result` open. `false` never does. Only on connections that can carry it
-   * (a Streamable HTTP session or stdio; never a stateless per-request instance).
-   * @default 300
+   * its input requests go out unattached (on a session's standalone GET stream) after `afterMs`
+   * with no `tasks/result` open (`false`: never), and one with no answer after `giveBackAfterMs`
+   * is withdrawn and sent again at the requester's next `tasks/get`. Only on connections that can
+   * carry it (a Streamable HTTP session or stdio; never a stateless per-request instance).
    */
-  readonly standaloneInputAfterMs?: number | false;
+  readonly standaloneInput?: StandaloneInputOptions;
 }
 
 const TASKABLE: ReadonlySet<string> = new Set<TaskableMethod>(['tools/call', 'prompts/get', 'resources/read']);
@@ -70,6 +71,13 @@ async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: Re
   return { task: renderTask2025(task, runtime.options.now()) };
 }
 
+/** Whether the request names one of the adapter's own definitions. */
+function isServed(served: ServedDefinitions, method: TaskableMethod, params: Record<string, unknown>): boolean {
+  const name = params[method === 'resources/read' ? 'uri' : 'name'];
+  if (typeof name !== 'string') return true; // ours to refuse, with the wording every wire uses
+  return (method === 'tools/call' ? served.tools : method === 'prompts/get' ? served.prompts : served.resources).has(name);
+}
+
 /**
  * Answers a taskable request ahead of the SDK's result checks (which refuse a task as the result
  * of `tools/call`): a task or an input round on either era, and every 2026-07-28 request. `null`:
@@ -78,6 +86,8 @@ async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: Re
 async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, method: TaskableMethod, request: unknown, ctx: ServerContext, held: HeldConnection | undefined): Promise<unknown> {
   try {
     const requestParams = paramsObject((request as { params?: unknown }).params, method);
+    // Not one of ours (a prompt or resource the McpServer registered itself): the SDK's, as it is.
+    if (!isServed(served, method, requestParams)) return null;
     if (isModern(ctx)) {
       // The SDK lifts a round's answers out of the params; the shared code reads them there.
       const params = ctx.mcpReq.inputResponses === undefined ? requestParams : { ...requestParams, inputResponses: ctx.mcpReq.inputResponses };
@@ -99,14 +109,18 @@ async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, metho
  * to the 2025-11-25 session.
  *
  * Serve tools through `options.tools`, not `McpServer.registerTool`: this adapter installs
- * `tools/list` and `tools/call`, and a later `registerTool` would replace them.
+ * `tools/list` and `tools/call`, and a later `registerTool` would replace them. A prompt or
+ * resource the `McpServer` registers itself is served by the SDK as before (never as a task).
+ * Under `createMcpHandler`'s stateless legacy serving, a 2025-11-25 request has no session: it
+ * gets tasks only with an authenticated principal.
  *
  * @param target - a v2 `Server`, or an `McpServer` (its `.server` is used), not yet connected
  * @param options - the runtime and the definitions to serve
  * @example
  * ```ts
- * import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
- * const handler = createMcpHandler(() => {
+ * import { McpServer } from '@modelcontextprotocol/server';
+ * // Both eras on one endpoint (a session per 2025-11-25 client: see createTaskHttpHandlerV2).
+ * const endpoint = createTaskHttpHandlerV2(() => {
  *   const server = new McpServer({ name: 'reports', version: '1.0.0' });
  *   attachTaskServerV2(server, { runtime, tools: [reportTool] });
  *   return server;
@@ -138,7 +152,7 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
     return async (request, ctx) => (await taskAnswer(runtime, served, method as TaskableMethod, request, ctx, methods.connection(ctx))) ?? sdkHandler(request, ctx);
   });
 
-  const methods = installTaskMethodsV2(server, runtime, options.standaloneInputAfterMs ?? undefined);
+  const methods = installTaskMethodsV2(server, runtime, options.standaloneInput ?? {});
 
   const plain = (method: TaskableMethod) => async (params: Record<string, unknown>, ctx: ServerContext) => {
     try {

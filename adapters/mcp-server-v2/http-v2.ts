@@ -13,6 +13,16 @@ import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTrans
 /** Makes one server instance (already hosting tasks, see `attachTaskServerV2`). */
 export type TaskServerFactoryV2 = () => Server | McpServer | Promise<Server | McpServer>;
 
+/** Options of {@link createTaskHttpHandlerV2}. */
+export interface TaskHttpHandlerV2Options {
+  /**
+   * A 2025-11-25 session with no request for this long is closed (its tasks stay until their
+   * retention ends, bound as they were).
+   * @default 3_600_000 (1 hour)
+   */
+  readonly sessionIdleMs?: number;
+}
+
 /** A web-standard MCP endpoint: one request in, one response out. */
 export interface TaskHttpHandlerV2 {
   /** Serves one HTTP request; `authInfo` is the principal the caller authenticated, if any. */
@@ -20,6 +30,9 @@ export interface TaskHttpHandlerV2 {
   /** Closes every 2025-11-25 session and the 2026-07-28 leg. */
   close(): Promise<void>;
 }
+
+/** The largest request body read, as the SDK v1 endpoint: 4 MiB. */
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 function jsonRpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), { status, headers: { 'content-type': 'application/json' } });
@@ -41,9 +54,20 @@ function jsonRpcError(status: number, code: number, message: string): Response {
  * http.createServer(toNodeListener(endpoint)).listen(3000);
  * ```
  */
-export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2): TaskHttpHandlerV2 {
+export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: TaskHttpHandlerV2Options = {}): TaskHttpHandlerV2 {
   const modern = createMcpHandler(() => factory(), { legacy: 'reject' });
-  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; principal: string | null }>();
+  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; principal: string | null; seen: number }>();
+  // Sessions nobody uses any more are closed: each holds a server, its transport and its watchers.
+  const idleMs = options.sessionIdleMs ?? 3_600_000;
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (now - session.seen < idleMs) continue;
+      sessions.delete(id);
+      void session.transport.close().catch(() => undefined);
+    }
+  }, Math.min(idleMs, 60_000));
+  sweeper.unref();
 
   const legacy = async (request: Request, authInfo: AuthInfo | undefined): Promise<Response> => {
     const principal = authInfo?.clientId ?? null;
@@ -51,13 +75,14 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2): TaskHttpH
     if (sessionId !== null) {
       const session = sessions.get(sessionId);
       if (!session || session.principal !== principal) return jsonRpcError(404, -32001, `Session not found: ${sessionId}`);
+      session.seen = Date.now();
       return session.transport.handleRequest(request, authInfo ? { authInfo } : {});
     }
     if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     // No session yet: this must be the initialize that opens one (the transport checks that).
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, principal }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, principal, seen: Date.now() }),
       onsessionclosed: (id) => void sessions.delete(id),
     });
     const server = await factory();
@@ -73,6 +98,7 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2): TaskHttpH
       return modern.fetch(request, options.authInfo ? { authInfo: options.authInfo } : {});
     },
     async close() {
+      clearInterval(sweeper);
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.all(open.map((s) => s.transport.close().catch(() => undefined)));
@@ -94,13 +120,23 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2): TaskHttpH
 export function toNodeListener(
   handler: Pick<TaskHttpHandlerV2, 'fetch'>,
   authenticate?: (req: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>,
+  options: { readonly maxBodyBytes?: number } = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return (req, res) => {
     void (async () => {
       const left = new AbortController();
       res.on('close', () => left.abort());
       const chunks: Buffer[] = [];
-      if (req.method === 'POST') for await (const chunk of req) chunks.push(chunk as Buffer);
+      let bytes = 0;
+      if (req.method === 'POST') {
+        for await (const chunk of req) {
+          bytes += (chunk as Buffer).length;
+          // Refused before it is all held in memory.
+          if (bytes > maxBody) return void res.writeHead(413, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body larger than ${maxBody} bytes` } }));
+          chunks.push(chunk as Buffer);
+        }
+      }
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
@@ -112,10 +148,16 @@ export function toNodeListener(
       const authInfo = await authenticate?.(req);
       const response = await handler.fetch(request, authInfo ? { authInfo } : {});
       res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (!response.body) return void res.end();
-      for await (const chunk of response.body) {
-        if (left.signal.aborted) break;
-        res.write(chunk);
+      const body = response.body;
+      if (!body) return void res.end();
+      // The client went away: the stream ends now, not at its next message (the SDK then frees
+      // the session's one standalone stream at once, for the client's reconnection).
+      const reader = (body as ReadableStream<Uint8Array>).getReader();
+      left.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true });
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        res.write(value);
       }
       res.end();
     })().catch((error: unknown) => {

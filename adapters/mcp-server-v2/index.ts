@@ -34,3 +34,5 @@ export const createTaskHttpHandlerV2 = api.createTaskHttpHandlerV2;
 export const toNodeListener = api.toNodeListener;
 /** See {@link Api.STANDALONE_INPUT_GRACE_MS}. */
 export const STANDALONE_INPUT_GRACE_MS = api.STANDALONE_INPUT_GRACE_MS;
+/** See {@link Api.UNATTACHED_ANSWER_MS}. */
+export const UNATTACHED_ANSWER_MS = api.UNATTACHED_ANSWER_MS;

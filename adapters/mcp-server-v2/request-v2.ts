@@ -10,6 +10,7 @@ import type { TaskRuntime } from '../../runtime/index.js';
 import type { ServedDefinitions } from '../mcp-server/served-work.js';
 import type { StatelessCall } from '../mcp-server/stateless/work-call.js';
 import { PROTOCOL_2026_07_28, RequestMetaKey } from '../mcp-server/stateless/wire.js';
+import { JsonRpcCode, JsonRpcError } from '../mcp-server/wire-errors.js';
 
 /**
  * Whether the request is on the 2026-07-28 wire: it carries the per-request envelope, which the
@@ -31,7 +32,8 @@ function envelopeOf(ctx: ServerContext): Record<string, unknown> {
 
 /** The authenticated principal the SDK was handed (`createMcpHandler(…).fetch(req, { authInfo })`). */
 function principalOf(ctx: ServerContext): string | null {
-  return ctx.http?.authInfo?.clientId ?? null;
+  // An empty client id names nobody: it must not share the anonymous requester's key.
+  return ctx.http?.authInfo?.clientId || null;
 }
 
 /**
@@ -48,6 +50,11 @@ function principalOf(ctx: ServerContext): string | null {
 export function ownerOfV2(ctx: ServerContext): TaskOwner {
   const principal = principalOf(ctx);
   if (principal !== null || isModern(ctx)) return { session: null, principal };
+  // A 2025-11-25 request over HTTP with neither a session nor a principal (the SDK's stateless
+  // legacy serving): nothing tells its requester from any other, so it gets no tasks at all.
+  if (ctx.sessionId === undefined && ctx.http !== undefined) {
+    throw new JsonRpcError(JsonRpcCode.invalidRequest, 'Tasks need a session or an authenticated principal: this 2025-11-25 request over HTTP has neither (serve it with createTaskHttpHandlerV2, or authenticate)');
+  }
   return { session: ctx.sessionId ?? null, principal: null };
 }
 

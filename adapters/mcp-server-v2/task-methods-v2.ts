@@ -11,13 +11,14 @@ import type { InputRequest, TaskRuntime, TaskView } from '../../runtime/index.js
 import { withRelatedMetaFor } from '../dialects/index.js';
 import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from '../mcp-server/input-delivery.js';
 import { taskAnswers } from '../mcp-server/task-answers.js';
+import { JsonRpcCode, JsonRpcError } from '../mcp-server/wire-errors.js';
 import { extTaskMethod } from '../mcp-server/stateless/task-methods.js';
 import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
 import { registerWithSchema } from './schema-handler.js';
 
 /** Registers a task method on the server. */
 export const register = (server: Server, method: string, handler: (params: Record<string, unknown>, ctx: ServerContext) => unknown): void => registerWithSchema<ServerContext>(server, method, handler);
-import { StandaloneInputs } from '../mcp-server/standalone-inputs.js';
+import { StandaloneInputs, type StandaloneInputOptions } from '../mcp-server/standalone-inputs.js';
 import { StatusNotifications } from '../mcp-server/status-notifications.js';
 import { servedDefinitions } from '../mcp-server/served-work.js';
 
@@ -34,15 +35,15 @@ const NO_DEFINITIONS = servedDefinitions({});
 /**
  * Installs the task methods on one v2 server instance.
  *
- * @param standaloneAfterMs - see `AttachTaskServerV2Options.standaloneInputAfterMs`
+ * @param standaloneInput - see `AttachTaskServerV2Options.standaloneInput`
  * @returns what a request's connection keeps between requests: its standalone input deliverer
  *   and its status notifications (none on a stateless per-request instance, which keeps nothing)
  * @example
  * ```ts
- * const methods = installTaskMethodsV2(server, runtime, 300);
+ * const methods = installTaskMethodsV2(server, runtime, { afterMs: 300 });
  * ```
  */
-export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, standaloneAfterMs: number | false | undefined): { connection(ctx: ServerContext): HeldConnection | undefined } {
+export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, standaloneInput: StandaloneInputOptions): { connection(ctx: ServerContext): HeldConnection | undefined } {
   const answers = taskAnswers(runtime);
   const channel: InputChannel = {
     inFlight: new Set(),
@@ -55,7 +56,8 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
     },
   };
   const unattached = (request: { method: string; params: Record<string, unknown> }, signal: AbortSignal) => server.request(request as never, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS });
-  const deliverer = standaloneAfterMs === false ? undefined : new StandaloneInputs(runtime, channel, unattached, standaloneAfterMs);
+  const { afterMs, giveBackAfterMs } = standaloneInput;
+  const deliverer = afterMs === false ? undefined : new StandaloneInputs(runtime, channel, unattached, afterMs, giveBackAfterMs);
   const held: HeldConnection = { notes: new StatusNotifications(server, runtime), ...(deliverer && { standalone: deliverer }) };
   const previousOnClose = server.onclose;
   server.onclose = () => {
@@ -81,6 +83,8 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
     isModern(ctx) ? extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/cancel', params) : answers.cancel(params, ownerOfV2(ctx)),
   );
   register(server, 'tasks/update', (params, ctx) => {
+    // The extension's method: on 2025-11-25 there is no such method (input goes over tasks/result).
+    if (!isModern(ctx)) throw new JsonRpcError(JsonRpcCode.methodNotFound, 'Method not found: tasks/update (the tasks extension, protocol 2026-07-28)');
     // The SDK lifts the answers out of the params; the shared code reads them there.
     const withAnswers = params['inputResponses'] === undefined && ctx.mcpReq.inputResponses !== undefined ? { ...params, inputResponses: ctx.mcpReq.inputResponses } : params;
     return extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/update', withAnswers);

@@ -5,6 +5,7 @@
  */
 export { attachTaskServer, createTaskServer } from './attach-task-server.js';
 export type { AttachTaskServerOptions } from './attach-task-server.js';
+export type { StandaloneInputOptions } from './standalone-inputs.js';
 export { TaskSupport } from './definitions.js';
 export type {
   BeforeTaskOutcome,

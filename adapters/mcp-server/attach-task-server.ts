@@ -14,6 +14,7 @@ import type { TaskHost } from './request-context.js';
 import { installPrompts, installResources, installTools } from './request-handlers.js';
 import { installTaskMethods } from './task-methods.js';
 import { registerWork } from './register-work.js';
+import type { StandaloneInputOptions } from './standalone-inputs.js';
 
 /** Options of {@link attachTaskServer}. */
 export interface AttachTaskServerOptions extends TaskServerDefinitions {
@@ -26,6 +27,13 @@ export interface AttachTaskServerOptions extends TaskServerDefinitions {
    * @default true
    */
   readonly fastLane?: boolean;
+  /**
+   * For 2025-11-25 requesters that keep no `tasks/result` open while a task waits (the official
+   * ext-tasks requester): its input requests go out unattached, on the session's standalone
+   * stream, after `afterMs`; one with no answer after `giveBackAfterMs` is withdrawn and sent
+   * again at the requester's next `tasks/get`.
+   */
+  readonly standaloneInput?: StandaloneInputOptions;
 }
 
 type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
@@ -63,7 +71,7 @@ export function attachTaskServer(server: Server, options: AttachTaskServerOption
   registerWork(runtime, tools.values(), options);
 
   const host = server as unknown as TaskHost;
-  const connection = wireConnection(host, runtime, { fastLane: options.fastLane ?? true });
+  const connection = wireConnection(host, runtime, { fastLane: options.fastLane ?? true, ...(options.standaloneInput && { standaloneInput: options.standaloneInput }) });
   if (tools.size > 0) installTools(host, connection, tools);
   if (prompts.size > 0) installPrompts(host, connection, prompts);
   if (resources.size > 0) installResources(host, connection, resources);

@@ -11,7 +11,7 @@ import type { InputRequest } from '../../runtime/index.js';
 import { INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
 import { OwnerBinding } from './owner-binding.js';
 import { AnyResultSchema, requestKey, type TaskHost } from './request-context.js';
-import { StandaloneInputs } from './standalone-inputs.js';
+import { StandaloneInputs, type StandaloneInputOptions } from './standalone-inputs.js';
 import type { ConnectionContext } from './request-handlers.js';
 import { FastLane } from './fast-lane.js';
 import { StatusNotifications } from './status-notifications.js';
@@ -30,7 +30,7 @@ import type { OpenTaskRequests } from './task-execution.js';
  * installTools(host, connection, tools);
  * ```
  */
-export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { readonly fastLane?: boolean } = {}): ConnectionContext {
+export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { readonly fastLane?: boolean; readonly standaloneInput?: StandaloneInputOptions } = {}): ConnectionContext {
   // Every task server and client host is wired here first: a changed SDK fails at start-up.
   assertSdkInternals();
   const open: OpenTaskRequests = new Map();
@@ -70,10 +70,15 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
 
   const takeovers = new Set<(request: InputRequest) => void>();
   // Only a server sends input requests to its peer, so only a server may send them unattached.
+  const { afterMs, giveBackAfterMs } = options.standaloneInput ?? {};
   const standalone =
-    typeof peer.getClientCapabilities === 'function'
-      ? new StandaloneInputs(runtime, { inFlight, peerSupports, takeovers }, (request, signal) =>
-          host.request(request, AnyResultSchema, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS }),
+    typeof peer.getClientCapabilities === 'function' && afterMs !== false
+      ? new StandaloneInputs(
+          runtime,
+          { inFlight, peerSupports, takeovers },
+          (request, signal) => host.request(request as never, AnyResultSchema, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS }),
+          afterMs,
+          giveBackAfterMs,
         )
       : undefined;
   const closeStandalone = host.onclose;

@@ -32,6 +32,31 @@ export function unsupportedInput(method: string): Error {
   return new Error(`The requester did not declare the '${capability}' capability, so ${method} cannot be sent to it`);
 }
 
+/**
+ * A request to the requester that failed because the connection went away (closed, or never
+ * connected), not because the requester answered with an error: the input stays pending for the
+ * requester's next channel. Both SDK lines word it so (SDK v1 `McpError` -32000 "Connection
+ * closed", SDK v2 "Not connected").
+ */
+export function isConnectionGone(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.message !== 'string') return false;
+  return (e.code === -32000 && e.message.includes('Connection closed')) || e.message.includes('Not connected') || error instanceof GiveBack;
+}
+
+/**
+ * Thrown by a sender to give an input request back unanswered (e.g. no answer over a channel
+ * that may have dropped it): it stays pending, as when the channel closes.
+ *
+ * @example
+ * ```ts
+ * throw new GiveBack('no answer on the standalone stream within 30 s');
+ * ```
+ */
+export class GiveBack extends Error {
+  override readonly name = 'GiveBack';
+}
+
 /** How long an input request may wait for a human; the SDK's own default (60 s) is too short. */
 export const INPUT_REQUEST_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
@@ -59,12 +84,14 @@ export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskO
     const controller = new AbortController();
     controllers.add(controller);
     const sent = channel.peerSupports(request.method) ? send(request, controller.signal) : Promise.reject(unsupportedInput(request.method));
+    let given = false;
     sent
       .then(
         (result) => runtime.answerInput(taskId, owner, request.inputId, { result }),
         (error: unknown) => {
-          // Aborted because this channel closed: leave it pending for the next one.
-          if (controller.signal.aborted) return undefined;
+          // Aborted because this channel closed, or the connection went: leave it pending for the next one.
+          given = error instanceof GiveBack;
+          if (controller.signal.aborted || stopped || isConnectionGone(error)) return undefined;
           return runtime.answerInput(taskId, owner, request.inputId, { error: error instanceof Error ? error : new Error(String(error)) });
         },
       )
@@ -74,7 +101,7 @@ export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskO
         inFlight.delete(key);
         controllers.delete(controller);
         // Given back unanswered: another open channel for this task sends it now.
-        if (controller.signal.aborted) for (const takeOver of channel.takeovers ?? []) takeOver(request);
+        if (controller.signal.aborted || given) for (const takeOver of channel.takeovers ?? []) takeOver(request);
       });
   };
   const takeOver = (request: InputRequest): void => {

@@ -50,7 +50,8 @@ export interface RequestInfo {
  * ```
  */
 export function ownerOf(extra: Pick<RequestInfo, 'sessionId' | 'authInfo'>): TaskOwner {
-  return { session: extra.sessionId ?? null, principal: extra.authInfo?.clientId ?? null };
+  // An empty client id names nobody: it must not share the anonymous requester's key.
+  return { session: extra.sessionId ?? null, principal: extra.authInfo?.clientId || null };
 }
 
 /** Any JSON-RPC result: answers to input requests are checked by the work that asked. */

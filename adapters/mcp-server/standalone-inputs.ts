@@ -16,13 +16,31 @@
 import { isTerminalStatus, type TaskOwner } from '../../machines/index.js';
 import type { InputRequest, TaskRuntime, TaskView } from '../../runtime/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
-import { deliverInputs, type InputChannel } from './input-delivery.js';
+import { deliverInputs, GiveBack, type InputChannel } from './input-delivery.js';
 
 /** Sends one request to the peer unattached to any request of its own (SDK-specific). */
 export type UnattachedSender = (request: { readonly method: string; readonly params: Record<string, unknown> }, signal: AbortSignal) => Promise<unknown>;
 
 /** How long an input request waits for a `tasks/result` to carry it before it goes out alone. */
 export const STANDALONE_INPUT_GRACE_MS = 300;
+
+/**
+ * How long an unattached request waits for its answer before it is given back (withdrawn, left
+ * pending, sent again at the requester's next `tasks/get`): a transport drops an unattached
+ * message when no standalone stream is open, and says nothing.
+ */
+export const UNATTACHED_ANSWER_MS = 30_000;
+
+/**
+ * When input requests go out unattached: `afterMs` with no `tasks/result` open (`false`: never),
+ * and given back after `giveBackAfterMs` with no answer.
+ */
+export interface StandaloneInputOptions {
+  /** @default 300 ({@link STANDALONE_INPUT_GRACE_MS}) */
+  readonly afterMs?: number | false;
+  /** @default 30_000 ({@link UNATTACHED_ANSWER_MS}) */
+  readonly giveBackAfterMs?: number;
+}
 
 /** Tasks watched per connection at most (the oldest forgotten first). */
 const WATCHED = 10_000;
@@ -54,16 +72,20 @@ export class StandaloneInputs {
   /** Tasks a `tasks/result` is carrying input for right now. */
   readonly #aside = new Map<string, number>();
   #stopListening: (() => void) | undefined;
+  #closed = false;
 
+  /** @param answerMs - see {@link UNATTACHED_ANSWER_MS} */
   constructor(
     private readonly runtime: TaskRuntime,
     private readonly channel: InputChannel,
     private readonly sendUnattached: UnattachedSender,
     private readonly graceMs = STANDALONE_INPUT_GRACE_MS,
+    private readonly answerMs = UNATTACHED_ANSWER_MS,
   ) {}
 
   /** Watches a task of this connection's requester, as an answer just showed it (forgets it once it has ended). */
   watch(task: TaskView, owner: TaskOwner): void {
+    if (this.#closed) return;
     const key = keyOf(owner, task.taskId);
     if (isTerminalStatus(task.status)) return this.#forget(key);
     if (!this.#watched.has(key)) {
@@ -87,7 +109,7 @@ export class StandaloneInputs {
       const left = (this.#aside.get(key) ?? 1) - 1;
       if (left > 0) this.#aside.set(key, left);
       else this.#aside.delete(key);
-      if (ended) return this.#forget(key);
+      if (ended || this.#closed) return this.#forget(key);
       // The requester left before the task ended: whatever the task asks goes out alone again.
       void this.runtime.get(task.taskId, owner, { countsAsPoll: false }).then((now) => this.#watched.has(key) && this.watch(now, owner), () => this.#forget(key));
     };
@@ -95,6 +117,7 @@ export class StandaloneInputs {
 
   /** Stops everything (the connection closed). */
   close(): void {
+    this.#closed = true;
     for (const stop of this.#delivering.values()) stop();
     this.#delivering.clear();
     this.#watched.clear();
@@ -106,12 +129,36 @@ export class StandaloneInputs {
   /** Starts delivering a watched task's input alone, unless a `tasks/result` carries it or it is under way. */
   #deliver(key: string): void {
     const watched = this.#watched.get(key);
-    if (!watched || this.#aside.has(key) || this.#delivering.has(key)) return;
+    if (!watched || this.#closed || this.#aside.has(key) || this.#delivering.has(key)) return;
     const { task, owner } = watched;
-    const send = (input: InputRequest, signal: AbortSignal): Promise<unknown> =>
-      pause(this.graceMs, signal).then(() => this.sendUnattached({ method: input.method, params: withRelatedMetaFor(task, input.params) }, signal));
+    const send = async (input: InputRequest, signal: AbortSignal): Promise<unknown> => {
+      await pause(this.graceMs, signal);
+      // No answer in time: the message may have been dropped (no standalone stream open). Withdraw
+      // it and stop here; the requester's next tasks/get starts a deliverer that sends it again.
+      const unanswered = new AbortController();
+      const timer = setTimeout(() => unanswered.abort(), this.answerMs);
+      const stop = (): void => unanswered.abort();
+      signal.addEventListener('abort', stop, { once: true });
+      try {
+        return await this.sendUnattached({ method: input.method, params: withRelatedMetaFor(task, input.params) }, unanswered.signal);
+      } catch (error) {
+        if (!signal.aborted && unanswered.signal.aborted) {
+          queueMicrotask(() => this.#stopDelivering(key));
+          throw new GiveBack(`no answer to ${input.method} on the standalone stream within ${this.answerMs} ms`);
+        }
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', stop);
+      }
+    };
     const stopInputs = deliverInputs(this.runtime, task.taskId, owner, send, this.channel);
-    const stopStatus = this.runtime.subscribe(({ task: now }) => isTerminalStatus(now.status) && this.#forget(key), { taskId: task.taskId, owner });
+    // Ended: forgotten. Answered (here or through another connection of the requester): what is
+    // still out on this one is withdrawn; a new question starts another deliverer.
+    const stopStatus = this.runtime.subscribe(
+      ({ task: now }) => (isTerminalStatus(now.status) ? this.#forget(key) : now.status !== 'input_required' && this.#stopDelivering(key)),
+      { taskId: task.taskId, owner },
+    );
     this.#delivering.set(key, () => {
       stopInputs();
       stopStatus();

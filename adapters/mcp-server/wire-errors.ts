@@ -15,6 +15,7 @@ import { isTaskRuntimeError, TaskErrorCode, TaskFailure, type TaskHandler, type 
  * ```
  */
 export const JsonRpcCode = {
+  invalidRequest: -32600,
   methodNotFound: -32601,
   invalidParams: -32602,
   internalError: -32603,
