@@ -76,7 +76,7 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
       ? new StandaloneInputs(
           runtime,
           { inFlight, peerSupports, takeovers },
-          (request, signal) => host.request(request as never, AnyResultSchema, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS }),
+          (request, signal) => host.request(request, AnyResultSchema, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS }),
           afterMs,
           giveBackAfterMs,
         )
