@@ -71,7 +71,13 @@ export function createRawDispatch(url: string | URL, options: RawDispatchOptions
       ...(call.signal && { signal: call.signal }),
     });
     const text = await response.text();
-    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) return toRawResponse(JSON.parse(text) as never);
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      try {
+        return toRawResponse(JSON.parse(text) as never);
+      } catch {
+        throw new Error(`${r.method}: HTTP ${response.status} with a body that is not JSON-RPC: ${text.slice(0, 200)}`);
+      }
+    }
     // A stream: its JSON-RPC response is the message with an id (notifications before it are skipped).
     for (const line of text.split('\n')) {
       if (!line.startsWith('data: ')) continue;

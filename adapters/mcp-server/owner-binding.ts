@@ -9,7 +9,7 @@
  * @module
  */
 import type { TaskOwner } from '../../machines/index.js';
-import type { TaskRuntime } from '../../runtime/index.js';
+import { TaskExpiredError, TaskNotFoundError, type TaskRuntime } from '../../runtime/index.js';
 import { ownerOf, type RequestInfo } from './request-context.js';
 
 /** Tasks of other connections looked up here, remembered at most (oldest forgotten first). */
@@ -60,7 +60,14 @@ export class OwnerBinding {
     const known = this.#known.get(taskId);
     if (known && known.principal === owner.principal) return known;
     const principalOnly: TaskOwner = { session: null, principal: owner.principal };
-    const found = await this.runtime.get(taskId, principalOnly, { countsAsPoll: false }).then(() => true, () => false);
+    // Only "not there" sends the look-up to the session key; any other failure (a store outage) is the requester's answer.
+    let found = true;
+    try {
+      await this.runtime.get(taskId, principalOnly, { countsAsPoll: false });
+    } catch (error) {
+      if (!(error instanceof TaskNotFoundError || error instanceof TaskExpiredError)) throw error;
+      found = false;
+    }
     if (found) this.remember(taskId, principalOnly);
     return found ? principalOnly : owner;
   }

@@ -61,7 +61,18 @@ export interface ResolvedWork {
  * describeTool(sleepTool); // { name: 'sleep', description: '…', inputSchema: { type: 'object', … } }
  * ```
  */
-export function describeTool(t: AnyTool): { name: string; title?: string; description?: string; inputSchema: { type: 'object' } } {
+export function describeTool(t: AnyTool): ToolDescription {
+  let described = DESCRIBED.get(t);
+  if (!described) DESCRIBED.set(t, (described = describe(t)));
+  return described;
+}
+
+type ToolDescription = { name: string; title?: string; description?: string; inputSchema: { type: 'object' } };
+
+/** Each definition's description, made once: a server built per request lists it again and again. */
+const DESCRIBED = new WeakMap<AnyTool, ToolDescription>();
+
+function describe(t: AnyTool): ToolDescription {
   return {
     name: t.name,
     ...(t.title !== undefined && { title: t.title }),
