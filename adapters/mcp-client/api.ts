@@ -3,7 +3,8 @@
  *
  * @module
  */
-export { TaskClient, resolveTaskClientOptions } from './task-client.js';
+export { TaskClient } from './task-client-sdk1.js';
+export { resolveTaskClientOptions } from './task-client.js';
 export { attachTaskHost } from './task-host.js';
 export type { TaskHostOptions } from './task-host.js';
 export {

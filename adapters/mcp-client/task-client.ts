@@ -5,7 +5,6 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import {
@@ -29,8 +28,12 @@ import type {
   ResumeOptions,
   TaskClientOptions,
 } from './task-client.types.js';
-import { CreatedRouter } from '../mcp-server/created-router.js';
-import { TaskWire } from './task-client.wire.js';
+import { TaskWire, type RequesterPeer } from './task-client.wire.js';
+
+/** Routes SEP-1686's `notifications/tasks/created` to whoever waits for that task (one per client). */
+export interface CreatedRoutes {
+  route(taskId: string, onCreated: () => void): () => void;
+}
 
 /**
  * Applies the defaults of `TaskClientOptions`.
@@ -82,7 +85,7 @@ class ActorPendingTask implements PendingTask {
   #requestSettled = false;
   readonly #unroute: () => void;
 
-  constructor(wire: TaskWire, router: CreatedRouter, options: ResolvedTaskClientOptions, flight: Flight) {
+  constructor(wire: TaskWire, router: CreatedRoutes, options: ResolvedTaskClientOptions, flight: Flight) {
     this.dialect = flight.dialect;
     this.#hasRequest = flight.call !== undefined;
     const machine = requesterMachine.provide({
@@ -247,7 +250,9 @@ class ActorPendingTask implements PendingTask {
 }
 
 /**
- * Task-augmented tool calls over a connected SDK `Client`, in the SEP-1686 or 2025-11-25 dialect.
+ * Task-augmented tool calls over a connected SDK client, in the SEP-1686 or 2025-11-25 dialect:
+ * the SDK-free core of `TaskClient` (SDK v1) and `TaskClientV2` (SDK v2), each of which passes its
+ * SDK's way to hear `notifications/tasks/created`.
  * Each call is driven by a requester actor: SEP-1686 races the direct response against
  * `notifications/tasks/created` (so a receiver without task support just answers), then polls
  * `tasks/get` and fetches `tasks/result`; 2025-11-25 polls the task from `CreateTaskResult`.
@@ -262,16 +267,21 @@ class ActorPendingTask implements PendingTask {
  * const result = await pending.result({ onTaskStatus: (t) => console.log(t.status, t.statusMessage) });
  * ```
  */
-export class TaskClient {
+export class TaskClientCore {
   readonly options: ResolvedTaskClientOptions;
-  readonly #client: Client;
-  readonly #router: CreatedRouter;
+  readonly #client: RequesterPeer;
+  readonly #routes: () => CreatedRoutes;
+  #router: CreatedRoutes | undefined;
   readonly #live = new Set<ActorPendingTask>();
 
-  constructor(client: Client, options: TaskClientOptions = {}) {
+  /**
+   * @param routes - the client's `notifications/tasks/created` routes (SDK-specific: each SDK
+   *   line's entry passes its own); made on the first SEP-1686 call
+   */
+  constructor(client: RequesterPeer, options: TaskClientOptions, routes: () => CreatedRoutes) {
     this.#client = client;
     this.options = resolveTaskClientOptions(options);
-    this.#router = CreatedRouter.for(client);
+    this.#routes = routes;
   }
 
   /**
@@ -323,7 +333,7 @@ export class TaskClient {
   }
 
   #track(flight: Flight): PendingTask {
-    const pending = new ActorPendingTask(new TaskWire(this.#client, flight.dialect), this.#router, this.options, flight);
+    const pending = new ActorPendingTask(new TaskWire(this.#client, flight.dialect), (this.#router ??= this.#routes()), this.options, flight);
     this.#live.add(pending);
     void pending.result().then(
       () => this.#live.delete(pending),

@@ -4,11 +4,10 @@
  *
  * @module
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { TaskStatus, type RequesterDialect, type RequesterTask } from '../../machines/index.js';
 import { TASK_META_KEY, relatedMeta } from '../dialects/sep-1686/index.js';
-import { AnyResultSchema } from '../mcp-server/request-context.js';
 import { TaskClientError, TaskClientErrorCode } from './task-client.errors.js';
 import type { BeginCallOptions, CallToolParams } from './task-client.types.js';
 
@@ -49,27 +48,38 @@ export function toRequesterTask(raw: unknown): RequesterTask {
 /** What the original 2025-11-25 request answered: a task, or (a receiver without tasks) the result. */
 export type CreateOutcome = { readonly task: RequesterTask } | { readonly result: Record<string, unknown> };
 
-/** The SDK calls of one dialect, bound to one `Client`. */
+/**
+ * What the requester needs of an SDK client (v1's `Client` and v2's both are one): a request whose
+ * result is checked with a schema.
+ */
+export interface RequesterPeer {
+  request(request: { method: string; params?: Record<string, unknown> }, schema: z.ZodType, options?: { signal?: AbortSignal; timeout?: number }): Promise<unknown>;
+}
+
+/** A tool result, as far as the requester reads it; the rest is kept as it came. */
+const ToolResultSchema = z.looseObject({ content: z.array(z.looseObject({ type: z.string() })).default([]) });
+const AnyResultSchema = z.looseObject({});
+
+/** The SDK calls of one dialect, bound to one client. */
 export class TaskWire {
   constructor(
-    private readonly client: Client,
+    private readonly client: RequesterPeer,
     private readonly dialect: RequesterDialect,
   ) {}
 
   /** SEP-1686: the task-augmented call; resolves with the direct response. */
   callSep(params: CallToolParams, taskId: string, options: BeginCallOptions, signal: AbortSignal): Promise<CallToolResult> {
     const task = options.keepAlive === undefined ? { taskId } : { taskId, keepAlive: options.keepAlive };
-    return this.client.request(
-      { method: 'tools/call', params: { ...params, _meta: { [TASK_META_KEY]: task } } },
-      CallToolResultSchema,
-      { signal, timeout: NO_TIMEOUT },
-    );
+    return this.client.request({ method: 'tools/call', params: { ...params, _meta: { [TASK_META_KEY]: task } } }, ToolResultSchema, {
+      signal,
+      timeout: NO_TIMEOUT,
+    }) as Promise<CallToolResult>;
   }
 
   /** 2025-11-25: the task-augmented call; resolves with the created task (or a plain result). */
   async call2025(params: CallToolParams, options: BeginCallOptions, signal: AbortSignal): Promise<CreateOutcome> {
     const task = options.ttl === undefined ? {} : { ttl: options.ttl };
-    const answer = await this.client.request({ method: 'tools/call', params: { ...params, task } }, AnyResultSchema, { signal });
+    const answer = (await this.client.request({ method: 'tools/call', params: { ...params, task } }, AnyResultSchema, { signal })) as Record<string, unknown>;
     return isRecord(answer['task']) ? { task: toRequesterTask(answer['task']) } : { result: answer };
   }
 
@@ -79,10 +89,10 @@ export class TaskWire {
 
   /** `tasks/result`; blocks on a 2025-11-25 receiver until the task ends, hence no timeout. */
   async getResult(taskId: string, signal: AbortSignal): Promise<Record<string, unknown>> {
-    return this.client.request({ method: 'tasks/result', params: this.params(taskId) }, CallToolResultSchema, {
+    return this.client.request({ method: 'tasks/result', params: this.params(taskId) }, ToolResultSchema, {
       signal,
       timeout: NO_TIMEOUT,
-    });
+    }) as Promise<Record<string, unknown>>;
   }
 
   async cancelTask(taskId: string): Promise<RequesterTask> {

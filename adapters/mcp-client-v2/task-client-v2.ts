@@ -1,0 +1,60 @@
+/**
+ * `TaskClient` on an SDK v2 `Client` (`@modelcontextprotocol/client` 2.x): task-augmented tool
+ * calls in the SEP-1686 or 2025-11-25 dialect, driven by the same requester machine as on SDK v1.
+ * (On the 2026-07-28 wire a v2 client drives tasks with the official ext-tasks requester and
+ * `createRawDispatch`.)
+ *
+ * @module
+ */
+import type { Client } from '@modelcontextprotocol/client';
+import { z } from 'zod';
+import { RELATED_TASK_META_KEY } from '../dialects/sep-1686/index.js';
+import { TaskClientCore, type CreatedRoutes } from '../mcp-client/task-client.js';
+import type { TaskClientOptions } from '../mcp-client/task-client.types.js';
+import type { RequesterPeer } from '../mcp-client/task-client.wire.js';
+
+const CREATED = 'notifications/tasks/created';
+const CreatedParams = z.looseObject({ _meta: z.looseObject({ [RELATED_TASK_META_KEY]: z.looseObject({ taskId: z.string() }) }) });
+
+/** Each v2 client's routes, installed once (the SDK keeps one handler per method). */
+const ROUTES = new WeakMap<object, CreatedRoutes>();
+
+function createdRoutes(client: Client): CreatedRoutes {
+  const known = ROUTES.get(client);
+  if (known) return known;
+  const waiting = new Map<string, () => void>();
+  // A method outside the SDK's own set: registered with the schema form.
+  (client.setNotificationHandler as (m: string, s: { params: unknown }, h: (params: z.infer<typeof CreatedParams>) => void) => void)(CREATED, { params: CreatedParams }, (params) =>
+    waiting.get(params._meta[RELATED_TASK_META_KEY].taskId)?.(),
+  );
+  const routes: CreatedRoutes = {
+    route(taskId, onCreated) {
+      waiting.set(taskId, onCreated);
+      return () => {
+        if (waiting.get(taskId) === onCreated) waiting.delete(taskId);
+      };
+    },
+  };
+  ROUTES.set(client, routes);
+  return routes;
+}
+
+/**
+ * Task-augmented tool calls over a connected SDK v2 `Client` on the 2025-11-25 wire, in the
+ * SEP-1686 or 2025-11-25 dialect: the same API as the SDK v1 `TaskClient`.
+ *
+ * @param client - a connected v2 client (legacy era); a `notifications/tasks/created` handler is
+ *   installed on it at its first SEP-1686 call
+ * @param options - dialect and polling defaults
+ * @example
+ * ```ts
+ * import { TaskClientV2 } from 'mcp-task-actors/adapters/mcp-client-v2';
+ * const tasks = new TaskClientV2(client, { dialect: '2025-11-25' });
+ * const result = await tasks.beginCallTool({ name: 'sleep', arguments: { ms: 2000 } }).result();
+ * ```
+ */
+export class TaskClientV2 extends TaskClientCore {
+  constructor(client: Client, options: TaskClientOptions = {}) {
+    super(client, options, () => createdRoutes(client));
+  }
+}
