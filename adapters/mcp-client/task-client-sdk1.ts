@@ -6,7 +6,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreatedRouter } from '../mcp-server/created-router.js';
 import { TaskClientCore } from './task-client.js';
-import type { RequesterPeer } from './task-client.wire.js';
 import type { TaskClientOptions } from './task-client.types.js';
 
 /**
