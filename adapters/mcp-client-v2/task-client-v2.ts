@@ -43,7 +43,7 @@ function createdRoutes(client: Client): CreatedRoutes {
  * SEP-1686 or 2025-11-25 dialect: the same API as the SDK v1 `TaskClient`.
  *
  * @param client - a connected v2 client (legacy era); a `notifications/tasks/created` handler is
- *   installed on it at its first SEP-1686 call
+ *   installed on it at its first call (it replaces one installed by someone else before)
  * @param options - dialect and polling defaults
  * @example
  * ```ts

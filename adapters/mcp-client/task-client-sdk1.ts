@@ -12,7 +12,7 @@ import type { TaskClientOptions } from './task-client.types.js';
  * Task-augmented tool calls over a connected SDK v1 `Client`, in the SEP-1686 or 2025-11-25 dialect.
  *
  * @param client - a connected SDK client; a `notifications/tasks/created` handler is installed on it
- *   at its first SEP-1686 call
+ *   at its first call (a handler installed before is kept and still called)
  * @param options - dialect and polling defaults
  * @example
  * ```ts

@@ -276,7 +276,7 @@ export class TaskClientCore {
 
   /**
    * @param routes - the client's `notifications/tasks/created` routes (SDK-specific: each SDK
-   *   line's entry passes its own); made on the first SEP-1686 call
+   *   line's entry passes its own); made on the first call
    */
   constructor(client: RequesterPeer, options: TaskClientOptions, routes: () => CreatedRoutes) {
     this.#client = client;

@@ -109,8 +109,9 @@ async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, metho
  * to the 2025-11-25 session.
  *
  * Serve tools through `options.tools`, not `McpServer.registerTool`: this adapter installs
- * `tools/list` and `tools/call`, and a later `registerTool` would replace them. A prompt or
- * resource the `McpServer` registers itself is served by the SDK as before (never as a task).
+ * `tools/list` and `tools/call`, and a later `registerTool` would replace them. Likewise for
+ * prompts and resources when the options have some; when they have none, the `McpServer`'s own
+ * prompts and resources are served by the SDK as before (never as tasks).
  * Under `createMcpHandler`'s stateless legacy serving, a 2025-11-25 request has no session: it
  * gets tasks only with an authenticated principal.
  *

@@ -66,7 +66,7 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: T
       sessions.delete(id);
       void session.transport.close().catch(() => undefined);
     }
-  }, Math.min(idleMs, 60_000));
+  }, Math.max(100, Math.min(idleMs, 60_000)));
   sweeper.unref();
 
   const legacy = async (request: Request, authInfo: AuthInfo | undefined): Promise<Response> => {
@@ -153,7 +153,11 @@ export function toNodeListener(
       // The client went away: the stream ends now, not at its next message (the SDK then frees
       // the session's one standalone stream at once, for the client's reconnection).
       const reader = (body as ReadableStream<Uint8Array>).getReader();
-      left.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true });
+      const cancel = (): void => void reader.cancel().catch(() => undefined);
+      // Gone already (while the request was authenticated or served): cancelled now, or the SDK
+      // would keep the session's one standalone stream for a reader nobody has.
+      if (left.signal.aborted) cancel();
+      else left.signal.addEventListener('abort', cancel, { once: true });
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;

@@ -8,6 +8,7 @@
  */
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { InputRequest, TaskRuntime, TaskView } from '../../runtime/index.js';
+import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
 import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from '../mcp-server/input-delivery.js';
 import { taskAnswers } from '../mcp-server/task-answers.js';
@@ -75,8 +76,8 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
     const owner = ownerOfV2(ctx);
     const { answer, task } = await answers.get(params, owner);
     connection(ctx)?.notes.told(task);
-    // A task recovered on this connection (created on another) gets its input here too.
-    standalone(ctx)?.watch(task, owner);
+    // A 2025-11-25 task followed here (created on this connection or another) gets its input here.
+    if (task.dialect === SPEC_2025_11_25) standalone(ctx)?.watch(task, owner);
     return answer;
   });
   register(server, 'tasks/cancel', (params, ctx) =>

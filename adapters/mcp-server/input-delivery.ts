@@ -40,8 +40,9 @@ export function unsupportedInput(method: string): Error {
  */
 export function isConnectionGone(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
+  if (error instanceof GiveBack || e?.code === 'CONNECTION_CLOSED' || e?.code === 'NOT_CONNECTED') return true;
   if (typeof e?.message !== 'string') return false;
-  return (e.code === -32000 && e.message.includes('Connection closed')) || e.message.includes('Not connected') || error instanceof GiveBack;
+  return (e.code === -32000 && e.message.includes('Connection closed')) || e.message.includes('Not connected');
 }
 
 /**
@@ -85,9 +86,13 @@ export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskO
     controllers.add(controller);
     const sent = channel.peerSupports(request.method) ? send(request, controller.signal) : Promise.reject(unsupportedInput(request.method));
     let given = false;
+    let answered = false;
     sent
       .then(
-        (result) => runtime.answerInput(taskId, owner, request.inputId, { result }),
+        (result) => {
+          answered = true;
+          return runtime.answerInput(taskId, owner, request.inputId, { result });
+        },
         (error: unknown) => {
           // Aborted because this channel closed, or the connection went: leave it pending for the next one.
           given = error instanceof GiveBack;
@@ -100,8 +105,9 @@ export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskO
       .finally(() => {
         inFlight.delete(key);
         controllers.delete(controller);
-        // Given back unanswered: another open channel for this task sends it now.
-        if (controller.signal.aborted || given) for (const takeOver of channel.takeovers ?? []) takeOver(request);
+        // Given back unanswered: another open channel for this task sends it now (never one the
+        // requester answered, even if this channel was stopped while the answer was applied).
+        if (!answered && (controller.signal.aborted || given)) for (const takeOver of channel.takeovers ?? []) takeOver(request);
       });
   };
   const takeOver = (request: InputRequest): void => {

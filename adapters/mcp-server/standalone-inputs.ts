@@ -25,9 +25,10 @@ export type UnattachedSender = (request: { readonly method: string; readonly par
 export const STANDALONE_INPUT_GRACE_MS = 300;
 
 /**
- * How long an unattached request waits for its answer before it is given back (withdrawn, left
- * pending, sent again at the requester's next `tasks/get`): a transport drops an unattached
- * message when no standalone stream is open, and says nothing.
+ * How long an unattached request waits for its answer before its question is sent again at the
+ * requester's next `tasks/get` (a transport drops an unattached message when no standalone stream
+ * is open, and says nothing). The first copy stays out: a person may still be answering it, and
+ * whichever answer comes first counts; the others are withdrawn.
  */
 export const UNATTACHED_ANSWER_MS = 30_000;
 
@@ -69,6 +70,8 @@ const keyOf = (owner: TaskOwner, taskId: string): string => `${owner.principal ?
 export class StandaloneInputs {
   readonly #watched = new Map<string, { readonly task: TaskView; readonly owner: TaskOwner }>();
   readonly #delivering = new Map<string, () => void>();
+  /** Copies kept out past their give-back, by task. */
+  readonly #outstanding = new Map<string, Set<AbortController>>();
   /** Tasks a `tasks/result` is carrying input for right now. */
   readonly #aside = new Map<string, number>();
   #stopListening: (() => void) | undefined;
@@ -120,6 +123,8 @@ export class StandaloneInputs {
     this.#closed = true;
     for (const stop of this.#delivering.values()) stop();
     this.#delivering.clear();
+    for (const copies of this.#outstanding.values()) for (const copy of copies) copy.abort();
+    this.#outstanding.clear();
     this.#watched.clear();
     this.#aside.clear();
     this.#stopListening?.();
@@ -133,30 +138,45 @@ export class StandaloneInputs {
     const { task, owner } = watched;
     const send = async (input: InputRequest, signal: AbortSignal): Promise<unknown> => {
       await pause(this.graceMs, signal);
-      // No answer in time: the message may have been dropped (no standalone stream open). Withdraw
-      // it and stop here; the requester's next tasks/get starts a deliverer that sends it again.
-      const unanswered = new AbortController();
-      const timer = setTimeout(() => unanswered.abort(), this.answerMs);
-      const stop = (): void => unanswered.abort();
-      signal.addEventListener('abort', stop, { once: true });
+      // A connection whose requester cannot take it leaves it pending for one that can.
+      if (!this.channel.peerSupports(input.method)) throw new GiveBack(`this connection's requester did not declare what ${input.method} needs`);
+      // This copy's own life: withdrawn with the deliverer, unless it is kept past a give-back.
+      const copy = new AbortController();
+      const withdraw = (): void => copy.abort();
+      signal.addEventListener('abort', withdraw, { once: true });
+      const answer = this.sendUnattached({ method: input.method, params: withRelatedMetaFor(task, input.params) }, copy.signal);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.answerMs)));
       try {
-        return await this.sendUnattached({ method: input.method, params: withRelatedMetaFor(task, input.params) }, unanswered.signal);
+        const first = await Promise.race([answer, late]);
+        // Answered: nothing of this copy is left to withdraw.
+        if (first !== 'late') return (signal.removeEventListener('abort', withdraw), first);
       } catch (error) {
-        if (!signal.aborted && unanswered.signal.aborted) {
-          queueMicrotask(() => this.#stopDelivering(key));
-          throw new GiveBack(`no answer to ${input.method} on the standalone stream within ${this.answerMs} ms`);
-        }
+        signal.removeEventListener('abort', withdraw);
         throw error;
       } finally {
         clearTimeout(timer);
-        signal.removeEventListener('abort', stop);
       }
+      // No answer yet: the message may have been dropped (no standalone stream open), or a person
+      // is still answering it. The copy stays out (an answer to it still counts) and the deliverer
+      // stops: the requester's next tasks/get sends the question again.
+      signal.removeEventListener('abort', withdraw);
+      this.#keep(key, copy);
+      const settled = (): void => void this.#outstanding.get(key)?.delete(copy);
+      answer.then(
+        (result) => (settled(), this.runtime.answerInput(task.taskId, owner, input.inputId, { result })),
+        settled,
+      ).catch(() => undefined);
+      queueMicrotask(() => this.#stopDelivering(key));
+      throw new GiveBack(`no answer to ${input.method} on the standalone stream within ${this.answerMs} ms`);
     };
-    const stopInputs = deliverInputs(this.runtime, task.taskId, owner, send, this.channel);
+    // What the requester cannot take is left pending by `send` (not refused here, as a call the
+    // requester made would be): another of its connections may take it.
+    const stopInputs = deliverInputs(this.runtime, task.taskId, owner, send, { ...this.channel, peerSupports: () => true });
     // Ended: forgotten. Answered (here or through another connection of the requester): what is
     // still out on this one is withdrawn; a new question starts another deliverer.
     const stopStatus = this.runtime.subscribe(
-      ({ task: now }) => (isTerminalStatus(now.status) ? this.#forget(key) : now.status !== 'input_required' && this.#stopDelivering(key)),
+      ({ task: now }) => (isTerminalStatus(now.status) ? this.#forget(key) : now.status !== 'input_required' && this.#withdraw(key)),
       { taskId: task.taskId, owner },
     );
     this.#delivering.set(key, () => {
@@ -165,13 +185,27 @@ export class StandaloneInputs {
     });
   }
 
+  /** A copy kept out past its give-back, withdrawn once the question is settled. */
+  #keep(key: string, copy: AbortController): void {
+    let copies = this.#outstanding.get(key);
+    if (!copies) this.#outstanding.set(key, (copies = new Set()));
+    copies.add(copy);
+  }
+
+  /** Answered (here or elsewhere): every copy still out on this connection is withdrawn. */
+  #withdraw(key: string): void {
+    this.#stopDelivering(key);
+    for (const copy of this.#outstanding.get(key) ?? []) copy.abort();
+    this.#outstanding.delete(key);
+  }
+
   #stopDelivering(key: string): void {
     this.#delivering.get(key)?.();
     this.#delivering.delete(key);
   }
 
   #forget(key: string): void {
-    this.#stopDelivering(key);
+    this.#withdraw(key);
     this.#watched.delete(key);
   }
 }
