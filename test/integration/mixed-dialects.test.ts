@@ -283,7 +283,14 @@ describe('one HTTP server, two dialects', () => {
     // reach a session in order on its stream, so whatever was sent to it before is in by then.
     const peerMarker = await ownTaskNotified(peer, sdkNotes);
     const observerMarker = await ownTaskNotified(observer, observerNotes);
-    for (const id of specTasks) expect(sdkNotes.some((n) => n['taskId'] === id && n['status'] === 'completed'), JSON.stringify(sdkNotes)).toBe(true);
+    // The markers are the positive control (each session heard its own task complete). The polled
+    // tasks may go unnotified: a session is not sent a status one of its own answers already gave
+    // it (the spec makes these notifications a MAY), and the polls above raced the notifications.
+    // What was sent about them is theirs, in their own shape.
+    for (const n of sdkNotes.filter((x) => x['taskId'] !== peerMarker)) {
+      expect(specTasks, JSON.stringify(n)).toContain(n['taskId']);
+      expectSpecShape(n, String(n['taskId']), 50_000);
+    }
     expect(
       observerNotes.filter((n) => n['taskId'] !== observerMarker),
       'a session that created nothing (but its marker) received task notifications',

@@ -4,7 +4,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '../../runtime/backends/nats/connection.js';
 import { LeaseLostError } from '../../runtime/backends/nats/errors.js';
 import { taskKey } from '../../runtime/backends/nats/keys.js';
-import { isExpired, LeaseManager } from '../../runtime/backends/nats/leases.js';
+import { DROP_MARKER_LINGER_MS, isExpired, LeaseManager } from '../../runtime/backends/nats/leases.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 
 describe('LeaseManager (real nats-server)', () => {
@@ -121,8 +121,14 @@ describe('LeaseManager (real nats-server)', () => {
     expect(await dropping.drop(lease!)).toBe(true);
     await expect.poll(() => seen.some(([sk, v]) => sk === k && v === null), { timeout: 2_000, interval: 10 }).toBe(true);
     expect(await dropping.holder(k)).toBeNull();
+    // The marker stays for watchers a little behind (one that starts only now still sees the drop), then goes.
+    const late: [string, unknown][] = [];
+    const stopLate = new AbortController();
+    void dropping.watch((lk, value) => void late.push([lk, value]), stopLate.signal);
+    await expect.poll(() => late.some(([sk, v]) => sk === k && v === null), { timeout: 2_000, interval: 10 }).toBe(true);
+    stopLate.abort();
     const jsm = await jetstreamManager(ncA);
-    expect((await jsm.streams.info(`KV_${dropping.bucket}`)).state.messages).toBe(0);
+    await expect.poll(async () => (await jsm.streams.info(`KV_${dropping.bucket}`)).state.messages, { timeout: DROP_MARKER_LINGER_MS + 3_000, interval: 100 }).toBe(0);
     // A lease taken over since is not this holder's to drop.
     const first = await dropping.acquire(k, 'A', 5_000);
     await dropping.release(first!);

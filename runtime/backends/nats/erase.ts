@@ -49,19 +49,25 @@ export async function eraseSubject(jsm: JetStreamManager, stream: string, subjec
  * purges the key's subject through its marker, so the stream keeps nothing of it.
  *
  * @param revision - when given, the removal happens only if the key is still at this revision
+ * @param lingerMs - when above 0, the marker is purged this long after it was written (in the
+ *   background), so that watchers behind by less than that still see the key go
  * @throws the server's "wrong last sequence" error when the key moved past `revision`
  * @example
  * ```ts
  * await removeKey(js, jsm, bucketStream('tasks_snapshots'), key, 'DEL', revision);
  * ```
  */
-export async function removeKey(js: JetStreamClient, jsm: JetStreamManager, bucket: BucketStream, key: string, op: 'DEL' | 'PURGE', revision?: number): Promise<void> {
+export async function removeKey(js: JetStreamClient, jsm: JetStreamManager, bucket: BucketStream, key: string, op: 'DEL' | 'PURGE', revision?: number, lingerMs = 0): Promise<void> {
   const h = headers();
   h.set('KV-Operation', op);
   if (op === 'PURGE') h.set('Nats-Rollup', 'sub');
   const subject = bucket.subject(key);
   const ack = await js.publish(subject, Empty, revision === undefined ? { headers: h } : { headers: h, expect: { lastSubjectSequence: revision } });
-  await eraseSubject(jsm, bucket.stream, subject, ack.seq + 1);
+  if (lingerMs <= 0) return eraseSubject(jsm, bucket.stream, subject, ack.seq + 1);
+  // A watcher reads the marker from the stream: purged before its consumer got to it, the watcher
+  // never sees the key go. Left for a moment, every watcher that keeps up sees it. A node that
+  // dies meanwhile leaves one marker behind (what a plain KV delete leaves anyway).
+  setTimeout(() => void eraseSubject(jsm, bucket.stream, subject, ack.seq + 1).catch(() => undefined), lingerMs).unref();
 }
 
 /**

@@ -19,6 +19,9 @@ import { isWrongLastSequence, LeaseLostError } from './errors.js';
 import { nameFromPrefix } from './keys.js';
 import { onAbort } from './stop-signal.js';
 
+/** How long a dropped lease's marker stays in the stream before it is purged (see `drop`). */
+export const DROP_MARKER_LINGER_MS = 5_000;
+
 /** What a lease entry holds. */
 export interface LeaseValue {
   /** The node that holds the lease. */
@@ -284,6 +287,9 @@ export class LeaseManager {
   /**
    * Gives up a lease on a task that no longer exists: like {@link LeaseManager.release} (watchers
    * see it go), then its marker is purged too, since no removal of the task will come to do it.
+   * The purge comes {@link DROP_MARKER_LINGER_MS} later, in the background: purged at once, a
+   * watcher a little behind would miss the drop, and its failover check would come back for a
+   * task that is gone.
    *
    * @param lease - the lease from the last acquire/renew
    * @returns `true` when dropped, `false` when it had already been taken over
@@ -294,7 +300,7 @@ export class LeaseManager {
    */
   async drop(lease: Lease): Promise<boolean> {
     try {
-      await removeKey(this.#js, this.#jsm, bucketStream(this.bucket), lease.taskKey, 'DEL', lease.revision);
+      await removeKey(this.#js, this.#jsm, bucketStream(this.bucket), lease.taskKey, 'DEL', lease.revision, DROP_MARKER_LINGER_MS);
       return true;
     } catch (e) {
       if (isWrongLastSequence(e)) return false;
