@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { TaskStatus } from './task.types.js';
 
 /** Handler began working (submitted → working). */
 export interface TaskStartEvent { readonly type: 'task.start'; readonly at: number }
@@ -21,6 +22,10 @@ export interface TaskFailEvent { readonly type: 'task.fail'; readonly error: str
 export interface TaskCancelEvent { readonly type: 'task.cancel'; readonly reason: string | null; readonly at: number }
 /** The receiver lost track of the outcome (e.g. the worker died): terminal `unknown`. */
 export interface TaskLoseEvent { readonly type: 'task.lose'; readonly error: string; readonly at: number }
+/** A subtask of the task was started, or moved to `status` (no status change of the task itself). */
+export interface TaskChildEvent { readonly type: 'task.child'; readonly childId: string; readonly status: TaskStatus; readonly at: number }
+/** The work published an intermediate result (no status change). */
+export interface TaskPartialEvent { readonly type: 'task.partial'; readonly content: unknown; readonly at: number }
 
 /** Every event the task machine accepts from outside. */
 export type TaskEvent =
@@ -31,7 +36,9 @@ export type TaskEvent =
   | TaskCompleteEvent
   | TaskFailEvent
   | TaskCancelEvent
-  | TaskLoseEvent;
+  | TaskLoseEvent
+  | TaskChildEvent
+  | TaskPartialEvent;
 
 /**
  * The `type` of every task event, for iteration in tests and tools.
@@ -50,6 +57,8 @@ export const TASK_EVENT_TYPES = [
   'task.fail',
   'task.cancel',
   'task.lose',
+  'task.child',
+  'task.partial',
 ] as const satisfies readonly TaskEvent['type'][];
 
 /**
@@ -71,4 +80,6 @@ export const taskEvents = {
   fail: (error: string, at = Date.now()): TaskFailEvent => ({ type: 'task.fail', error, at }),
   cancel: (reason: string | null = null, at = Date.now()): TaskCancelEvent => ({ type: 'task.cancel', reason, at }),
   lose: (error: string, at = Date.now()): TaskLoseEvent => ({ type: 'task.lose', error, at }),
+  child: (childId: string, status: TaskStatus, at = Date.now()): TaskChildEvent => ({ type: 'task.child', childId, status, at }),
+  partial: (content: unknown, at = Date.now()): TaskPartialEvent => ({ type: 'task.partial', content, at }),
 } as const;

@@ -8,7 +8,13 @@
  */
 import { assign, setup } from 'xstate';
 import type { TaskEvent } from './task.events.js';
-import type { TaskContext, TaskInput } from './task.types.js';
+import { isTerminalStatus, type TaskContext, type TaskInput } from './task.types.js';
+
+/** A subtask's context names its parent and depth; a top-level task's carries neither (smaller records). */
+function withParent(input: TaskInput, context: TaskContext): TaskContext {
+  if (input.parentId === undefined || input.parentId === null) return context;
+  return { ...context, parentId: input.parentId, depth: input.depth ?? 1 };
+}
 
 /** No pending input: the context's own empty list when it has one, so ending a task allocates nothing for it. */
 function noInputs(context: TaskContext): string[] {
@@ -74,6 +80,22 @@ export const taskMachine = setup({
         ? { error: event.error, statusMessage: event.error, pendingInputs: noInputs(context), updatedAt: event.at }
         : context,
     ),
+    recordChild: assign(({ context, event }) => {
+      if (event.type !== 'task.child') return context;
+      const children = context.children ?? [];
+      const at = children.findIndex((c) => c.taskId === event.childId);
+      // A late report never moves a child back out of a terminal status.
+      if (at >= 0 && isTerminalStatus(children[at]!.status)) return context;
+      const child = { taskId: event.childId, status: event.status };
+      const next = at < 0 ? [...children, child] : children.map((c, i) => (i === at ? child : c));
+      return { children: next, updatedAt: event.at };
+    }),
+    recordPartial: assign(({ context, event }) => {
+      if (event.type !== 'task.partial') return context;
+      const partials = context.partials ?? [];
+      const seq = (partials.at(-1)?.seq ?? 0) + 1;
+      return { partials: [...partials, { seq, at: event.at, content: event.content }], updatedAt: event.at };
+    }),
     recordCancel: assign(({ event, context }) =>
       event.type === 'task.cancel'
         ? // Answers that arrive after a cancel are discarded (§4.8.5): nothing is pending any more.
@@ -85,7 +107,7 @@ export const taskMachine = setup({
   id: 'task',
   // Field by field rather than `{ ...input, … }`: on Node 20 a spread with extra keys costs
   // microseconds, and every task builds this once.
-  context: ({ input }) => ({
+  context: ({ input }) => withParent(input, {
     taskId: input.taskId,
     owner: input.owner,
     dialect: input.dialect,
@@ -113,6 +135,8 @@ export const taskMachine = setup({
         'task.fail': { target: 'failed', actions: 'recordError' },
         'task.cancel': { target: 'cancelled', actions: 'recordCancel' },
         'task.lose': { target: 'unknown', actions: 'recordError' },
+        'task.child': { actions: 'recordChild' },
+        'task.partial': { actions: 'recordPartial' },
       },
     },
     working: {
@@ -123,6 +147,8 @@ export const taskMachine = setup({
         'task.fail': { target: 'failed', actions: 'recordError' },
         'task.cancel': { target: 'cancelled', actions: 'recordCancel' },
         'task.lose': { target: 'unknown', actions: 'recordError' },
+        'task.child': { actions: 'recordChild' },
+        'task.partial': { actions: 'recordPartial' },
       },
     },
     input_required: {
@@ -137,6 +163,8 @@ export const taskMachine = setup({
         'task.fail': { target: 'failed', actions: 'recordError' },
         'task.cancel': { target: 'cancelled', actions: 'recordCancel' },
         'task.lose': { target: 'unknown', actions: 'recordError' },
+        'task.child': { actions: 'recordChild' },
+        'task.partial': { actions: 'recordPartial' },
       },
     },
     completed: { type: 'final' },

@@ -81,6 +81,40 @@ export interface TaskInput {
   readonly pollFrequency: number;
   /** Creation time, epoch ms (supplied from outside so the machine stays pure). */
   readonly createdAt: number;
+  /** The task whose work started this one (a subtask, same owner); absent for a top-level task. */
+  readonly parentId?: string | null;
+  /** 0 for a top-level task, its parent's depth + 1 for a subtask. Absent means 0. */
+  readonly depth?: number;
+}
+
+/**
+ * A subtask as its parent last saw it.
+ *
+ * @example
+ * ```ts
+ * const running = (context.children ?? []).filter((c) => !isTerminalStatus(c.status));
+ * ```
+ */
+export interface ChildTask {
+  readonly taskId: string;
+  readonly status: TaskStatus;
+}
+
+/**
+ * One piece of output a task's work published before it ended (an intermediate result).
+ *
+ * @example
+ * ```ts
+ * for (const p of context.partials ?? []) console.log(p.seq, p.content);
+ * ```
+ */
+export interface PartialResult {
+  /** 1 for the task's first partial result, counting on. */
+  readonly seq: number;
+  /** When it was published, epoch ms. */
+  readonly at: number;
+  /** What the work published (JSON: usually MCP content blocks). */
+  readonly content: unknown;
 }
 
 /** The machine's context: the input plus what changes as the task moves. JSON-safe by design. */
@@ -92,5 +126,9 @@ export interface TaskContext extends TaskInput {
   pendingInputs: string[];
   /** Key of the stored result, set when the task completed; the result itself lives outside. */
   resultRef: string | null;
+  /** The subtasks its work started, in the order started; absent until the first. */
+  children?: ChildTask[];
+  /** What its work published so far (intermediate results), oldest first; absent until the first. */
+  partials?: PartialResult[];
 }
 

@@ -29,6 +29,10 @@ export const TimelineEvent = {
   cancel: 'task.cancel',
   /** The outcome was lost (a worker died, the machine crashed): the task ended `unknown`. */
   lose: 'task.lose',
+  /** A subtask of the task started or moved (its parent's record of it). */
+  child: 'task.child',
+  /** The work published an intermediate result. */
+  partial: 'task.partial',
 } as const;
 /** One timeline event name. */
 export type TimelineEvent = (typeof TimelineEvent)[keyof typeof TimelineEvent];

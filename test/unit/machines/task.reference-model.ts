@@ -40,7 +40,7 @@ export const SPEC_EDGES: ReadonlySet<string> = new Set([
   'input_required->unknown',
 ]);
 /**
- * Allowed events that keep the status: `task.message` in the three non-terminal states, plus a new
+ * Allowed events that keep the status: `task.message`, `task.child` and `task.partial` in the three non-terminal states, plus a new
  * input request / a non-last input response in `input_required`. Terminal states have none.
  */
 export const SELF_LOOPS: ReadonlySet<string> = new Set(NON_TERMINAL.map((s) => `${s}->${s}`));
@@ -88,6 +88,10 @@ export function expectedOutcome(from: ModelState, event: TaskEvent): Expected {
       return { kind: 'moved', status: 'cancelled', pending: [] };
     case 'task.lose':
       return { kind: 'moved', status: 'unknown', pending: null };
+    // A subtask's report and an intermediate result change what the task carries, never its status.
+    case 'task.child':
+    case 'task.partial':
+      return { kind: 'moved', status, pending: sorted(pending) };
   }
 }
 
@@ -126,6 +130,8 @@ export const PAIR_EVENTS: readonly TaskEvent[] = [
   taskEvents.inputResponse('never-requested', 2_011),
   taskEvents.cancel(null, 2_012),
   taskEvents.message('another message', 2_013),
+  taskEvents.child('child-1', 'working', 2_014),
+  taskEvents.partial([{ type: 'text', text: 'so far' }], 2_015),
 ];
 
 export const statusOf = (snapshot: TaskSnapshot): TaskStatus => {
