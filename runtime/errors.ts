@@ -250,6 +250,25 @@ export class TaskFailure extends TaskRuntimeError {
 }
 
 /**
+ * A subtask ended other than `completed` while its parent waited with `'first-error'`.
+ *
+ * @example
+ * ```ts
+ * try { await ctx.waitForSubtasks(kids, 'first-error'); } catch (e) { if (e instanceof SubtaskFailedError) console.log(e.subtaskId, e.status); }
+ * ```
+ */
+export class SubtaskFailedError extends TaskRuntimeError {
+  readonly subtaskId: string;
+  readonly status: string;
+  constructor(subtaskId: string, status: string, detail: string | null) {
+    super(TaskErrorCode.failed, `Subtask ${subtaskId} ended ${status}${detail ? `: ${detail}` : ''}`);
+    this.name = 'SubtaskFailedError';
+    this.subtaskId = subtaskId;
+    this.status = status;
+  }
+}
+
+/**
  * All runtime error classes in one namespace object.
  *
  * @example
@@ -259,6 +278,7 @@ export class TaskFailure extends TaskRuntimeError {
  */
 export const errors = {
   TaskRuntimeError,
+  SubtaskFailedError,
   TaskNotFoundError,
   TaskExpiredError,
   TaskNotCompletedError,

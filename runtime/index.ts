@@ -32,6 +32,8 @@ export type {
   TaskOutcome,
   InputRequest,
   InputAnswer,
+  SpawnOptions,
+  Subtask,
 } from './task-runtime.types.js';
 export {
   errors,
@@ -49,6 +51,7 @@ export {
   TaskLimitError,
   RuntimeDisposedError,
   TaskFailure,
+  SubtaskFailedError,
 } from './errors.js';
 export { TimelineEvent, MAX_TIMELINE_ENTRIES } from './observer.types.js';
 export type { TaskObserver, ObservedTask, ObservedResult, TimelineEntry, ObserverUpdate } from './observer.types.js';

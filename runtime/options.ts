@@ -57,6 +57,28 @@ export interface TaskRuntimeOptions {
    */
   audit?: AuditOptions;
   /**
+   * How deep subtasks may nest (`ctx.spawnTask`): a top-level task is at depth 0, its subtasks at
+   * 1; a spawn that would go deeper is refused.
+   * @default 4
+   */
+  maxTaskDepth?: number;
+  /**
+   * Intermediate results one task may keep (`ctx.partial`): at most this many, and at most
+   * `maxPartialBytes` bytes of JSON in all. A partial over either bound is refused (the call
+   * resolves `false`); the task goes on.
+   * @default 100
+   */
+  maxPartials?: number;
+  /** See `maxPartials`. @default 65_536 (64 KiB) */
+  maxPartialBytes?: number;
+  /**
+   * Heartbeat of status streams, ms: a task running longer than this is told again (a
+   * `notifications/tasks/status`) every this often on a connection that carries them, even when
+   * nothing changed, so that a client with a short idle timeout keeps its stream. `null`: never.
+   * @default 30_000
+   */
+  heartbeatMs?: number | null;
+  /**
    * Clock, epoch ms. Tests may pass a fake one.
    * @default Date.now
    */
@@ -70,6 +92,10 @@ export interface ResolvedTaskRuntimeOptions {
   readonly pollFrequency: number;
   readonly pageSize: number;
   readonly expiredMemory: number;
+  readonly maxTaskDepth: number;
+  readonly maxPartials: number;
+  readonly maxPartialBytes: number;
+  readonly heartbeatMs: number | null;
   readonly limits: RequesterLimits;
   readonly now: () => number;
 }
@@ -92,6 +118,10 @@ export function resolveTaskRuntimeOptions(options: TaskRuntimeOptions = {}): Res
     pollFrequency: options.pollFrequency ?? 1000,
     pageSize: options.pageSize ?? 20,
     expiredMemory: options.expiredMemory ?? 10_000,
+    maxTaskDepth: options.maxTaskDepth ?? 4,
+    maxPartials: options.maxPartials ?? 100,
+    maxPartialBytes: options.maxPartialBytes ?? 65_536,
+    heartbeatMs: options.heartbeatMs === undefined ? 30_000 : options.heartbeatMs,
     now: options.now ?? Date.now,
   };
   for (const [name, value] of Object.entries(resolved)) {
@@ -99,5 +129,6 @@ export function resolveTaskRuntimeOptions(options: TaskRuntimeOptions = {}): Res
     if (!Number.isFinite(value) || value < 0) throw new InvalidArgumentError(`${name} must be a non-negative number, got ${String(value)}`);
   }
   if (resolved.pageSize < 1) throw new InvalidArgumentError('pageSize must be at least 1');
+  if (resolved.heartbeatMs !== null && resolved.heartbeatMs < 10) throw new InvalidArgumentError('heartbeatMs must be at least 10 (or null for none)');
   return { ...resolved, limits: resolveLimits(options.limits) };
 }

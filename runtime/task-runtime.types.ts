@@ -69,6 +69,66 @@ export interface TaskHandlerContext {
    * repeats what came after it under the same key, so a receiver that remembers keys does it once.
    */
   stepKey(step?: number): string;
+  /**
+   * Starts a subtask: a task of the same requester running handler `handler` with `params` (on
+   * any worker, on NATS), listed and readable like any other, naming this task as its parent.
+   * This task records it (its children and their statuses), surfaces its input requests as its
+   * own (answerable through either task), and cancels it when it ends first. Counted against the
+   * requester's limits like any task; refused past the runtime's `maxTaskDepth`.
+   *
+   * @example
+   * ```ts
+   * const kids = await Promise.all([1, 2, 3].map((n) => ctx.spawnTask('tools/call:sleep', { ms: n * 100 })));
+   * const outcomes = await ctx.waitForSubtasks(kids, 'all');
+   * ```
+   */
+  spawnTask(handler: string, params: unknown, options?: SpawnOptions): Promise<Subtask>;
+  /**
+   * Waits for subtasks: `'all'` (every one ended; the outcomes in order), `'any'` (the first to
+   * end; that one outcome), `'first-error'` (every one completed, or rejects with a
+   * `SubtaskFailedError` at the first that ended otherwise). Holds no worker slot meanwhile.
+   */
+  waitForSubtasks(subtasks: readonly Subtask[], mode?: 'all' | 'any' | 'first-error'): Promise<TaskOutcome[]>;
+  /**
+   * Publishes an intermediate result (JSON, usually MCP content blocks): kept with the task until
+   * it expires, read by the requester with a cursor, pushed where the wire can. Resolves `false`
+   * when it was not kept: over the runtime's `maxPartials` / `maxPartialBytes`, or the task ended.
+   */
+  partial(content: unknown): Promise<boolean>;
+}
+
+/**
+ * How a subtask is started (see {@link TaskHandlerContext.spawnTask}).
+ *
+ * @example
+ * ```ts
+ * await ctx.spawnTask('tools/call:sleep', { ms: 10 }, { label: 'sleep', keepAlive: 60_000 });
+ * ```
+ */
+export interface SpawnOptions {
+  /** The request method it stands for. @default 'tools/call' */
+  readonly method?: string;
+  /** Its label (tool name). @default the handler name after its method */
+  readonly label?: string | null;
+  /** Its retention once ended, ms. @default the parent's */
+  readonly keepAlive?: number | null;
+}
+
+/**
+ * A subtask its parent started.
+ *
+ * @example
+ * ```ts
+ * const child = await ctx.spawnTask('tools/call:sleep', { ms: 10 });
+ * const { task, result } = await child.outcome();
+ * ```
+ */
+export interface Subtask {
+  readonly taskId: string;
+  /** Resolves with what the subtask produced once it ended (whatever its status). */
+  outcome(): Promise<TaskOutcome>;
+  /** Cancels it (and its own subtasks); nothing happens when it already ended. */
+  cancel(reason?: string): Promise<void>;
 }
 
 /**
@@ -167,6 +227,11 @@ export interface CreateTaskOptions {
   readonly handler?: string;
   /** Params given to the handler, usually the original request's params. */
   readonly params?: unknown;
+  /**
+   * The task (same owner, still running) whose work starts this one as its subtask: it is
+   * recorded as the parent's child and cancelled with it. Refused past `maxTaskDepth`.
+   */
+  readonly parentId?: string;
 }
 
 /** A change applied from outside to a task without a handler (see `TaskRuntime.update`). */
@@ -291,7 +356,7 @@ export interface TaskRuntime {
    */
   answerInput(taskId: string, owner: TaskOwner, inputId: string, answer: InputAnswer): Promise<TaskView>;
   /**
-   * Calls `listener` on every status or status-message change (of one task, with `only`).
+   * Calls `listener` on every status or status-message change, and every new intermediate result (of one task, with `only`).
    * Returns the unsubscribe.
    */
   subscribe(listener: (change: TaskChange) => void, only?: TaskSelector): () => void;

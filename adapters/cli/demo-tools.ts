@@ -1,5 +1,5 @@
 /**
- * The demo server's tools (DESIGN.md, "The demo server"): `sleep`, `long_job`, `fail`, `echo`,
+ * The demo server's tools (DESIGN.md, "The demo server"): `sleep`, `long_job`, `fan_out`, `delegate`, `fail`, `echo`,
  * `ask_name` (elicitation) and `summarize` (sampling),
  * plus one prompt and one resource to show that those requests become tasks too.
  *
@@ -7,6 +7,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from '../mcp-server/index.js';
 import { fromPromise } from 'xstate';
 import type { RequestWorkContext } from '../mcp-server/index.js';
@@ -43,6 +44,47 @@ export const longJobTool: TaskToolDefinition<{ seconds: z.ZodNumber }> = {
   taskSupport: 'required',
   retry: 'resume',
   run: machineHandler(longJobMachine, { input: ({ seconds }: { seconds: number }) => ({ seconds }) }),
+};
+
+/**
+ * `fan_out {count, ms}`: runs `count` `sleep {ms}` subtasks (on any worker, on NATS), waits for
+ * all, and says how many completed. Task required: subtasks belong to a task. Cancelling it
+ * cancels every subtask; a subtask the requester's running-task cap refuses fails it.
+ */
+export const fanOutTool: TaskToolDefinition<{ count: z.ZodNumber; ms: z.ZodNumber }> = {
+  name: 'fan_out',
+  description: 'Runs `count` sleep subtasks of `ms` each (nested tasks), then returns "fan_out: N of N subtasks completed". Must run as a task.',
+  inputSchema: z.object({ count: z.number().int().min(1).max(100), ms: z.number().int().min(0).max(3_600_000) }),
+  taskSupport: 'required',
+  run: async ({ count, ms }, ctx) => {
+    if (!ctx.spawnTask || !ctx.waitForSubtasks) throw new Error('fan_out runs only as a task');
+    const children = [];
+    for (let i = 0; i < count; i++) children.push(await ctx.spawnTask('sleep', { ms }));
+    ctx.setStatusMessage(`waiting for ${count} subtasks`);
+    const outcomes = await ctx.waitForSubtasks(children, 'all');
+    const done = outcomes.filter((o) => o.task.status === 'completed').length;
+    return text(`fan_out: ${done} of ${count} subtasks completed`);
+  },
+};
+
+/**
+ * `delegate {tool, arguments}`: runs one other tool of this server as a subtask and answers with
+ * its result. A subtask that asks for input (`delegate {tool: 'ask_name'}`) makes this task
+ * `input_required` with the same request, answerable through either task. Task required.
+ */
+export const delegateTool: TaskToolDefinition<{ tool: z.ZodString; arguments: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnknown>> }> = {
+  name: 'delegate',
+  description: "Runs another tool of this server as a subtask (nested tasks) and returns the subtask's result. Must run as a task.",
+  inputSchema: z.object({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).optional() }),
+  taskSupport: 'required',
+  run: async ({ tool, arguments: args }, ctx) => {
+    if (!ctx.spawnTask || !ctx.waitForSubtasks) throw new Error('delegate runs only as a task');
+    const child = await ctx.spawnTask(tool, args ?? {});
+    const [outcome] = await ctx.waitForSubtasks([child], 'all');
+    if (outcome!.task.status === 'completed' && outcome!.hasResult) return outcome!.result as CallToolResult;
+    const why = outcome!.task.error ?? outcome!.task.statusMessage;
+    return { ...text(`delegate: subtask ${child.taskId} ended ${outcome!.task.status}${why ? `: ${why}` : ''}`), isError: true };
+  },
 };
 
 /** `fail {message}`: a tool-level error (`isError: true`), which in SEP-1686 still completes the task. */
@@ -132,7 +174,7 @@ export const reportResource: TaskResourceDefinition = {
 
 /** Everything the demo server serves. */
 export const demoDefinitions = {
-  tools: [sleepTool, longJobTool, failTool, echoTool, askNameTool, summarizeTool],
+  tools: [sleepTool, longJobTool, fanOutTool, delegateTool, failTool, echoTool, askNameTool, summarizeTool],
   prompts: [greetingPrompt],
   resources: [reportResource],
 } as const;

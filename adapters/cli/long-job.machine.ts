@@ -7,14 +7,14 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { assign, emit, setup } from 'xstate';
-import { handlerStatus, type HandlerStatusEvent } from '../inspector/machine-handler.js';
+import { handlerPartial, handlerStatus, type HandlerPartialEvent, type HandlerStatusEvent } from '../inspector/machine-handler.js';
 
 /** Steps of a long job. */
 export const LONG_JOB_STEPS = 10;
 
 /**
- * `long_job {seconds}`: `working` re-entered once per step (each entry sets the status message),
- * then `done`, whose output is the tool result. Pure: time passes through XState's own delayed
+ * `long_job {seconds}`: `working` re-entered once per step (each entry sets the status message,
+ * each step's end publishes `step i/10 done` as an intermediate result), then `done`, whose output is the tool result. Pure: time passes through XState's own delayed
  * transitions, which stop with the actor when the task is cancelled.
  *
  * @example
@@ -27,13 +27,16 @@ export const longJobMachine = setup({
     input: {} as { readonly seconds: number },
     context: {} as { readonly seconds: number; readonly step: number },
     output: {} as CallToolResult,
-    emitted: {} as HandlerStatusEvent,
+    emitted: {} as HandlerStatusEvent | HandlerPartialEvent,
   },
   delays: {
     step: ({ context }) => (context.seconds * 1000) / LONG_JOB_STEPS,
   },
   guards: {
     moreSteps: ({ context }) => context.step < LONG_JOB_STEPS,
+  },
+  actions: {
+    publishStep: emit(({ context }) => handlerPartial([{ type: 'text', text: `step ${context.step}/${LONG_JOB_STEPS} done` }])),
   },
 }).createMachine({
   id: 'long_job',
@@ -44,9 +47,10 @@ export const longJobMachine = setup({
       // Entry runs after the transition's `assign`, so it announces the step just begun.
       entry: emit(({ context }) => handlerStatus(`step ${context.step}/${LONG_JOB_STEPS}`)),
       after: {
+        // Each step ends by publishing what it produced (an intermediate result), then the next begins.
         step: [
-          { guard: 'moreSteps', target: 'working', reenter: true, actions: assign({ step: ({ context }) => context.step + 1 }) },
-          { target: 'done' },
+          { guard: 'moreSteps', target: 'working', reenter: true, actions: ['publishStep', assign({ step: ({ context }) => context.step + 1 })] },
+          { target: 'done', actions: 'publishStep' },
         ],
       },
     },

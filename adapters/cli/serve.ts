@@ -59,6 +59,9 @@ Tasks:
   --poll-frequency MS        polling interval a task suggests once older than this (default 1000);
                              a younger one suggests its age, at least 25 ms
   --page-size N              tasks per tasks/list page (default 20)
+  --heartbeat MS             tell a status stream again of a task running longer than this, every this
+                             often ('off': never; default 30000)
+  --max-task-depth N         how deep subtasks may nest (default 4)
 ${AUDIT_FLAG_HELP}
 
 Limits per requester (session + auth principal); over one, a request gets JSON-RPC error -32029
@@ -128,6 +131,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'max-result-bytes': { type: 'string' },
       'poll-frequency': { type: 'string' },
       'page-size': { type: 'string' },
+      heartbeat: { type: 'string' },
+      'max-task-depth': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
       'auth-token': { type: 'string', multiple: true },
       'allowed-host': { type: 'string', multiple: true },
@@ -190,6 +195,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
   if (pollFrequency !== undefined) runtimeOptions.pollFrequency = pollFrequency;
   const pageSize = number('page-size', values['page-size']);
   if (pageSize !== undefined) runtimeOptions.pageSize = pageSize;
+  if (values.heartbeat !== undefined) runtimeOptions.heartbeatMs = values.heartbeat === 'off' ? null : number('heartbeat', values.heartbeat)!;
+  const depth = number('max-task-depth', values['max-task-depth']);
+  if (depth !== undefined) runtimeOptions.maxTaskDepth = depth;
 
   const tools = values.conformance === true ? [...demoDefinitions.tools, ...conformanceTools] : demoDefinitions.tools;
   const toolList = (flag: 'retry-restart' | 'retry-never'): Set<string> => {

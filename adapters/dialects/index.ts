@@ -29,7 +29,10 @@ export function renderInOwnDialect(task: TaskView, options: { withMeta: boolean 
   // The extension has no related-task key.
   if (task.dialect === EXT_TASKS) return renderTaskExt(task, now);
   const rendered = renderTask(task, now);
-  return options.withMeta ? Object.assign({}, rendered, { _meta: relatedMeta(task.taskId) }) : rendered;
+  if (!options.withMeta) return rendered;
+  // Merged into the nesting keys a subtask or parent carries.
+  const meta = rendered['_meta'] as Record<string, unknown> | undefined;
+  return Object.assign({}, rendered, { _meta: meta === undefined ? relatedMeta(task.taskId) : { ...meta, ...relatedMeta(task.taskId) } });
 }
 
 /**

@@ -28,7 +28,34 @@ import { handlerRuns, type HandlerRunStatus, type HandlerRuns } from './handler-
 export const MachineHandlerEvent = {
   /** Sets the task's status message. */
   status: 'handler.status',
+  /** Publishes an intermediate result (`ctx.partial`). */
+  partial: 'handler.partial',
 } as const;
+
+/**
+ * Emitted by a handler machine to publish an intermediate result of its task.
+ *
+ * @example
+ * ```ts
+ * const event: HandlerPartialEvent = { type: 'handler.partial', content: [{ type: 'text', text: 'step 3 done' }] };
+ * ```
+ */
+export interface HandlerPartialEvent {
+  readonly type: typeof MachineHandlerEvent.partial;
+  readonly content: unknown;
+}
+
+/**
+ * Makes a {@link HandlerPartialEvent}, for `emit()` in a handler machine.
+ *
+ * @example
+ * ```ts
+ * actions: emit(({ context }) => handlerPartial([{ type: 'text', text: `step ${context.step} done` }])),
+ * ```
+ */
+export function handlerPartial(content: unknown): HandlerPartialEvent {
+  return { type: MachineHandlerEvent.partial, content };
+}
 
 /**
  * Emitted by a handler machine to set its task's status message.
@@ -72,6 +99,8 @@ export interface MachineWorkContext {
   checkpoint?(state: unknown, label?: string): Promise<boolean>;
   /** `false` when checkpoints are kept nowhere (the memory backend): none is built then. */
   readonly durable?: boolean;
+  /** As a task: publishes an intermediate result (absent for a plain call: nothing is published). */
+  partial?(content: unknown): Promise<boolean>;
   /**
    * As a task: an idempotency key (see `TaskHandlerContext.stepKey`). In the `ctx` a machine
    * handler gives `provide`, it names the state the actor is in: the same for the effects of that
@@ -161,6 +190,7 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
       };
       signal.addEventListener('abort', onAbort, { once: true });
       actor.on(MachineHandlerEvent.status, (event: HandlerStatusEvent) => ctx.setStatusMessage(event.message));
+      actor.on(MachineHandlerEvent.partial, (event: HandlerPartialEvent) => void ctx.partial?.(event.content).catch(() => false));
       actor.subscribe({
         complete: () => {
           signal.removeEventListener('abort', onAbort);

@@ -14,7 +14,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { TaskOwner } from '../../machines/index.js';
-import type { TaskCheckpoint } from '../../runtime/index.js';
+import type { Subtask, TaskCheckpoint, TaskOutcome } from '../../runtime/index.js';
 
 /**
  * Whether a request may (optional), must (required) or must not (forbidden) run as a task.
@@ -56,6 +56,16 @@ export interface RequestWorkContext {
   checkpoint?(state: unknown, label?: string): Promise<boolean>;
   /** As a task: an idempotency key for an effect made now (see `TaskHandlerContext.stepKey`). */
   stepKey?(step?: number): string;
+  /**
+   * As a task: starts a subtask running tool `tool` with `args` (checked against the tool's
+   * schema), a task of the same requester that names this one as its parent (see
+   * `TaskHandlerContext.spawnTask`). Absent for plain calls.
+   */
+  spawnTask?(tool: string, args: Record<string, unknown>, options?: { readonly keepAlive?: number | null }): Promise<Subtask>;
+  /** As a task: waits for subtasks (`'all'`, `'any'`, `'first-error'`; see `TaskHandlerContext.waitForSubtasks`). */
+  waitForSubtasks?(subtasks: readonly Subtask[], mode?: 'all' | 'any' | 'first-error'): Promise<TaskOutcome[]>;
+  /** As a task: publishes an intermediate result (see `TaskHandlerContext.partial`); `false` when not kept. */
+  partial?(content: unknown): Promise<boolean>;
 }
 
 /**

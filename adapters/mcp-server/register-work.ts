@@ -32,12 +32,15 @@ function errorText(result: ToolResult): string {
  * ```
  */
 export function registerWork(runtime: TaskRuntime, tools: Iterable<AnyTool>, options: TaskServerDefinitions): void {
-  for (const tool of tools) {
+  const list = [...tools];
+  // A tool's work may start subtasks of the server's other tools: their schemas check the arguments.
+  const byName = new Map(list.map((t) => [t.name, t]));
+  for (const tool of list) {
     registerWorkOnce(runtime, 'tools/call', tool.name, tool, (name) =>
       runtime.registerHandler(
         name,
         keepingWireErrors(async (args, ctx) => {
-          const result = await tool.run(args as never, toWork(ctx));
+          const result = await tool.run(args as never, toWork(ctx, byName));
           // In 2025-11-25 a tool result with isError ends the task failed; the result is kept for tasks/result.
           if (result.isError === true && ctx.dialect === SPEC_2025_11_25) throw new TaskFailure(errorText(result), { result });
           return result;

@@ -10,6 +10,10 @@
  * - Nothing is sent that an answer on this connection already said: the `CreateTaskResult`, and
  *   every `tasks/get` or `tasks/result` answer about the task (a requester fetching the result of
  *   a task that just ended learns of the end from that answer).
+ * - Intermediate results (`ctx.partial`) are news too: a notification carries those the
+ *   connection has not been sent, under `_meta["io.github.mcp-task-actors/partial"]`.
+ * - Heartbeat: a task running longer than the runtime's `heartbeatMs` is told again every
+ *   `heartbeatMs` when nothing else was sent meanwhile, so that the stream never idles that long.
  *
  * @module
  */
@@ -17,14 +21,15 @@ import { isTerminalStatus, type TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime, TaskView } from '../../runtime/index.js';
 import { renderTask2025, statusOf2025 } from '../dialects/2025-11-25/index.js';
 import type { RequestInfo } from './request-context.js';
+import { withPartials } from '../dialects/extension-meta.js';
 
 /** Where notifications go: the SDK peer of the connection (SDK v1 or v2). */
 export interface NotificationSink {
   notification(notification: { method: string; params: Record<string, unknown> }): Promise<void>;
 }
 
-/** What the requester has been told of a task: its status as this dialect shows it. */
-type Told = ReturnType<typeof statusOf2025>;
+/** What the requester has been told of a task: its status as this dialect shows it, and the last partial result sent. */
+type Told = ReturnType<typeof statusOf2025> & { readonly partialSeq: number };
 
 interface Watched {
   /** Until the CreateTaskResult has left, nothing is sent. */
@@ -35,10 +40,19 @@ interface Watched {
   scheduled: boolean;
   /** The task ended: forgotten once what is pending is sent. */
   ended: boolean;
+  /** When the last notification about it was sent (or the task was created), for the heartbeat. */
+  sentAt: number;
+  readonly createdAt: number;
+  readonly owner: TaskOwner;
   readonly stop: () => void;
 }
 
-const same = (a: Told, b: Told): boolean => a.status === b.status && a.statusMessage === b.statusMessage;
+const same = (a: Told, b: Told): boolean => a.status === b.status && a.statusMessage === b.statusMessage && a.partialSeq === b.partialSeq;
+
+const lastPartial = (task: TaskView): number => task.partials?.at(-1)?.seq ?? 0;
+
+/** What a task's view tells: its status as shown, and, when the answer carried them, its partial results. */
+const toldBy = (task: TaskView, partialSeq: number): Told => ({ ...statusOf2025(task), partialSeq });
 
 /**
  * The status notifications of one connection.
@@ -55,6 +69,7 @@ export class StatusNotifications {
   readonly #host: NotificationSink;
   readonly #runtime: TaskRuntime;
   readonly #watched = new Map<string, Watched>();
+  #heartbeat: NodeJS.Timeout | null = null;
 
   constructor(host: NotificationSink, runtime: TaskRuntime) {
     this.#host = host;
@@ -80,8 +95,10 @@ export class StatusNotifications {
       },
       { taskId, owner },
     );
-    const w: Watched = { holding: true, latest: null, told: null, scheduled: false, ended: false, stop };
+    const at = this.#runtime.options.now();
+    const w: Watched = { holding: true, latest: null, told: null, scheduled: false, ended: false, sentAt: at, createdAt: at, owner, stop };
     this.#watched.set(taskId, w);
+    this.#startHeartbeat();
     return (created, request) => {
       if (created === null) {
         stop();
@@ -90,7 +107,7 @@ export class StatusNotifications {
       }
       afterReply(request, () => {
         w.holding = false;
-        w.told = statusOf2025(created);
+        w.told = toldBy(created, 0);
         if (w.latest) this.#schedule(taskId, w);
         else if (w.ended) this.#watched.delete(taskId);
       });
@@ -100,13 +117,46 @@ export class StatusNotifications {
   /** An answer on this connection told the requester how a task is (tasks/get, tasks/result). */
   told(task: TaskView): void {
     const w = this.#watched.get(task.taskId);
-    if (w && !w.holding) w.told = statusOf2025(task);
+    // A plain answer carries no partial results: those not sent yet stay news.
+    if (w && !w.holding) w.told = toldBy(task, w.told?.partialSeq ?? 0);
   }
 
   /** The connection closed: nothing more is watched or sent. */
   close(): void {
     for (const w of this.#watched.values()) w.stop();
     this.#watched.clear();
+    this.#stopHeartbeat();
+  }
+
+  /** One timer per connection, running while it watches a task. */
+  #startHeartbeat(): void {
+    const every = this.#runtime.options.heartbeatMs;
+    if (every === null || this.#heartbeat !== null) return;
+    this.#heartbeat = setInterval(() => this.#beat(every), Math.max(10, Math.floor(every / 2)));
+    this.#heartbeat.unref();
+  }
+
+  #stopHeartbeat(): void {
+    if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+    this.#heartbeat = null;
+  }
+
+  /** Tells again each running task older than `every` that nothing was sent about for `every`. */
+  #beat(every: number): void {
+    if (this.#watched.size === 0) return this.#stopHeartbeat();
+    const now = this.#runtime.options.now();
+    for (const [taskId, w] of this.#watched) {
+      if (w.holding || w.ended || w.scheduled || now - w.createdAt < every || now - w.sentAt < every) continue;
+      w.sentAt = now;
+      // The server's own read, not a poll: never charged nor refused.
+      void this.#runtime.get(taskId, w.owner, { countsAsPoll: false }).then(
+        (task) => {
+          if (isTerminalStatus(task.status) || this.#watched.get(taskId) !== w) return;
+          this.#host.notification({ method: 'notifications/tasks/status', params: renderTask2025(task, this.#runtime.options.now()) }).catch(() => undefined);
+        },
+        () => undefined,
+      );
+    }
   }
 
   #schedule(taskId: string, w: Watched): void {
@@ -118,10 +168,13 @@ export class StatusNotifications {
       w.latest = null;
       if (w.ended && this.#watched.get(taskId) === w) this.#watched.delete(taskId);
       if (latest === null) return;
-      const now = statusOf2025(latest.task);
+      const now = toldBy(latest.task, lastPartial(latest.task));
       if (w.told && same(now, w.told)) return;
+      const sentPartial = w.told?.partialSeq ?? 0;
       w.told = now;
-      this.#host.notification({ method: 'notifications/tasks/status', params: renderTask2025(latest.task, latest.at) }).catch(() => undefined);
+      w.sentAt = this.#runtime.options.now();
+      const params = renderTask2025(latest.task, latest.at);
+      this.#host.notification({ method: 'notifications/tasks/status', params: now.partialSeq > sentPartial ? withPartials(params, latest.task, sentPartial) : params }).catch(() => undefined);
     });
   }
 }

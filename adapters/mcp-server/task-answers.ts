@@ -14,6 +14,7 @@ import { relatedMeta } from '../dialects/sep-1686/index.js';
 import { deliverInputs, type InputChannel, type InputSender } from './input-delivery.js';
 import { paramsObject, taskIdParam } from './request-context.js';
 import { JsonRpcCode, JsonRpcError, wireErrorOf } from './wire-errors.js';
+import { partialCursor, withPartials } from '../dialects/extension-meta.js';
 
 type Answer = Record<string, unknown>;
 
@@ -92,8 +93,10 @@ export function taskAnswers(runtime: TaskRuntime) {
   const now = (): number => runtime.options.now();
   return {
     async get(params: unknown, owner: TaskOwner): Promise<{ answer: Answer; task: TaskView }> {
+      const after = partialCursor(params);
       const task = await runtime.get(taskIdParam(params, 'tasks/get'), owner);
-      return { answer: renderInOwnDialect(task, { withMeta: true }, now()), task };
+      const answer = renderInOwnDialect(task, { withMeta: true }, now());
+      return { answer: after === null ? answer : withPartials(answer, task, after), task };
     },
 
     async result(params: unknown, owner: TaskOwner, channel: ResultChannel): Promise<Answer> {

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from 'zod';
-import type { TaskHandlerContext } from '../../runtime/index.js';
+import { InvalidArgumentError, type TaskHandlerContext } from '../../runtime/index.js';
 import type { RequestWorkContext } from './definitions.js';
 
 type ElicitResult = Awaited<ReturnType<RequestWorkContext['elicit']>>;
@@ -40,7 +40,7 @@ function checked<T>(schema: { safeParse(v: unknown): { success: true; data: T } 
  * runtime.registerHandler('tools/call:ask', (args, ctx) => tool.run(args, taskWorkContext(ctx)));
  * ```
  */
-export function taskWorkContext(ctx: TaskHandlerContext): RequestWorkContext {
+export function taskWorkContext(ctx: TaskHandlerContext, tools?: ReadonlyMap<string, SpawnableTool>): RequestWorkContext {
   return {
     taskId: ctx.taskId,
     owner: ctx.owner,
@@ -58,6 +58,27 @@ export function taskWorkContext(ctx: TaskHandlerContext): RequestWorkContext {
     // Only where it is kept: work skips building checkpoints that would go nowhere (memory).
     ...(ctx.durable && { checkpoint: (state: unknown, label?: string) => ctx.checkpoint(state, label) }),
     stepKey: (step?: number) => ctx.stepKey(step),
+    spawnTask: async (tool, args, options) => ctx.spawnTask(`tools/call:${tool}`, checkedArgs(tools, tool, args), { label: tool, ...options }),
+    waitForSubtasks: (subtasks, mode) => ctx.waitForSubtasks(subtasks, mode),
+    partial: (content) => ctx.partial(content),
   };
+}
+
+/** What a subtask's tool needs to be checked: its arguments schema. */
+export interface SpawnableTool {
+  readonly inputSchema: { safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: Error } };
+}
+
+/**
+ * A subtask's arguments, checked as a requester's would be (its tool's schema), so that a
+ * subtask never runs what its tool would refuse. A tool of another server on the same runtime
+ * (not in `tools`) is checked by its own run.
+ */
+function checkedArgs(tools: ReadonlyMap<string, SpawnableTool> | undefined, tool: string, args: Record<string, unknown>): Record<string, unknown> {
+  const definition = tools?.get(tool);
+  if (definition === undefined) return args;
+  const parsed = definition.inputSchema.safeParse(args);
+  if (!parsed.success) throw new InvalidArgumentError(`Invalid arguments for subtask tool '${tool}': ${parsed.error.message}`);
+  return parsed.data as Record<string, unknown>;
 }
 

@@ -16,6 +16,8 @@ import { checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../tas
 import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskRuntime, TaskView, WaitOptions } from '../task-runtime.types.js';
 import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
 import type { TaskState, TaskStore, TaskWatch } from './task-store.js';
+import type { RunExtras } from './task-run.js';
+import type { SubtaskPort } from './subtasks.js';
 import { viewOf } from './view.js';
 
 /** How often a wait re-reads a remote store that did not answer, and for how long at most. */
@@ -26,6 +28,8 @@ const UNREACHABLE_GIVE_UP_MS = 120_000;
 export interface RegisteredHandler {
   readonly handler: TaskHandler;
   readonly options: HandlerOptions;
+  /** What its runs get from the runtime (subtasks, bounds of partial results); the core fills it. */
+  readonly runOptions?: RunExtras;
 }
 
 /** What a backend gives the core besides its store. */
@@ -50,8 +54,8 @@ function isPastRetention(state: TaskState, at: number): boolean {
 }
 
 /** The machine input of a new task: the one place a task's identity and settings are fixed. */
-function machineInput(o: CreateTaskOptions, keepAlive: number | null, pollFrequency: number, createdAt: number): TaskInput {
-  return {
+function machineInput(o: CreateTaskOptions, keepAlive: number | null, pollFrequency: number, createdAt: number, depth: number): TaskInput {
+  const input: TaskInput = {
     taskId: o.taskId,
     owner: { session: o.owner.session, principal: o.owner.principal },
     dialect: o.dialect,
@@ -61,6 +65,7 @@ function machineInput(o: CreateTaskOptions, keepAlive: number | null, pollFreque
     pollFrequency: o.pollFrequency ?? pollFrequency,
     createdAt,
   };
+  return o.parentId === undefined ? input : { ...input, parentId: o.parentId, depth };
 }
 
 /**
@@ -227,11 +232,54 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     }
   }
 
+  /** The depth a subtask of `parentId` gets. @throws when the parent is not a live task of `owner`, or too deep */
+  async function depthUnder(parentId: string, owner: TaskOwner): Promise<number> {
+    const { state } = await find(parentId, owner);
+    if (isTerminalStatus(state.status)) throw new TaskTerminalError(parentId, state.status);
+    const depth = (state.context.depth ?? 0) + 1;
+    if (depth > opts.maxTaskDepth) throw new InvalidArgumentError(`Subtasks nest at most ${opts.maxTaskDepth} deep: task ${parentId} is at depth ${depth - 1} already`);
+    return depth;
+  }
+
+  /**
+   * Cancels the live subtasks a cancelled task recorded, each with its own subtree (the cancel
+   * recurses). Done here, not only by the parent's run: a parent whose worker is gone still
+   * takes its subtree with it.
+   */
+  async function cancelChildren(state: S, owner: TaskOwner): Promise<void> {
+    const live = (state.context.children ?? []).filter((c) => !isTerminalStatus(c.status));
+    await Promise.all(live.map((c) => runtime.cancel(c.taskId, owner, 'Its parent task was cancelled').catch(() => undefined)));
+  }
+
+  /** What every registered handler's runs get from this runtime. */
+  const subtasks: SubtaskPort = {
+    create: (o) => runtime.create(o),
+    waitForOutcome: (taskId, owner) => waitForOutcome(taskId, owner, { countsAsPoll: false }),
+    cancel: async (taskId, owner, reason) => {
+      await runtime.cancel(taskId, owner, reason).catch(() => undefined);
+    },
+    report: async (parentId, owner, childId, status) => {
+      await store.apply(keyOf(parentId, owner), taskEvents.child(childId, status, now()));
+    },
+    pending: (taskId, owner) => runtime.pendingInputRequests(taskId, owner),
+    onInputRequest: (listener, only) => runtime.onInputRequest(listener, only),
+    subscribe: (listener, only) => runtime.subscribe(listener, only),
+    answer: async (taskId, owner, inputId, answer) => {
+      try {
+        await runtime.answerInput(taskId, owner, inputId, answer);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+  const runOptions: RunExtras = { subtasks, partials: { maxCount: opts.maxPartials, maxBytes: opts.maxPartialBytes } };
+
   const runtime: TaskRuntime = {
     options: opts,
 
     registerHandler(name, handler, handlerOptions = {}) {
-      handlers.set(name, { handler, options: handlerOptions });
+      handlers.set(name, { handler, options: handlerOptions, runOptions });
     },
 
     async create(o) {
@@ -241,11 +289,14 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       if (o.handler !== undefined && !registered) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
       const keepAlive = effectiveKeepAlive(opts, o.keepAlive);
       const ownerKey = ownerKeyOf(o.owner);
+      const depth = o.parentId === undefined ? 0 : await depthUnder(o.parentId, o.owner);
       limiter.admit(ownerKey, 'createsPerSecond');
-      const input = machineInput(o, keepAlive, opts.pollFrequency, now());
-      const work = registered ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null } : null;
+      const input = machineInput(o, keepAlive, opts.pollFrequency, now(), depth);
+      const work = registered ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null, runOptions } : null;
       const key = store.keyOf(ownerKey, o.taskId);
       const created = await store.create({ key, ownerKey, input, work });
+      // The parent records its child at once: a reader of the parent sees it from now on.
+      if (o.parentId !== undefined) await store.apply(keyOf(o.parentId, o.owner), taskEvents.child(o.taskId, created.status, now()));
       // The creation's answer suggests an interval too: a first poll that waits for it is kept to pace.
       pacing?.answered(key, input.createdAt, suggestedPollInterval({ status: created.status, pollFrequency: created.pollFrequency, createdAt: created.createdAt }, now()));
       return created;
@@ -312,6 +363,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       const out = await store.apply(key, taskEvents.cancel(reason, now()));
       if (out === null) throw new TaskNotFoundError(taskId);
       if (!out.changed) throw new TaskTerminalError(taskId, out.state.status);
+      await cancelChildren(out.state, owner);
       return viewOf(out.state);
     },
 
@@ -319,7 +371,10 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       const { key, state } = await find(taskId, owner);
       let last = state;
       // A live task is cancelled first: its work sees the cancel and stops.
-      if (!isTerminalStatus(state.status)) last = (await store.apply(key, taskEvents.cancel('Deleted by the requester', now())))?.state ?? state;
+      if (!isTerminalStatus(state.status)) {
+        last = (await store.apply(key, taskEvents.cancel('Deleted by the requester', now())))?.state ?? state;
+        await cancelChildren(last, owner);
+      }
       await store.remove(key, last);
       pacing?.forget(key);
     },

@@ -11,12 +11,13 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
 import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskOwner, type TaskStatus } from '../../machines/index.js';
-import { TaskTerminalError } from '../errors.js';
-import type { InputAnswer, InputRequest, TaskCheckpoint, TaskHandler, TaskHandlerContext } from '../task-runtime.types.js';
+import { InvalidArgumentError, SubtaskFailedError, TaskTerminalError } from '../errors.js';
+import type { InputAnswer, InputRequest, SpawnOptions, Subtask, TaskCheckpoint, TaskHandler, TaskHandlerContext, TaskOutcome } from '../task-runtime.types.js';
 import { decideOutcome, type Settled } from './outcome.js';
+import { SubtaskLink, type ParentRun, type SubtaskPort } from './subtasks.js';
 
 /** What a backend does for a run. */
 export interface RunPort {
@@ -68,6 +69,16 @@ export interface RunOptions {
    * answer, if given, is replayed); any other gets an id after them all. @default none
    */
   readonly asked?: readonly { readonly inputId: string; readonly method: string; readonly params: unknown }[];
+  /** What the runtime gives every run of its handlers (subtasks, bounds of partial results). */
+  readonly extras?: RunExtras | undefined;
+}
+
+/** What a runtime gives the runs of its handlers. */
+export interface RunExtras {
+  /** How the work starts subtasks; without it `spawnTask` is refused. */
+  readonly subtasks: SubtaskPort;
+  /** Bounds of the work's intermediate results (`ctx.partial`). */
+  readonly partials: { readonly maxCount: number; readonly maxBytes: number };
 }
 
 /**
@@ -124,6 +135,13 @@ class WorkContext implements TaskHandlerContext {
   }
 
   readonly stepKey = (step?: number): string => `${this.#run.incarnation}:${step ?? this.#run.checkpointSeq}`;
+
+  readonly spawnTask = (handler: string, params: unknown, options?: SpawnOptions): Promise<Subtask> => this.#run.spawnTask(handler, params, options);
+
+  readonly waitForSubtasks = (subtasks: readonly Subtask[], mode?: 'all' | 'any' | 'first-error'): Promise<TaskOutcome[]> =>
+    this.#run.waitForSubtasks(subtasks, mode);
+
+  readonly partial = (content: unknown): Promise<boolean> => this.#run.partial(content);
 }
 
 interface Waiting {
@@ -166,6 +184,10 @@ export class TaskRun {
   #over = false;
   #begun = false;
   #stopped = false;
+  /** The subtasks the work started; made at the first. */
+  #links: SubtaskLink[] | null = null;
+  /** Intermediate results kept so far, counted here (the actor may hear of them later, on NATS). */
+  #partials: { count: number; bytes: number } | null = null;
 
   constructor(start: RunStart, options: RunOptions, port: RunPort) {
     this.#options = options;
@@ -340,7 +362,89 @@ export class TaskRun {
 
   /** An input request of the work (see {@link WorkContext}). */
   requestInput(method: string, params: unknown): Promise<unknown> {
-    return this.#requestInput(method, params);
+    return this.#requestInput(method, params).answered;
+  }
+
+  /** Starts a subtask (see {@link TaskHandlerContext.spawnTask}). */
+  async spawnTask(handler: string, params: unknown, o: SpawnOptions = {}): Promise<Subtask> {
+    const port = this.#options.extras?.subtasks;
+    if (port === undefined) throw new InvalidArgumentError('Subtasks cannot be started here: this run has no runtime to create them in');
+    const c = this.actor.getSnapshot().context;
+    if (this.#over) throw new TaskTerminalError(c.taskId, this.status);
+    const child = await port.create({
+      taskId: randomUUID(),
+      owner: c.owner,
+      dialect: c.dialect,
+      method: o.method ?? 'tools/call',
+      label: o.label !== undefined ? o.label : handler.slice(handler.indexOf(':') + 1),
+      keepAlive: o.keepAlive !== undefined ? o.keepAlive : c.keepAlive,
+      pollFrequency: c.pollFrequency,
+      handler,
+      params,
+      parentId: c.taskId,
+    });
+    const link = new SubtaskLink(port, this.#asParent(), child.taskId, child.status);
+    (this.#links ??= []).push(link);
+    // Ended while the child was being created: the child does not outlive it.
+    if (this.#over) void link.cancel('Its parent task ended').catch(() => undefined);
+    return link;
+  }
+
+  /** Waits for subtasks (see {@link TaskHandlerContext.waitForSubtasks}), holding no worker slot meanwhile. */
+  async waitForSubtasks(subtasks: readonly Subtask[], mode: 'all' | 'any' | 'first-error' = 'all'): Promise<TaskOutcome[]> {
+    if (subtasks.length === 0) return [];
+    this.#port.waiting?.();
+    try {
+      if (mode === 'any') return [await Promise.race(subtasks.map((s) => s.outcome()))];
+      if (mode === 'all') return await Promise.all(subtasks.map((s) => s.outcome()));
+      return await Promise.all(
+        subtasks.map(async (s) => {
+          const outcome = await s.outcome();
+          if (outcome.task.status !== 'completed') throw new SubtaskFailedError(s.taskId, outcome.task.status, outcome.task.error ?? outcome.task.statusMessage);
+          return outcome;
+        }),
+      );
+    } finally {
+      if (!this.#over) await this.#port.resuming?.();
+    }
+  }
+
+  /** Publishes an intermediate result (see {@link TaskHandlerContext.partial}). */
+  async partial(content: unknown): Promise<boolean> {
+    if (this.#over) return false;
+    const bounds = this.#options.extras?.partials;
+    let json: string;
+    try {
+      json = JSON.stringify(content ?? null);
+    } catch (error) {
+      throw new InvalidArgumentError(`A partial result must be JSON: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const bytes = Buffer.byteLength(json, 'utf8');
+    if (this.#partials === null) {
+      const kept = this.actor.getSnapshot().context.partials ?? [];
+      this.#partials = { count: kept.length, bytes: kept.reduce((n, p) => n + Buffer.byteLength(JSON.stringify(p.content ?? null), 'utf8'), 0) };
+    }
+    const counted = this.#partials;
+    if (bounds !== undefined && (counted.count + 1 > bounds.maxCount || counted.bytes + bytes > bounds.maxBytes)) return false;
+    counted.count++;
+    counted.bytes += bytes;
+    this.#port.move(taskEvents.partial(JSON.parse(json) as unknown, this.#options.now()));
+    return true;
+  }
+
+  /** This run as a subtask's parent. */
+  #asParent(): ParentRun {
+    const c = this.actor.getSnapshot().context;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the link reads the run's live state
+    const run = this;
+    return {
+      taskId: c.taskId,
+      owner: c.owner,
+      get over() {
+        return run.over;
+      },
+      ask: (method, params) => run.#requestInput(method, params),
+    };
   }
 
   async #work(handler: TaskHandler): Promise<void> {
@@ -359,9 +463,9 @@ export class TaskRun {
     await this.#port.end(decideOutcome(settled, this.#options.maxResultBytes), now());
   }
 
-  #requestInput(method: string, params: unknown): Promise<unknown> {
+  #requestInput(method: string, params: unknown): { readonly inputId: string; readonly answered: Promise<unknown> } {
     const context = this.actor.getSnapshot().context;
-    if (this.#over) return Promise.reject(new TaskTerminalError(context.taskId, this.status));
+    if (this.#over) return { inputId: '', answered: Promise.reject(new TaskTerminalError(context.taskId, this.status)) };
     const inputId = this.#inputIdFor(method, params);
     const request: InputRequest = { taskId: context.taskId, owner: context.owner, dialect: context.dialect, inputId, method, params };
     const waitingMap = (this.#waiting ??= new Map<string, Waiting>());
@@ -382,7 +486,7 @@ export class TaskRun {
     } catch {
       refuse();
     }
-    return answered;
+    return { inputId, answered };
   }
 
   /**
@@ -417,6 +521,8 @@ export class TaskRun {
       for (const waiting of this.#waiting.values()) waiting.reject(why());
       this.#waiting.clear();
     }
+    // Subtasks never outlive their parent's run (a stopped run's task lives on: its children too).
+    if (this.#links && status !== null) for (const link of this.#links) if (!link.ended) void link.cancel('Its parent task ended').catch(() => undefined);
     this.#port.ended?.();
   }
 }

@@ -10,6 +10,7 @@
 import type { TaskContext, TaskEvent, TaskInput, TaskStatus } from '../../machines/index.js';
 import type { HandlerOptions, InputAnswer, InputRequest, TaskChange, TaskHandler, TaskView } from '../task-runtime.types.js';
 import type { TaskObserver } from '../observer.types.js';
+import type { RunExtras } from './task-run.js';
 import type { SecurityReport } from '../audit/index.js';
 
 /** What the core reads of a stored task: the memory backend's entry and the NATS record both are one. */
@@ -28,7 +29,14 @@ export interface NewTask {
   readonly key: string;
   readonly ownerKey: string;
   readonly input: TaskInput;
-  readonly work: { readonly name: string; readonly handler: TaskHandler; readonly options: HandlerOptions; readonly params: unknown } | null;
+  readonly work: {
+    readonly name: string;
+    readonly handler: TaskHandler;
+    readonly options: HandlerOptions;
+    readonly params: unknown;
+    /** What its run gets from the runtime (subtasks, bounds of partial results). */
+    readonly runOptions?: RunExtras;
+  } | null;
 }
 
 /** A watch from {@link TaskStore.watch}. */

@@ -19,7 +19,7 @@ export function viewOf(state: TaskState): TaskView {
   const c = state.context;
   // Written out field by field: one fixed object shape is several times cheaper to build than a
   // spread of the machine's context, and `list` builds one per task of every page.
-  return {
+  const view: TaskView = {
     taskId: c.taskId,
     owner: c.owner,
     dialect: c.dialect,
@@ -35,5 +35,13 @@ export function viewOf(state: TaskState): TaskView {
     resultRef: c.resultRef,
     status: state.status,
     expiresAt: state.expiresAt,
+  };
+  // Only a subtask, a parent or a task with partial results carries more: the common view keeps its one shape.
+  if (c.parentId === undefined && c.children === undefined && c.partials === undefined) return view;
+  return {
+    ...view,
+    ...(c.parentId !== undefined && { parentId: c.parentId, depth: c.depth ?? 1 }),
+    ...(c.children !== undefined && { children: c.children }),
+    ...(c.partials !== undefined && { partials: c.partials }),
   };
 }

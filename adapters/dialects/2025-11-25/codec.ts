@@ -7,6 +7,7 @@
  */
 import { suggestedPollInterval, type TaskView } from '../../../runtime/index.js';
 import { isoTime } from './iso-time.js';
+import { withNestingMeta } from '../extension-meta.js';
 
 /** Name of this dialect, stored with each task created in it. */
 export const SPEC_2025_11_25 = '2025-11-25';
@@ -90,7 +91,7 @@ export function renderTask2025(task: TaskView, now: number): Record<string, unkn
     pollInterval: suggestedPollInterval(task, now),
   };
   if (statusMessage !== null) out['statusMessage'] = statusMessage;
-  return out;
+  return withNestingMeta(out, task);
 }
 
 /**

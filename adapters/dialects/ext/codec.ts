@@ -9,6 +9,7 @@
 import { suggestedPollInterval, type TaskView } from '../../../runtime/index.js';
 import { isoTime } from '../2025-11-25/iso-time.js';
 import { statusOf2025 } from '../2025-11-25/codec.js';
+import { withNestingMeta } from '../extension-meta.js';
 
 /** Name of this dialect, stored with each task created in it (kept in NATS records: never rename). */
 export const EXT_TASKS = 'ext';
@@ -61,7 +62,7 @@ export function renderTaskExt(task: TaskView, now: number): Record<string, unkno
     pollIntervalMs: Math.max(1, Math.ceil(suggestedPollInterval(task, now))),
   };
   if (statusMessage !== null) out['statusMessage'] = statusMessage;
-  return out;
+  return withNestingMeta(out, task);
 }
 
 /**

@@ -5,6 +5,7 @@
  * @module
  */
 import { suggestedPollInterval, type TaskView } from '../../../runtime/index.js';
+import { withNestingMeta } from '../extension-meta.js';
 
 /** Name of this dialect, stored with each task created in it. */
 export const SEP_1686 = 'sep-1686';
@@ -110,5 +111,5 @@ export function renderTask(task: TaskView, now: number): Record<string, unknown>
   };
   if (task.statusMessage !== null) out['statusMessage'] = task.statusMessage;
   if (task.error !== null && (task.status === 'failed' || task.status === 'unknown')) out['error'] = task.error;
-  return out;
+  return withNestingMeta(out, task);
 }

@@ -13,6 +13,7 @@ import { taskIdParam } from '../request-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from '../wire-errors.js';
 import { TASKS_REQUIRED, type StatelessCall } from './work-call.js';
 import { missingCapability } from './wire.js';
+import { partialCursor, withPartials } from '../../dialects/extension-meta.js';
 
 const ACK = { resultType: 'complete' } as const;
 const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'unknown']);
@@ -81,7 +82,10 @@ export async function extTaskMethod(call: StatelessCall, method: 'tasks/get' | '
   const taskId = taskIdParam(params, method);
   try {
     if (method === 'tasks/get') {
-      return { resultType: 'complete', ...(await detailedTask(call, await call.runtime.get(taskId, call.owner))) };
+      const after = partialCursor(params);
+      const task = await call.runtime.get(taskId, call.owner);
+      const answer = { resultType: 'complete', ...(await detailedTask(call, task)) };
+      return after === null ? answer : withPartials(answer, task, after);
     }
     if (method === 'tasks/update') {
       await applyUpdate(call, taskId, params);

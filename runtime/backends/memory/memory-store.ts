@@ -165,7 +165,7 @@ export class MemoryStore implements TaskStore<Entry> {
     this.#expired.forget(key);
     const { now } = this.#opts;
     const entry = new Entry(key, ++this.#seq, ownerKey, work !== null, this.#sink);
-    const run = new TaskRun({ input }, { handler: work?.handler ?? null, params: work?.params, maxResultBytes: this.#opts.limits.maxResultBytes, now }, entry);
+    const run = new TaskRun({ input }, { handler: work?.handler ?? null, params: work?.params, maxResultBytes: this.#opts.limits.maxResultBytes, now, extras: work?.runOptions }, entry);
     const initial = run.actor.getSnapshot();
     entry.status = initial.value;
     entry.context = initial.context;
@@ -292,7 +292,8 @@ export class MemoryStore implements TaskStore<Entry> {
     const before = entry.context;
     const status = snapshot.value;
     if (previous === status && before === snapshot.context) return;
-    const messageChanged = snapshot.context.statusMessage !== before.statusMessage;
+    // A new intermediate result is news for listeners too (it is pushed where the wire can).
+    const messageChanged = snapshot.context.statusMessage !== before.statusMessage || snapshot.context.partials !== before.partials;
     entry.context = snapshot.context;
     entry.status = status;
     if (isTerminalStatus(status) && entry.run) this.#settle(entry);

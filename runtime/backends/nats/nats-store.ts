@@ -195,7 +195,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
   subscribe(listener: (change: TaskChange) => void, key?: string): () => void {
     const emit = (event: FeedEvent): void => {
       if (event.kind === 'task.deleted') return;
-      if (event.kind === 'task.created' || event.previous !== event.view.status || event.kind === 'task.message') {
+      if (event.kind === 'task.created' || event.previous !== event.view.status || event.kind === 'task.message' || event.kind === 'task.partial') {
         listener({ task: event.view, previous: event.kind === 'task.created' ? null : event.previous });
       }
     };

@@ -43,7 +43,7 @@ const MISSING_HANDLER_PAUSE_MS = 300;
  * Event kinds a run writes itself: they need no second look at the record. A terminal one
  * (only the run's own outcome writes these on its node) ends the actor when it is sent to it.
  */
-const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 'task.input.request', 'task.complete', 'task.fail']);
+const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 'task.input.request', 'task.complete', 'task.fail', 'task.partial', 'task.child']);
 
 /** Deliveries of a run whose task record is not there (yet) before it is dropped. */
 const MISSING_RECORD_TRIES = 25;
@@ -315,6 +315,7 @@ export class TaskWorker {
         node: space.nodeId,
         // What earlier runs asked: asked again, the same question gets its id (and its answer).
         asked: moved.record.inputs,
+        extras: registered.runOptions,
       },
       this.#portOf(run),
     );

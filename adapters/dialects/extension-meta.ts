@@ -1,0 +1,102 @@
+/**
+ * This project's own `_meta` keys: nested tasks, intermediate results and push notifications
+ * (SEP-1686's "Future Work"). Every one is opt-in and namespaced, so a peer that knows nothing of
+ * them reads every task as before (a `_meta` key it does not know is ignored, as MCP requires).
+ *
+ * | key | where | value |
+ * |---|---|---|
+ * | `io.github.mcp-task-actors/parentTask` | a subtask's Task | `{ taskId }` of its parent |
+ * | `io.github.mcp-task-actors/subtasks` | a parent's Task | `{ taskIds, counts, total }` |
+ * | `io.github.mcp-task-actors/partial` | `tasks/get` params | `{ cursor? }`: asks for intermediate results after `cursor` |
+ * | `io.github.mcp-task-actors/partial` | `tasks/get` result, status notification | `{ items, nextCursor, total }` |
+ * | `io.github.mcp-task-actors/push` | the creating request's params | `{ url, secret, events?, scope? }` |
+ *
+ * @module
+ */
+import { InvalidArgumentError } from '../../runtime/errors.js';
+import type { TaskView } from '../../runtime/task-runtime.types.js';
+
+/** The prefix of every key of ours. */
+export const META_PREFIX = 'io.github.mcp-task-actors/';
+
+/** On a subtask: `{ taskId }` of the task whose work started it. */
+export const PARENT_META = `${META_PREFIX}parentTask`;
+
+/** On a task that started subtasks: their ids (in the order started), a count per status, and the total. */
+export const SUBTASKS_META = `${META_PREFIX}subtasks`;
+
+/** Intermediate results: asked for on `tasks/get` with `{ cursor? }`, answered with `{ items, nextCursor, total }`. */
+export const PARTIAL_META = `${META_PREFIX}partial`;
+
+/** A webhook for the task (or, with `scope: 'requester'`, for every later task of the requester). */
+export const PUSH_META = `${META_PREFIX}push`;
+
+/** Counts of a parent's children by status, with their ids in the order started. */
+function subtasksOf(children: NonNullable<TaskView['children']>): Record<string, unknown> {
+  const counts: Record<string, number> = {};
+  for (const child of children) counts[child.status] = (counts[child.status] ?? 0) + 1;
+  return { taskIds: children.map((c) => c.taskId), counts, total: children.length };
+}
+
+/**
+ * Adds the nesting keys of a task (its parent, its children) to a rendered task's `_meta`,
+ * keeping whatever `_meta` it has; a task that is neither gets nothing (the same bytes as before).
+ *
+ * @example
+ * ```ts
+ * return withNestingMeta(renderTask2025(task, now), task);
+ * ```
+ */
+export function withNestingMeta(rendered: Record<string, unknown>, task: TaskView): Record<string, unknown> {
+  if (task.parentId == null && task.children === undefined) return rendered;
+  const meta: Record<string, unknown> = { ...(rendered['_meta'] as Record<string, unknown> | undefined) };
+  if (task.parentId != null) meta[PARENT_META] = { taskId: task.parentId };
+  if (task.children !== undefined) meta[SUBTASKS_META] = subtasksOf(task.children);
+  rendered['_meta'] = meta;
+  return rendered;
+}
+
+/**
+ * Where a `tasks/get` asks to read the task's intermediate results from: the sequence after
+ * which to answer (`0` from the first), or `null` when it does not ask.
+ *
+ * @throws InvalidArgumentError when the key is there but its cursor is not one this server gave
+ * @example
+ * ```ts
+ * const after = partialCursor(params); // {_meta: {'io.github.mcp-task-actors/partial': {cursor: '3'}}} → 3
+ * ```
+ */
+export function partialCursor(params: unknown): number | null {
+  const meta = isRecord(params) && isRecord(params['_meta']) ? params['_meta'] : null;
+  if (meta === null || !(PARTIAL_META in meta)) return null;
+  const asked = meta[PARTIAL_META];
+  if (!isRecord(asked)) throw new InvalidArgumentError(`_meta["${PARTIAL_META}"] must be an object ({ cursor? })`);
+  const cursor = asked['cursor'];
+  if (cursor === undefined || cursor === null) return 0;
+  if (typeof cursor !== 'string' || !/^\d{1,9}$/.test(cursor)) throw new InvalidArgumentError(`Invalid partial-result cursor ${JSON.stringify(cursor)}: pass back a nextCursor this server gave`);
+  return Number(cursor);
+}
+
+/**
+ * Adds the task's intermediate results after sequence `after` to an answer's `_meta`:
+ * `{ items, nextCursor, total }`, `nextCursor` to pass back for what comes next (the same cursor
+ * when nothing new came).
+ *
+ * @example
+ * ```ts
+ * withPartials(answer, task, 0); // _meta['io.github.mcp-task-actors/partial'] = { items: [{ seq: 1, at, content }], nextCursor: '1', total: 1 }
+ * ```
+ */
+export function withPartials(answer: Record<string, unknown>, task: TaskView, after: number): Record<string, unknown> {
+  const partials = task.partials ?? [];
+  const items = partials.filter((p) => p.seq > after);
+  const last = partials.at(-1)?.seq ?? 0;
+  const meta = { ...(answer['_meta'] as Record<string, unknown> | undefined) };
+  meta[PARTIAL_META] = { items, nextCursor: String(Math.max(after, last)), total: partials.length };
+  answer['_meta'] = meta;
+  return answer;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
