@@ -53,6 +53,22 @@ async function readAll(get: (cursor: string | undefined) => Promise<Rec>): Promi
   throw new Error('the task did not end');
 }
 
+/** `subscriptions/listen` on `url` for `taskId` until the server ends the stream: the task notifications. */
+async function listen(url: string, taskId: string): Promise<Rec[]> {
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'sub', method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId] }, _meta: meta } }),
+  });
+  return (await res.text())
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)) as { method?: string; params?: Rec })
+    .filter((m) => m.method === 'notifications/tasks')
+    .map((m) => m.params!);
+}
+
 function expectSteps(items: readonly Item[]): void {
   // Nothing missed, nothing repeated, in order.
   expect(items.map((i) => i.seq)).toEqual(STEPS.map((_, i) => i + 1));
@@ -130,6 +146,28 @@ describe.each([
       return reply.body.result!;
     });
     expectSteps(read.items);
+  });
+
+  it('2026-07-28 extension: subscriptions/listen pushes each step once, as it comes', async () => {
+    const taskId = String((await ext.call('long_job', { seconds: 1 }))['taskId']);
+    const notes = await listen(backend.url, taskId);
+    expectSteps(notes.flatMap((n) => (metaOf(n)?.[PARTIAL] as Partials | undefined)?.items ?? []));
+    expect(notes.filter((n) => metaOf(n)?.[PARTIAL] !== undefined).length, 'pushed over several notifications').toBeGreaterThan(2);
+  });
+});
+
+describe('heartbeat on subscriptions/listen', () => {
+  it('pushes a task nothing changed about every heartbeat', async () => {
+    const server = await spawnHttpServer(['--heartbeat', '200']);
+    try {
+      const taskId = String((await extWire(server.url).call('sleep', { ms: 1_300 }))['taskId']);
+      const notes = await listen(server.url, taskId);
+      // The state at subscription, then a beat every 200 ms of the 1.3 s: 5 or more while working.
+      expect(notes.filter((n) => n['status'] === 'working').length, JSON.stringify(notes)).toBeGreaterThanOrEqual(5);
+      expect(notes.at(-1)?.['status']).toBe('completed');
+    } finally {
+      await server.close();
+    }
   });
 });
 

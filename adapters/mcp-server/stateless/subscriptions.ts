@@ -2,6 +2,9 @@
  * `subscriptions/listen` for task status (SEP-2575 + the tasks extension): a long-lived stream on
  * which the server pushes `notifications/tasks`, each the full `DetailedTask` that `tasks/get`
  * would return at that moment. Only tasks the client names, only when it declared the extension.
+ * A notification also carries the task's intermediate results the stream has not carried yet
+ * (`_meta["io.github.mcp-task-actors/partial"]`), and a task nothing was pushed about for the
+ * runtime's `heartbeatMs` is pushed again (a heartbeat for clients with short idle timeouts).
  *
  * @experimental the 2026-07-28 protocol is a draft.
  * @module
@@ -13,6 +16,7 @@ import { JsonRpcCode, JsonRpcError } from '../wire-errors.js';
 import { detailedTask } from './task-methods.js';
 import { TASKS_REQUIRED, type StatelessCall } from './work-call.js';
 import { missingCapability, RequestMetaKey, type StatelessReply } from './wire.js';
+import { withPartials } from '../../dialects/extension-meta.js';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -61,13 +65,23 @@ export async function listenForTasks(call: StatelessCall, id: string | number, p
       let chain = Promise.resolve();
       let finish!: () => void;
       const finished = new Promise<void>((resolve) => (finish = resolve));
-      // One at a time, in order: each notification is the task as tasks/get shows it then.
+      // The last intermediate result sent of each task, and when each was last pushed (heartbeat).
+      const sentPartial = new Map<string, number>();
+      const pushedAt = new Map<string, number>();
+      // One at a time, in order: each notification is the task as tasks/get shows it then, with
+      // the intermediate results this stream has not carried yet.
       const push = (taskId: string): void => {
+        pushedAt.set(taskId, Date.now());
         chain = chain.then(async () => {
           if (!open.has(taskId) || signal.aborted) return;
           // Pushed on the server's own account: never charged to the requester's polls nor refused.
-          const task = await detailedTask(call, await call.runtime.get(taskId, call.owner, { countsAsPoll: false }));
-          emit({ jsonrpc: '2.0', method: 'notifications/tasks', params: { ...task, _meta: meta } });
+          const view = await call.runtime.get(taskId, call.owner, { countsAsPoll: false });
+          const task = await detailedTask(call, view);
+          const sent = sentPartial.get(taskId) ?? 0;
+          const latest = view.partials?.at(-1)?.seq ?? 0;
+          const params: Record<string, unknown> = { ...task, _meta: meta };
+          if (latest > sent) sentPartial.set(taskId, latest);
+          emit({ jsonrpc: '2.0', method: 'notifications/tasks', params: latest > sent ? withPartials(params, view, sent) : params });
           if (TERMINAL.has(String(task['status']))) open.delete(taskId);
           if (open.size === 0) finish();
         }).catch(() => {
@@ -78,8 +92,16 @@ export async function listenForTasks(call: StatelessCall, id: string | number, p
       const stops = accepted.map((taskId) => call.runtime.subscribe(() => push(taskId), { taskId, owner: call.owner }));
       for (const taskId of accepted) push(taskId);
       if (accepted.length === 0) finish();
+      // Heartbeat: a task nothing was pushed about for `heartbeatMs` is pushed again, so the
+      // stream never idles that long (the first push is the task's state at subscription).
+      const every = call.runtime.options.heartbeatMs;
+      const beat = every === null ? null : setInterval(() => {
+        for (const taskId of open) if (Date.now() - (pushedAt.get(taskId) ?? 0) >= every) push(taskId);
+      }, Math.max(10, Math.floor(every / 2)));
+      beat?.unref();
       signal.addEventListener('abort', finish, { once: true });
       await finished;
+      if (beat !== null) clearInterval(beat);
       for (const stop of stops) stop();
       if (!signal.aborted) emit({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { ...meta, [RequestMetaKey.serverInfo]: { name: info.name, version: info.version } } } });
     },
