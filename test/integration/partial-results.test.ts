@@ -146,6 +146,8 @@ describe.each([
       return reply.body.result!;
     });
     expectSteps(read.items);
+    const bad = await ext.post('tasks/get', { taskId }, { meta: { ...meta(undefined), [PARTIAL]: { cursor: -1 } } });
+    expect(bad.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('partial-result cursor') });
   });
 
   it('2026-07-28 extension: subscriptions/listen pushes each step once, as it comes', async () => {
