@@ -172,6 +172,20 @@ describe.each([
     expect((await getTask(w, childId))['status']).toBe('completed');
   });
 
+  it("SEP-1686: a child's input request travels over the parent's open request, as the parent's own", async () => {
+    const w = await attachInteractiveHttpWire(backend.url, () => backend.diag(), { elicitation: {} });
+    wires.push(w);
+    const { taskId, requestId } = await createSep(w, 'delegate', { tool: 'ask_name' });
+    const asked = await w.waitForServerRequest((r) => r.message.method === 'elicitation/create', 15_000);
+    const meta = asked.message.params?.['_meta'] as Rec;
+    expect(meta[SEP_RELATED]).toEqual({ taskId });
+    expect(meta[SUBTASK_INPUT]).toMatchObject({ taskId: expect.any(String) });
+    await w.answer(asked.message.id, { action: 'accept', content: { name: 'Lin' } });
+    expect(textOf(ok(await w.responseFor(requestId, 15_000)))).toBe('Hello, Lin');
+    // Asked once: the child's own copy of the question was not sent as well.
+    expect(w.serverRequests.filter((r) => r.message.method === 'elicitation/create')).toHaveLength(1);
+  });
+
   it("a child's input request is answerable through the child too, and the parent's copy then goes (extension wire)", async () => {
     const ext = extWire(backend.url);
     const caps = { ...WITH_EXT, elicitation: {} };
