@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { TaskStatus } from '../machines/index.js';
+import type { ChildTask, PartialResult, TaskStatus } from '../machines/index.js';
 
 /**
  * What a timeline entry records: the lifecycle event that made the change, or the creation.
@@ -42,7 +42,10 @@ export type TimelineEvent = (typeof TimelineEvent)[keyof typeof TimelineEvent];
  *
  * @example
  * ```ts
- * for (const t of await observer.list()) console.log(t.key, t.status, t.label, t.owner.session, t.node);
+ * const tasks = await observer.list();
+ * for (const t of tasks) console.log(t.key, t.status, t.label, t.owner.session, t.node, t.parentId);
+ * // A subtask has its parent's owner: the task id alone is unique only per owner.
+ * const top = tasks.filter((t) => t.parentId === null);
  * ```
  */
 export interface ObservedTask {
@@ -78,6 +81,14 @@ export interface ObservedTask {
   readonly attempt?: number;
   /** NATS: the last checkpoint its handler kept (see durable handlers), as last read. */
   readonly checkpoint?: { readonly seq: number; readonly label: string | null; readonly at: number } | null;
+  /** The task whose work started this one (a subtask, same owner); `null` for a top-level task. */
+  readonly parentId: string | null;
+  /** 0 for a top-level task, its parent's depth + 1 for a subtask. */
+  readonly depth: number;
+  /** The subtasks its work started, in the order started, with their statuses as the task last saw them. */
+  readonly children: readonly ChildTask[];
+  /** The intermediate results its work published, oldest first (`content` is usually MCP content blocks). */
+  readonly partials: readonly PartialResult[];
 }
 
 /**

@@ -12,10 +12,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { TaskCancelledError, TaskClient, TaskFailedError } from '../mcp-client/index.js';
+import { TaskCancelledError, TaskFailedError } from '../mcp-client/index.js';
+import { TaskClientCore } from '../mcp-client/task-client.js';
 import { NO_TIMEOUT } from '../mcp-client/task-client.wire.js';
+import { CreatedRouter } from '../mcp-server/created-router.js';
 import { hostClientTasks } from './client-tasks.js';
 import { mayCallAsTask } from './task-support.js';
+import { TaskProgress } from './task-progress.js';
 import { LineReader } from './terminal-answers.js';
 
 /** Help text of `mcp-tasks call`. */
@@ -23,6 +26,9 @@ export const CALL_HELP = `Usage: mcp-tasks call (URL | --stdio "COMMAND") TOOL [
 
 Calls TOOL as a task on an MCP server, prints each status change as it happens, answers the
 server's questions, and prints the result. Exit code 0 when the task completed without isError.
+A server that publishes intermediate results or runs subtasks (this project's _meta keys
+io.github.mcp-task-actors/partial and /subtasks) gets them printed too, as they come:
+"partial SEQ: TEXT" and "subtask ID: STATUS".
 
 When the server sends elicitation/create or sampling/createMessage as a task (SEP-1686 _meta, or
 2025-11-25 params.task), call hosts that task itself: it declares the client capability
@@ -147,7 +153,10 @@ export async function call(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** Calls the tool as a task and prints its status lines; resolves with its result, or the exit code of a task that ended without one. */
+/**
+ * Calls the tool as a task and prints its status lines, partial results and subtasks; resolves
+ * with its result, or the exit code of a task that ended without one.
+ */
 async function followTask(
   client: Client,
   params: { name: string; arguments: Record<string, unknown> },
@@ -155,19 +164,25 @@ async function followTask(
   keepAlive: number | undefined,
   pollFrequency: number,
 ): Promise<CallToolResult | number> {
-  const tasks = new TaskClient(client, { dialect, pollFrequency });
+  const progress = new TaskProgress(client, dialect, (line) => process.stdout.write(`${line}\n`));
+  // The SDK v1 TaskClient over a peer whose tasks/get answers also carry the partials and subtasks.
+  const tasks = new TaskClientCore(progress.peer, { dialect, pollFrequency }, () => CreatedRouter.for(client));
   const pending = tasks.beginCallTool(params, keepAlive === undefined ? {} : dialect === 'sep-1686' ? { keepAlive } : { ttl: keepAlive });
-  process.stdout.write(`task ${await pending.taskId}\n`);
+  const taskId = await pending.taskId;
+  process.stdout.write(`task ${taskId}\n`);
   let last = '';
   try {
-    return await pending.result({
+    const result = await pending.result({
       onTaskStatus: (task) => {
         const line = `status: ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ''}`;
         if (line !== last) process.stdout.write(`${line}\n`);
         last = line;
       },
     });
+    await progress.flush(taskId);
+    return result;
   } catch (error) {
+    await progress.flush(taskId);
     // A task that ended failed or cancelled is an answer, not a crash of the command.
     if (error instanceof TaskFailedError || error instanceof TaskCancelledError) {
       process.stdout.write(`${error.message}\n`);

@@ -6,7 +6,7 @@
  * | key | where | value |
  * |---|---|---|
  * | `io.github.mcp-task-actors/parentTask` | a subtask's Task | `{ taskId }` of its parent |
- * | `io.github.mcp-task-actors/subtasks` | a parent's Task | `{ taskIds, counts, total }` |
+ * | `io.github.mcp-task-actors/subtasks` | a parent's Task | `{ taskIds, tasks: [{ taskId, status }], counts, total }` |
  * | `io.github.mcp-task-actors/partial` | `tasks/get` params | `{ cursor? }`: asks for intermediate results after `cursor` |
  * | `io.github.mcp-task-actors/partial` | `tasks/get` result, status notification | `{ items, nextCursor, total }` |
  * | `io.github.mcp-task-actors/push` | the creating request's params | `{ url, secret, events?, scope? }` |
@@ -22,7 +22,7 @@ export const META_PREFIX = 'io.github.mcp-task-actors/';
 /** On a subtask: `{ taskId }` of the task whose work started it. */
 export const PARENT_META = `${META_PREFIX}parentTask`;
 
-/** On a task that started subtasks: their ids (in the order started), a count per status, and the total. */
+/** On a task that started subtasks: their ids (in the order started), each with its status as the parent last saw it, a count per status, and the total. */
 export const SUBTASKS_META = `${META_PREFIX}subtasks`;
 
 /** Intermediate results: asked for on `tasks/get` with `{ cursor? }`, answered with `{ items, nextCursor, total }`. */
@@ -35,7 +35,7 @@ export const PUSH_META = `${META_PREFIX}push`;
 function subtasksOf(children: NonNullable<TaskView['children']>): Record<string, unknown> {
   const counts: Record<string, number> = {};
   for (const child of children) counts[child.status] = (counts[child.status] ?? 0) + 1;
-  return { taskIds: children.map((c) => c.taskId), counts, total: children.length };
+  return { taskIds: children.map((c) => c.taskId), tasks: children.map((c) => ({ taskId: c.taskId, status: c.status })), counts, total: children.length };
 }
 
 /**

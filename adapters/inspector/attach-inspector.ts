@@ -13,6 +13,7 @@ import { EventHub, frame } from './event-hub.js';
 import { handlerRunKey, handlerRuns, type HandlerRun } from './handler-runs.js';
 import { inspectorRoutes } from './inspector-routes.js';
 import type { Inspector, InspectorOptions } from './inspector.types.js';
+import { listedTask } from './listed-task.js';
 import { handlerView } from './task-detail.js';
 
 /** `http://host:port/`, with brackets around an IPv6 address. */
@@ -61,7 +62,7 @@ export async function attachInspector(runtime: Pick<TaskRuntime, 'observe'>, opt
       return hub.broadcast('removed', { key: update.key });
     }
     remember(update.task.key, handlerRunKey(update.task.taskId, update.task.owner));
-    hub.broadcast('upsert', { task: update.task, entry: update.entry });
+    hub.broadcast('upsert', { task: listedTask(update.task), entry: update.entry });
   });
   const onRun = (run: HandlerRun): void => {
     const key = keys.get(handlerRunKey(run.taskId, run.owner));
@@ -72,10 +73,10 @@ export async function attachInspector(runtime: Pick<TaskRuntime, 'observe'>, opt
   const snapshot = async (): Promise<string> => {
     const tasks = await observer.list();
     for (const t of tasks) remember(t.key, handlerRunKey(t.taskId, t.owner));
-    return frame('snapshot', { tasks, showResults });
+    return frame('snapshot', { tasks: tasks.map(listedTask), showResults });
   };
 
-  const route = inspectorRoutes({ access, observer, hub, runs, showResults, snapshot });
+  const route = inspectorRoutes({ access, observer, hub, runs, showResults, deliveries: options.pushDeliveries, snapshot });
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
       if (res.headersSent) return void res.end();

@@ -17,9 +17,20 @@
  * @module
  */
 export { attachInspector } from './attach-inspector.js';
-export type { Inspector, InspectorOptions, InspectorEvents, TaskDetail, TaskOutcomeView, HandlerView } from './inspector.types.js';
+export type {
+  Inspector,
+  InspectorOptions,
+  InspectorEvents,
+  TaskDetail,
+  TaskOutcomeView,
+  HandlerView,
+  ListedTask,
+  PartialMark,
+  PushDeliverySource,
+  PushDeliveryView,
+} from './inspector.types.js';
 export { isLoopback } from './access.js';
-export { machineHandler, handlerStatus, MachineHandlerEvent } from './machine-handler.js';
+export { machineHandler, handlerStatus, handlerPartial, MachineHandlerEvent } from './machine-handler.js';
 export type { MachineHandlerOptions, MachineWorkContext, HandlerStatusEvent } from './machine-handler.js';
 export type { MachineCheckpoint } from './machine-checkpoints.js';
 export { handlerRuns, HandlerRuns, handlerRunKey, MAX_FINISHED_HANDLER_RUNS } from './handler-runs.js';

@@ -10,6 +10,8 @@ import type { TaskObserver } from '../../runtime/index.js';
 import type { InspectorAccess } from './access.js';
 import type { EventHub } from './event-hub.js';
 import type { HandlerRuns } from './handler-runs.js';
+import type { PushDeliverySource } from './inspector.types.js';
+import { listedTask } from './listed-task.js';
 import { pageHtml } from './page/page-html.js';
 import { PAGE_SCRIPT } from './page/page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
@@ -22,6 +24,8 @@ export interface InspectorRouteContext {
   readonly hub: EventHub;
   readonly runs: HandlerRuns;
   readonly showResults: boolean;
+  /** Where a task's push deliveries are read, for its detail; none without. */
+  readonly deliveries?: PushDeliverySource | undefined;
   /** The `snapshot` frame a new event stream starts with. */
   readonly snapshot: () => Promise<string>;
 }
@@ -72,10 +76,10 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
     if (path === '/inspector.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
     if (path === '/inspector.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_STYLE);
     if (path === '/api/diagram.svg') return send(res, 200, 'image/svg+xml; charset=utf-8', machineSvg(taskMachine));
-    if (path === '/api/tasks') return json(res, 200, { tasks: await ctx.observer.list(), showResults: ctx.showResults });
+    if (path === '/api/tasks') return json(res, 200, { tasks: (await ctx.observer.list()).map(listedTask), showResults: ctx.showResults });
     if (path.startsWith('/api/tasks/')) {
       const key = decodeURIComponent(path.slice('/api/tasks/'.length));
-      const detail = await taskDetail(ctx.observer, key, { showResults: ctx.showResults, runs: ctx.runs });
+      const detail = await taskDetail(ctx.observer, key, { showResults: ctx.showResults, runs: ctx.runs, deliveries: ctx.deliveries });
       return detail ? json(res, 200, detail) : json(res, 404, { error: `No task with key '${key}'` });
     }
     if (path === '/api/events') return ctx.hub.open(res, ctx.snapshot);

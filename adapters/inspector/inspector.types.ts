@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { TaskOwner } from '../../machines/index.js';
 import type { ObservedTask, TaskStatus, TimelineEntry } from '../../runtime/index.js';
 import type { HandlerRunStatus, HandlerRuns } from './handler-runs.js';
 
@@ -44,6 +45,75 @@ export interface InspectorOptions {
   readonly heartbeatMs?: number;
   /** Where handler machines report. @default the process-wide `handlerRuns` */
   readonly handlerRuns?: HandlerRuns;
+  /**
+   * The push (webhook) deliveries of a task, oldest first, for its detail view. Without it the
+   * detail has none.
+   * @default undefined
+   */
+  readonly pushDeliveries?: PushDeliverySource;
+}
+
+/**
+ * Where the detail view reads a task's push deliveries from: the task's id and owner (a task id
+ * is unique per owner only) in, its delivery attempts out.
+ *
+ * @example
+ * ```ts
+ * const source: PushDeliverySource = async ({ taskId, owner }) => deliveries.of(taskId, owner);
+ * ```
+ */
+export type PushDeliverySource = (task: { readonly taskId: string; readonly owner: TaskOwner }) => Promise<readonly PushDeliveryView[]>;
+
+/**
+ * One attempt to deliver one event of a task to its webhook, as the detail view shows it.
+ *
+ * @example
+ * ```ts
+ * const view: PushDeliveryView = { eventId: 'e1', taskId: 't1', url: 'https://hook.example/x', attempt: 1, at: Date.now(), status: 200, error: null, delivered: true, final: true };
+ * ```
+ */
+export interface PushDeliveryView {
+  readonly eventId: string;
+  readonly taskId: string;
+  readonly url: string;
+  /** 1 for the first try of the event, counting on with retries. */
+  readonly attempt: number;
+  /** When it was made, epoch ms. */
+  readonly at: number;
+  /** The HTTP status answered, `null` when no answer came (see `error`). */
+  readonly status: number | null;
+  /** Why it failed (connection refused, timeout, …); `null` when an answer came. */
+  readonly error: string | null;
+  /** The webhook accepted it. */
+  readonly delivered: boolean;
+  /** No more attempts follow for this event (delivered, or given up). */
+  readonly final: boolean;
+}
+
+/**
+ * A task as the page's list and live stream carry it: its partial results by number and time
+ * only. Their content is read with the detail (`/api/tasks/:key`): every change of a task
+ * re-sends the whole task, so a task with many partials would otherwise re-send all of them each
+ * time, and the content is the requesters' data, shown only when results are.
+ *
+ * @example
+ * ```ts
+ * const last = listed.partials.at(-1)?.seq ?? 0;
+ * ```
+ */
+export type ListedTask = Omit<ObservedTask, 'partials'> & { readonly partials: readonly PartialMark[] };
+
+/**
+ * A partial result without its content.
+ *
+ * @example
+ * ```ts
+ * const mark: PartialMark = { seq: 3, at: Date.now() };
+ * ```
+ */
+export interface PartialMark {
+  readonly seq: number;
+  readonly at: number;
 }
 
 /**
@@ -113,11 +183,14 @@ export interface TaskOutcomeView {
  * ```
  */
 export interface TaskDetail {
-  readonly task: ObservedTask;
+  /** The task; its partial results carry their `content` only when results are shown. */
+  readonly task: ListedTask | ObservedTask;
   readonly timeline: readonly TimelineEntry[];
   readonly outcome: TaskOutcomeView;
   /** The handler machine and its drawing, when the task's handler is one running here. */
   readonly handler: (HandlerView & { readonly svg: string }) | null;
+  /** Its push deliveries, oldest first; absent when the inspector has no source of them. */
+  readonly deliveries?: readonly PushDeliveryView[];
 }
 
 /**
@@ -131,8 +204,8 @@ export interface TaskDetail {
  * ```
  */
 export interface InspectorEvents {
-  readonly snapshot: { readonly tasks: readonly ObservedTask[]; readonly showResults: boolean };
-  readonly upsert: { readonly task: ObservedTask; readonly entry: TimelineEntry | null };
+  readonly snapshot: { readonly tasks: readonly ListedTask[]; readonly showResults: boolean };
+  readonly upsert: { readonly task: ListedTask; readonly entry: TimelineEntry | null };
   readonly removed: { readonly key: string };
   readonly handler: HandlerView;
 }

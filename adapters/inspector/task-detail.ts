@@ -1,6 +1,7 @@
 /**
- * What the inspector's detail view shows of one task (`GET /api/tasks/:key`): its metadata, its
- * timeline, how it ended, and its handler machine when one runs in this process.
+ * What the inspector's detail view shows of one task (`GET /api/tasks/:key`): its metadata (with
+ * its parent, subtasks and partial results), its timeline, how it ended, its handler machine when
+ * one runs in this process, and its push deliveries when the inspector has a source of them.
  *
  * @module
  */
@@ -9,7 +10,8 @@ import { isTerminalStatus } from '../../machines/index.js';
 import type { ObservedTask, TaskObserver } from '../../runtime/index.js';
 import { machineGraph, toSvg } from './diagram/index.js';
 import type { HandlerRun, HandlerRuns } from './handler-runs.js';
-import type { HandlerView, TaskDetail, TaskOutcomeView } from './inspector.types.js';
+import type { HandlerView, PushDeliverySource, TaskDetail, TaskOutcomeView } from './inspector.types.js';
+import { detailedTask } from './listed-task.js';
 
 /** Each machine is drawn once: a layout takes milliseconds and the picture never changes. */
 const drawings = new WeakMap<AnyStateMachine, string>();
@@ -48,7 +50,8 @@ export function handlerView(key: string, run: HandlerRun): HandlerView {
  *
  * @param observer - the runtime's observer
  * @param key - the task's observer key
- * @param options - `showResults`: include the result JSON; `runs`: where handler machines report
+ * @param options - `showResults`: include the result JSON and the partial results' content;
+ *   `runs`: where handler machines report; `deliveries`: where its push deliveries are read
  * @example
  * ```ts
  * const detail = await taskDetail(observer, key, { showResults: false, runs: handlerRuns });
@@ -58,14 +61,17 @@ export function handlerView(key: string, run: HandlerRun): HandlerView {
 export async function taskDetail(
   observer: TaskObserver,
   key: string,
-  options: { readonly showResults: boolean; readonly runs: HandlerRuns },
+  options: { readonly showResults: boolean; readonly runs: HandlerRuns; readonly deliveries?: PushDeliverySource | undefined },
 ): Promise<TaskDetail | null> {
   const task = (await observer.list()).find((t) => t.key === key);
   if (!task) return null;
   const timeline = await observer.timeline(key);
   const run = options.runs.get(task.taskId, task.owner);
   const handler = run ? { ...handlerView(key, run), svg: machineSvg(run.machine) } : null;
-  return { task, timeline, outcome: await outcomeOf(observer, task, options.showResults), handler };
+  const outcome = await outcomeOf(observer, task, options.showResults);
+  const detail: TaskDetail = { task: detailedTask(task, options.showResults), timeline, outcome, handler };
+  if (!options.deliveries) return detail;
+  return { ...detail, deliveries: await options.deliveries({ taskId: task.taskId, owner: task.owner }) };
 }
 
 async function outcomeOf(observer: TaskObserver, task: ObservedTask, showResults: boolean): Promise<TaskOutcomeView> {

@@ -50,7 +50,7 @@ export function pageHtml(token: string | null): string {
     <div class="table-wrap">
       <table id="tasks">
         <thead><tr>
-          <th>task id</th><th>status</th><th>method (tool)</th><th>dialect</th><th>session</th><th>node</th><th>age</th><th>status message</th>
+          <th>task id</th><th>status</th><th>method (tool)</th><th>dialect</th><th>session</th><th>node</th><th>age</th><th>status message</th><th>subtasks</th>
         </tr></thead>
         <tbody></tbody>
       </table>
@@ -79,6 +79,24 @@ export function pageHtml(token: string | null): string {
         <h3>Timeline</h3>
         <ol id="timeline"></ol>
       </div>
+    </div>
+    <div class="columns">
+      <div id="family" hidden>
+        <h3>Parent and subtasks</h3>
+        <p id="detail-parent"></p>
+        <ul id="children"></ul>
+      </div>
+      <div id="partials-box" hidden>
+        <h3>Partial results</h3>
+        <ol id="partials"></ol>
+      </div>
+    </div>
+    <div id="deliveries-box" hidden>
+      <h3>Push deliveries</h3>
+      <table id="deliveries">
+        <thead><tr><th>time</th><th>url</th><th>attempt</th><th>answer</th><th>delivered</th><th>final</th></tr></thead>
+        <tbody></tbody>
+      </table>
     </div>
   </section>
 </main>

@@ -4,15 +4,18 @@
  * a string, it avoids backticks and template placeholders.
  *
  * What it does: keeps one row per task from the event stream (a `snapshot`, then `upsert`,
- * `removed`, `handler` events), filters rows by status and text, ticks the ages every second, and
- * for the selected task shows the lifecycle diagram with its state highlighted, its handler
- * machine's diagram when there is one, its timeline and its outcome. Every task field is written
- * as text (never as HTML): task ids, labels and messages come from requesters.
+ * `removed`, `handler` events), each subtask's row under its parent's (`page-tree-script.ts`),
+ * filters rows by status and text, ticks the ages every second, and for the selected task shows
+ * the lifecycle diagram with its state highlighted, its handler machine's diagram when there is
+ * one, its timeline, its outcome, its parent and subtasks, partial results and push deliveries
+ * (`page-family-script.ts`). Every task field is written as text (never as HTML): task ids,
+ * labels, messages and partial results come from requesters.
  *
  * DOM contract (kept stable for the browser test):
  * - `table#tasks tbody tr[data-task-key][data-status]`, cells `td[data-col]` with `taskId`,
- *   `status`, `label`, `dialect`, `session`, `node`, `age`, `message`; the selected row has class
- *   `selected`; rows filtered out have the `hidden` attribute.
+ *   `status`, `label`, `dialect`, `session`, `node`, `age`, `message`, `subtasks`; the selected
+ *   row has class `selected`; rows filtered out have the `hidden` attribute. The tree's and the
+ *   detail's other parts: see `page-tree-script.ts` and `page-family-script.ts`.
  * - `select#status-filter` (values `''` and the seven statuses), `input#search`.
  * - `#detail` (hidden until a row is selected) with `#detail-title` (the task id), `#diagram`
  *   (the lifecycle SVG, `g[data-state="task.<status>"]` with class `current`), `#handler-diagram`
@@ -22,6 +25,9 @@
  *
  * @module
  */
+
+import { PAGE_FAMILY_SCRIPT } from './page-family-script.js';
+import { PAGE_TREE_SCRIPT } from './page-tree-script.js';
 
 /**
  * The script.
@@ -45,6 +51,11 @@ const state = {
   timeline: [],       // entries of the selected task
   handlerMachine: null,
   loads: 0,           // detail requests made; only the latest one is applied
+  ids: new Map(),     // owner and task id -> key (a subtask names its parent by task id)
+  orphans: new Map(), // a parent's owner and task id -> keys of its subtasks listed before it
+  partials: [],       // partial results of the selected task, as its detail gave them
+  refreshing: false,  // a detail request for new partial results is out
+  refreshAgain: false,
 };
 
 const $ = (selector) => document.querySelector(selector);
@@ -90,7 +101,7 @@ function methodLabel(task) {
 
 // ---- the table ---------------------------------------------------------------------------------
 
-const COLUMNS = ['taskId', 'status', 'label', 'dialect', 'session', 'node', 'age', 'message'];
+const COLUMNS = ['taskId', 'status', 'label', 'dialect', 'session', 'node', 'age', 'message', 'subtasks'];
 
 function cellText(task, column) {
   switch (column) {
@@ -110,7 +121,7 @@ function matches(task) {
   if (filter.value && task.status !== filter.value) return false;
   const needle = search.value.trim().toLowerCase();
   if (!needle) return true;
-  const hay = [task.taskId, task.label, task.owner.session, task.node, task.statusMessage, task.error];
+  const hay = [task.taskId, task.label, task.owner.session, task.node, task.statusMessage, task.error, task.parentId];
   return hay.some((v) => typeof v === 'string' && v.toLowerCase().includes(needle));
 }
 
@@ -123,13 +134,7 @@ function newRow(task) {
     tr.appendChild(td);
   }
   tr.addEventListener('click', () => select(task.key));
-  // Newest first: before the first row created earlier than this task.
-  let before = null;
-  for (const row of tbody.rows) {
-    const other = state.tasks.get(row.dataset.taskKey);
-    if (other && other.createdAt < task.createdAt) { before = row; break; }
-  }
-  tbody.insertBefore(tr, before);
+  placeRow(tr, task);
   state.rows.set(task.key, tr);
   return tr;
 }
@@ -140,6 +145,7 @@ function renderRow(task) {
   for (const td of tr.cells) td.textContent = cellText(task, td.dataset.col);
   tr.cells[4].title = task.owner.session || '';
   tr.cells[4].title += task.owner.principal ? ' (principal ' + task.owner.principal + ')' : '';
+  renderSubtaskCell(tr, task);
   tr.hidden = !matches(task);
   tr.classList.toggle('selected', task.key === state.selected);
 }
@@ -161,11 +167,14 @@ function upsert(task) {
   // An event queued before the snapshot may be older than it: never step back.
   if (known && known.updatedAt > task.updatedAt) return false;
   state.tasks.set(task.key, task);
+  state.ids.set(identity(task.owner, task.taskId), task.key);
   renderRow(task);
+  renderParentOf(task);
   return true;
 }
 
 function remove(key) {
+  forgetRow(key, state.tasks.get(key));
   state.tasks.delete(key);
   const tr = state.rows.get(key);
   if (tr) tr.remove();
@@ -294,6 +303,10 @@ async function loadDetail(key) {
   mergeTimeline(detail.timeline);
   renderOutcome(task, detail.outcome);
   renderHandler(detail.handler);
+  state.partials = detail.task.partials || [];
+  renderFamily(task);
+  renderPartials(task);
+  renderDeliveries(detail.deliveries);
 }
 
 function select(key) {
@@ -301,7 +314,9 @@ function select(key) {
   if (!task) return;
   if (state.selected !== key) {
     state.timeline = [];
+    state.partials = [];
     renderHandler(null);
+    renderDeliveries([]);
   }
   state.selected = key;
   for (const [k, tr] of state.rows) tr.classList.toggle('selected', k === key);
@@ -311,6 +326,8 @@ function select(key) {
   highlightStatus(task.status);
   renderTimeline();
   renderOutcome(task, null);
+  renderFamily(task);
+  renderPartials(task);
   loadDetail(key).catch(() => undefined);
 }
 
@@ -326,6 +343,9 @@ function onUpsert(data) {
   highlightStatus(task.status);
   if (data.entry) mergeTimeline([data.entry]);
   renderOutcome(task, null);
+  renderFamily(task);
+  renderPartials(task);
+  refreshPartials(task);
   // Ended: read the detail again for the result (when shown) and the handler's last state.
   if (TERMINAL.has(task.status) && (!before || !TERMINAL.has(before.status) || before.hasResult !== task.hasResult)) {
     loadDetail(task.key).catch(() => undefined);
@@ -388,4 +408,4 @@ setInterval(() => {
 refreshCounts();
 loadDiagram().catch(() => undefined);
 connect();
-`;
+` + PAGE_TREE_SCRIPT + PAGE_FAMILY_SCRIPT;

@@ -78,6 +78,31 @@ figcaption { font-size: 12px; color: var(--muted); margin-bottom: .3rem; }
 #outcome .error { color: var(--failed); }
 #outcome pre { margin: .3rem 0 0; padding: .5rem; background: #f1f5f9; border-radius: 4px; max-height: 18rem; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
 
+/* The task tree: a subtask's id indented by its level under its parent's row. */
+td[data-col="taskId"] { padding-left: calc(.55rem + var(--level, 0) * 1.3rem); }
+tr[data-parent-key] td[data-col="taskId"]::before { content: "↳"; margin-right: .3em; color: var(--muted); }
+td[data-col="subtasks"] .total { font-weight: 600; }
+td[data-col="subtasks"] .count, #children .status { font-size: 12px; }
+.count[data-status="working"], #children li[data-status="working"] .status { color: var(--working); }
+.count[data-status="input_required"], #children li[data-status="input_required"] .status { color: var(--input_required); }
+.count[data-status="completed"], #children li[data-status="completed"] .status { color: var(--completed); }
+.count[data-status="failed"], #children li[data-status="failed"] .status { color: var(--failed); }
+.count[data-status="cancelled"], #children li[data-status="cancelled"] .status { color: var(--cancelled); }
+.count[data-status="submitted"], .count[data-status="unknown"], #children .status { color: var(--muted); }
+a.task-link { color: var(--working); font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }
+
+#detail-parent { margin: 0 0 .3rem; }
+#children, #partials { margin: 0; padding-left: 1.6rem; max-height: 18rem; overflow: auto; }
+#children li, #partials li { padding: .1rem 0; }
+#partials { list-style: none; padding-left: .2rem; }
+#partials .seq { color: var(--muted); font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }
+#partials time { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; color: var(--muted); }
+#partials .partial-text { white-space: pre-wrap; overflow-wrap: anywhere; }
+#partials .partial-text + .partial-text::before { content: " "; }
+#partials pre { margin: .2rem 0; padding: .4rem; background: #f1f5f9; border-radius: 4px; max-height: 10rem; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
+#deliveries tbody tr { cursor: default; }
+#deliveries tr[data-delivered="false"] td[data-col="answer"] { color: var(--failed); }
+
 #timeline { margin: 0; padding-left: 2.4rem; max-height: 22rem; overflow: auto; }
 #timeline li { padding: .15rem 0; }
 #timeline .event { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }

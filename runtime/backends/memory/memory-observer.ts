@@ -12,6 +12,7 @@
  */
 import type { TaskContext, TaskStatus } from '../../../machines/index.js';
 import type { ObservedTask, ObserverUpdate, TaskObserver, TimelineEntry } from '../../observer.types.js';
+import { familyEvent, observedFamily } from '../../observer-family.js';
 import { inferTimelineEvent } from '../../observer-timeline.js';
 import { appendToTrail, readTrail, startTrail, type TimelineLog } from './timeline-log.js';
 
@@ -93,7 +94,7 @@ export class MemoryObservation {
   changed(entry: ObservableEntry, previous: TaskStatus, before: TaskContext): void {
     if (!this.#recording) return;
     const c = entry.context;
-    const event = inferTimelineEvent(previous, before, entry.status, c);
+    const event = inferTimelineEvent(previous, before, entry.status, c) ?? familyEvent(before, c);
     if (event === null) return;
     const log = this.#log(entry.key) ?? startTrail(previous, before);
     appendToTrail(log, c.updatedAt, event, previous, entry.status, c.statusMessage);
@@ -185,6 +186,7 @@ export class MemoryObservation {
       pendingInputs: c.pendingInputs,
       expiresAt: entry.expiresAt,
       hasResult: entry.hasResult,
+      ...observedFamily(c),
     };
   }
 

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { familyEvent } from '../../observer-family.js';
 import { inferTimelineEvent } from '../../observer-timeline.js';
 import type { ObservedResult, ObservedTask, ObserverUpdate, TaskObserver, TimelineEntry } from '../../observer.types.js';
 import type { EventFeed } from './event-feed.js';
@@ -169,7 +170,7 @@ export class NatsObserver implements TaskObserver {
     if (record === null || record.seq <= known.seq || this.#known.get(key) !== known) return;
     const before = known.shown;
     const task = observedOfRecord(key, record);
-    const event = before ? inferTimelineEvent(before.status, before, record.status, record.context) : record.seq === 1 ? 'task.created' : null;
+    const event = before ? (inferTimelineEvent(before.status, before, record.status, record.context) ?? familyEvent(before, record.context)) : record.seq === 1 ? 'task.created' : null;
     const entry = event && { at: record.context.updatedAt, status: record.status, previous: before?.status ?? null, event, node: record.writer ?? null, message: record.context.statusMessage };
     known.shown = task;
     known.seq = record.seq;
@@ -198,7 +199,7 @@ export class NatsObserver implements TaskObserver {
     const worker = event.kind === 'task.start' || moved ? event.node : (known.shown?.node ?? event.node);
     const hasResult = event.view.status === 'completed' || (event.view.status === 'failed' && (known.shown?.hasResult ?? false));
     const runs = { attempt: event.attempt ?? known.shown?.attempt ?? 0, checkpoint: known.shown?.checkpoint ?? null };
-    const task = pending?.seq === seq ? observedOfRecord(key, pending) : observedOfView(key, event.view, worker, hasResult, runs);
+    const task = pending?.seq === seq ? observedOfRecord(key, pending) : observedOfView(key, event.view, worker, hasResult, runs, known.shown);
     known.shown = task;
     known.seq = seq;
     if (pending && pending.seq <= seq) {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { observedFamily, sameFamily, type ObservedFamily } from '../../observer-family.js';
 import { boundTimeline, inferTimelineEvent } from '../../observer-timeline.js';
 import type { ObservedResult, ObservedTask, TimelineEntry } from '../../observer.types.js';
 import type { TaskView } from '../../task-runtime.types.js';
@@ -20,12 +21,21 @@ import type { TaskRecord } from './task-record.js';
  * @param view - the task's view (from a record or a published event)
  * @param node - the worker running it, else the node that last wrote it
  * @param hasResult - whether a result is stored
+ * @param runs - the attempt and checkpoint, which only a record holds
+ * @param shown - what was shown of the task before: the family fields an event's view lacks
  * @example
  * ```ts
  * const task = observedOfView(key, event.view, event.node, event.view.status === 'completed');
  * ```
  */
-export function observedOfView(key: string, view: TaskView, node: string | null, hasResult: boolean, runs: Pick<ObservedTask, 'attempt' | 'checkpoint'> = {}): ObservedTask {
+export function observedOfView(
+  key: string,
+  view: TaskView,
+  node: string | null,
+  hasResult: boolean,
+  runs: Pick<ObservedTask, 'attempt' | 'checkpoint'> = {},
+  shown: ObservedFamily | null = null,
+): ObservedTask {
   return {
     ...runs,
     key,
@@ -43,6 +53,7 @@ export function observedOfView(key: string, view: TaskView, node: string | null,
     pendingInputs: view.pendingInputs,
     expiresAt: view.expiresAt,
     hasResult,
+    ...observedFamily(view, shown),
   };
 }
 
@@ -81,7 +92,8 @@ export function sameObserved(a: ObservedTask, b: ObservedTask): boolean {
     a.node === b.node &&
     a.expiresAt === b.expiresAt &&
     a.hasResult === b.hasResult &&
-    a.pendingInputs.join('\u0000') === b.pendingInputs.join('\u0000')
+    a.pendingInputs.join('\u0000') === b.pendingInputs.join('\u0000') &&
+    sameFamily(a, b)
   );
 }
 

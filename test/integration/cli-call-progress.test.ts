@@ -1,0 +1,52 @@
+/**
+ * `mcp-tasks call` printing what a task does besides changing status, run as a user would against
+ * `serve --http 0`: each partial result of `long_job` as it is published (`partial <seq>: <text>`),
+ * and each subtask of `fan_out` with its status when it changes (`subtask <id>: <status>`), in
+ * both dialects.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCall } from './harness/cli-call.js';
+import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
+
+let server: HttpServerProcess;
+
+beforeAll(async () => {
+  server = await spawnHttpServer(['--poll-frequency', '100']);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** The index of the first line of `stdout` that is `line` (or matches it), `-1` when none does. */
+function lineIndex(stdout: string, line: string | RegExp): number {
+  return stdout.split('\n').findIndex((l) => (typeof line === 'string' ? l === line : line.test(l)));
+}
+
+describe('mcp-tasks call: partial results and subtasks', () => {
+  for (const dialect of ['sep-1686', '2025-11-25']) {
+    it(`should print each partial result of long_job once, in order, as it runs (${dialect})`, async () => {
+      const run = await runCall([server.url, 'long_job', '{"seconds":1.5}', '--dialect', dialect, '--poll', '50']);
+      expect(run.code, run.stderr).toBe(0);
+      const partials = [...run.stdout.matchAll(/^partial (\d+): (.*)$/gm)].map((m) => [Number(m[1]), m[2]]);
+      expect(partials).toEqual(Array.from({ length: 10 }, (_, i) => [i + 1, `step ${i + 1}/10 done`]));
+      // Printed while the job ran: the first one comes before the status of a later step.
+      expect(lineIndex(run.stdout, 'partial 1: step 1/10 done')).toBeLessThan(lineIndex(run.stdout, /^status: working \(step ([5-9]|10)\/10\)$/));
+      expect(lineIndex(run.stdout, 'partial 10: step 10/10 done')).toBeLessThan(lineIndex(run.stdout, 'long_job done in 1.5 s'));
+    });
+
+    it(`should print each subtask of fan_out with its status as it changes (${dialect})`, async () => {
+      const run = await runCall([server.url, 'fan_out', '{"count":3,"ms":600}', '--dialect', dialect, '--poll', '50']);
+      expect(run.code, run.stderr).toBe(0);
+      const lines = [...run.stdout.matchAll(/^subtask (\S+): (\S+)$/gm)].map((m) => ({ id: m[1]!, status: m[2]! }));
+      const ids = [...new Set(lines.map((l) => l.id))];
+      expect(ids).toHaveLength(3);
+      for (const id of ids) {
+        const statuses = lines.filter((l) => l.id === id).map((l) => l.status);
+        // Seen before it ended (polls every 100 ms or less meet a 600 ms sleep), then completed; each change once.
+        expect(['working,completed', 'submitted,working,completed', 'submitted,completed'], `statuses printed for subtask ${id}`).toContain(statuses.join(','));
+        expect(lineIndex(run.stdout, `subtask ${id}: completed`)).toBeLessThan(lineIndex(run.stdout, 'fan_out: 3 of 3 subtasks completed'));
+      }
+      expect(ids).not.toContain(run.stdout.match(/^task (\S+)$/m)?.[1]);
+    });
+  }
+});
