@@ -14,7 +14,11 @@
 export { createTaskRuntime } from './backends/memory/memory-runtime.js';
 
 export { resolveTaskRuntimeOptions } from './options.js';
-export type { TaskRuntimeOptions, ResolvedTaskRuntimeOptions } from './options.js';
+export type { TaskRuntimeOptions, ResolvedTaskRuntimeOptions, PushSettings } from './options.js';
+export { verifyPush, signPush, PushHeader } from './push/push-signing.js';
+export type { PushRequest } from './push/push-request.js';
+export type { DeliveryAttempt, PushTarget } from './push/push.types.js';
+export { PUSH_EVENT_TYPE } from './push/push-notifier.js';
 export type {
   TaskRuntime,
   TaskView,

@@ -6,6 +6,24 @@
 import { InvalidArgumentError } from './errors.js';
 import { resolveLimits, type RequesterLimits } from './limits.js';
 import type { AuditOptions } from './audit/audit.types.js';
+import { PushAllowList } from './push/push-allow.js';
+import { resolvePushOptions, type PushOptions, type ResolvedPushOptions } from './push/backoff.js';
+
+/**
+ * Push notifications (webhooks): the URL prefixes the operator allows requesters to register, and
+ * how deliveries are retried.
+ *
+ * @example
+ * ```ts
+ * const push: PushSettings = { allow: ['https://hooks.example.com/'], maxAttempts: 8 };
+ * ```
+ */
+export interface PushSettings extends PushOptions {
+  /** URL prefixes a webhook may have (scheme, host, port, path); none: nothing is ever called. */
+  readonly allow: readonly string[];
+  /** NATS: how long a node may hold a delivery before another takes it over, ms. @default 30_000 */
+  readonly ackWaitMs?: number;
+}
 
 /**
  * Options of {@link createTaskRuntime}. Every field is optional.
@@ -79,6 +97,11 @@ export interface TaskRuntimeOptions {
    */
   heartbeatMs?: number | null;
   /**
+   * Push notifications: requesters may register webhooks (`CreateTaskOptions.push`) under URLs
+   * the operator allows here. Absent: a registration is refused (nothing is ever called).
+   */
+  push?: PushSettings;
+  /**
    * Clock, epoch ms. Tests may pass a fake one.
    * @default Date.now
    */
@@ -96,6 +119,8 @@ export interface ResolvedTaskRuntimeOptions {
   readonly maxPartials: number;
   readonly maxPartialBytes: number;
   readonly heartbeatMs: number | null;
+  /** Push notifications, `null` when off. */
+  readonly push: { readonly allow: PushAllowList; readonly options: ResolvedPushOptions; readonly ackWaitMs: number } | null;
   readonly limits: RequesterLimits;
   readonly now: () => number;
 }
@@ -130,5 +155,6 @@ export function resolveTaskRuntimeOptions(options: TaskRuntimeOptions = {}): Res
   }
   if (resolved.pageSize < 1) throw new InvalidArgumentError('pageSize must be at least 1');
   if (resolved.heartbeatMs !== null && resolved.heartbeatMs < 10) throw new InvalidArgumentError('heartbeatMs must be at least 10 (or null for none)');
-  return { ...resolved, limits: resolveLimits(options.limits) };
+  const push = options.push === undefined ? null : { allow: new PushAllowList(options.push.allow), options: resolvePushOptions(options.push), ackWaitMs: options.push.ackWaitMs ?? 30_000 };
+  return { ...resolved, push, limits: resolveLimits(options.limits) };
 }

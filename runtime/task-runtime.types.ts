@@ -7,6 +7,8 @@ import type { TaskContext, TaskOwner, TaskStatus } from '../machines/index.js';
 import type { ResolvedTaskRuntimeOptions } from './options.js';
 import type { SecurityReport } from './audit/audit.types.js';
 import type { TaskObserver } from './observer.types.js';
+import type { PushRequest } from './push/push-request.js';
+import type { DeliveryAttempt } from './push/push.types.js';
 
 /** A task as the runtime reports it: the machine's context plus its status and expiry. */
 export interface TaskView extends Readonly<Omit<TaskContext, 'pendingInputs'>> {
@@ -232,6 +234,12 @@ export interface CreateTaskOptions {
    * recorded as the parent's child and cancelled with it. Refused past `maxTaskDepth`.
    */
   readonly parentId?: string;
+  /**
+   * A webhook for this task (or, `scope: 'requester'`, for it and every later task of its
+   * requester): signed events on `input_required` and every end, or every change. Refused unless
+   * the runtime's `push.allow` lists the URL.
+   */
+  readonly push?: PushRequest;
 }
 
 /** A change applied from outside to a task without a handler (see `TaskRuntime.update`). */
@@ -378,6 +386,11 @@ export interface TaskRuntime {
    * @throws RuntimeDisposedError after `dispose`
    */
   observe(): TaskObserver;
+  /**
+   * The operator's view of webhook deliveries (of one task id, or all): every attempt, its HTTP
+   * status or error. Empty when push notifications are off. Not scoped: for an operator's tool.
+   */
+  pushDeliveries(taskId?: string): Promise<DeliveryAttempt[]>;
   /** Stops every actor and timer. */
   dispose(): Promise<void>;
 }

@@ -62,6 +62,11 @@ Tasks:
   --heartbeat MS             tell a status stream again of a task running longer than this, every this
                              often ('off': never; default 30000)
   --max-task-depth N         how deep subtasks may nest (default 4)
+  --push-allow PREFIX        let requesters register webhooks under this URL prefix, e.g.
+                             https://hooks.example.com/ (repeatable; also MCP_TASKS_PUSH_ALLOW=P,...);
+                             none by default: no webhook is ever called
+  --push-ack-wait MS         with --nats: a node that holds a delivery this long without word loses it
+                             to another (default 30000)
 ${AUDIT_FLAG_HELP}
 
 Limits per requester (session + auth principal); over one, a request gets JSON-RPC error -32029
@@ -133,6 +138,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'page-size': { type: 'string' },
       heartbeat: { type: 'string' },
       'max-task-depth': { type: 'string' },
+      'push-allow': { type: 'string', multiple: true },
+      'push-ack-wait': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
       'auth-token': { type: 'string', multiple: true },
       'allowed-host': { type: 'string', multiple: true },
@@ -198,6 +205,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
   if (values.heartbeat !== undefined) runtimeOptions.heartbeatMs = values.heartbeat === 'off' ? null : number('heartbeat', values.heartbeat)!;
   const depth = number('max-task-depth', values['max-task-depth']);
   if (depth !== undefined) runtimeOptions.maxTaskDepth = depth;
+  const pushAllow = [...(values['push-allow'] ?? []), ...(process.env['MCP_TASKS_PUSH_ALLOW'] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')];
+  if (pushAllow.length > 0) {
+    const ackWaitMs = number('push-ack-wait', values['push-ack-wait']);
+    runtimeOptions.push = { allow: pushAllow, ...(ackWaitMs !== undefined && { ackWaitMs }) };
+  }
 
   const tools = values.conformance === true ? [...demoDefinitions.tools, ...conformanceTools] : demoDefinitions.tools;
   const toolList = (flag: 'retry-restart' | 'retry-never'): Set<string> => {

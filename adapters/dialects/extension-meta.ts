@@ -15,6 +15,7 @@
  */
 import { InvalidArgumentError } from '../../runtime/errors.js';
 import type { TaskView } from '../../runtime/task-runtime.types.js';
+import type { PushRequest } from '../../runtime/push/push-request.js';
 
 /** The prefix of every key of ours. */
 export const META_PREFIX = 'io.github.mcp-task-actors/';
@@ -99,4 +100,23 @@ export function withPartials(answer: Record<string, unknown>, task: TaskView, af
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The webhook a task-creating request registers (`_meta["io.github.mcp-task-actors/push"]`), as
+ * `create` options: `{ push }`, or nothing when the request has none. Its content is checked by
+ * the runtime (allow-list, secret), which refuses the whole request when it is wrong.
+ *
+ * @throws InvalidArgumentError when the key is there but is not an object
+ * @example
+ * ```ts
+ * await runtime.create({ taskId, owner, …, ...pushOption(request.params) });
+ * ```
+ */
+export function pushOption(params: unknown): { push: PushRequest } | Record<string, never> {
+  const meta = isRecord(params) && isRecord(params['_meta']) ? params['_meta'] : null;
+  if (meta === null || !(PUSH_META in meta)) return {};
+  const asked = meta[PUSH_META];
+  if (!isRecord(asked)) throw new InvalidArgumentError(`_meta["${PUSH_META}"] must be an object ({ url, secret, events?, scope? })`);
+  return { push: asked as unknown as PushRequest };
 }

@@ -39,7 +39,7 @@ function origin(host: string, port: number): string {
  * await inspector.close();
  * ```
  */
-export async function attachInspector(runtime: Pick<TaskRuntime, 'observe'>, options: InspectorOptions): Promise<Inspector> {
+export async function attachInspector(runtime: Pick<TaskRuntime, 'observe'> & Partial<Pick<TaskRuntime, 'pushDeliveries'>>, options: InspectorOptions): Promise<Inspector> {
   const host = options.host ?? '127.0.0.1';
   const showResults = options.showResults ?? false;
   const runs = options.handlerRuns ?? handlerRuns;
@@ -76,7 +76,7 @@ export async function attachInspector(runtime: Pick<TaskRuntime, 'observe'>, opt
     return frame('snapshot', { tasks: tasks.map(listedTask), showResults });
   };
 
-  const route = inspectorRoutes({ access, observer, hub, runs, showResults, deliveries: options.pushDeliveries, snapshot });
+  const route = inspectorRoutes({ access, observer, hub, runs, showResults, deliveries: options.pushDeliveries ?? (runtime.pushDeliveries && (({ taskId }) => runtime.pushDeliveries!(taskId))), snapshot });
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
       if (res.headersSent) return void res.end();

@@ -46,9 +46,8 @@ export interface InspectorOptions {
   /** Where handler machines report. @default the process-wide `handlerRuns` */
   readonly handlerRuns?: HandlerRuns;
   /**
-   * The push (webhook) deliveries of a task, oldest first, for its detail view. Without it the
-   * detail has none.
-   * @default undefined
+   * The push (webhook) deliveries of a task, oldest first, for its detail view.
+   * @default the runtime's `pushDeliveries` (every attempt of the task id)
    */
   readonly pushDeliveries?: PushDeliverySource;
 }

@@ -20,6 +20,7 @@ import { toJsonRpcError } from '../mcp-server/wire-errors.js';
 import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
 import { installTaskMethodsV2, register, type HeldConnection } from './task-methods-v2.js';
 import { interceptHandlers } from './v2-sdk-internals.js';
+import { pushOption } from '../dialects/extension-meta.js';
 
 /** Options of {@link attachTaskServerV2}. */
 export interface AttachTaskServerV2Options extends TaskServerDefinitions {
@@ -62,7 +63,7 @@ async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: Re
   const created = held?.notes.watch(taskId, owner);
   let task;
   try {
-    task = await runtime.create({ taskId, owner, dialect: SPEC_2025_11_25, method, label: work.label, keepAlive: asked.ttl, handler: work.handler, params: work.params });
+    task = await runtime.create({ taskId, owner, dialect: SPEC_2025_11_25, method, label: work.label, keepAlive: asked.ttl, handler: work.handler, params: work.params, ...pushOption(requestParams) });
   } catch (error) {
     created?.(null, {});
     throw error;

@@ -21,6 +21,7 @@ import { ownerOf2025, type OwnerBinding } from './owner-binding.js';
 import { endedOutcome } from './task-answers.js';
 import { plainWorkContext } from './work-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
+import { pushOption } from '../dialects/extension-meta.js';
 
 /** Task-augmented requests still open on one connection, by request id, for cancellation (§4.8). */
 export type OpenTaskRequests = Map<string, { readonly taskId: string; readonly owner: TaskOwner }>;
@@ -173,6 +174,7 @@ async function createTask2025(r: TaskRequest, ttl: number | null | undefined): P
       keepAlive: ttl,
       handler: r.handler,
       params: r.params,
+      ...pushOption(r.requestParams),
     });
   } catch (error) {
     created?.(null, r.extra);
@@ -190,7 +192,7 @@ async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number 
   const owner = ownerOf(r.extra);
   r.binding?.remember(taskId, owner);
   try {
-    await r.runtime.create({ taskId, owner, dialect: SEP_1686, method: r.method, label: r.label, keepAlive, handler: r.handler, params: r.params });
+    await r.runtime.create({ taskId, owner, dialect: SEP_1686, method: r.method, label: r.label, keepAlive, handler: r.handler, params: r.params, ...pushOption(r.requestParams) });
   } catch (error) {
     throw toJsonRpcError(error);
   }

@@ -18,6 +18,9 @@ import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
 import type { TaskState, TaskStore, TaskWatch } from './task-store.js';
 import type { RunExtras } from './task-run.js';
 import type { SubtaskPort } from './subtasks.js';
+import { checkPushRequest, type PushRequest } from '../push/push-request.js';
+import type { PushRegistry } from '../push/push-registry.js';
+import type { PushQueue } from '../push/push.types.js';
 import { viewOf } from './view.js';
 
 /** How often a wait re-reads a remote store that did not answer, and for how long at most. */
@@ -40,6 +43,8 @@ export interface CoreParts<S extends TaskState> {
   readonly handlers: Map<string, RegisteredHandler>;
   /** Whether a stored task runs a handler (else it is driven from outside through `update`). */
   readonly hasWork: (state: S) => boolean;
+  /** Where webhooks are kept and delivered from, when push notifications are on. */
+  readonly push?: { readonly registry: PushRegistry; readonly queue: PushQueue } | undefined;
 }
 
 /** How a look-up reads: past the task's retention (a waiter that saw it end), by a caller that already watches it. */
@@ -251,6 +256,12 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     await Promise.all(live.map((c) => runtime.cancel(c.taskId, owner, 'Its parent task was cancelled').catch(() => undefined)));
   }
 
+  /** Keeps a requester's webhook, once the operator's allow-list has its URL. */
+  async function registerPush(ownerKey: string, taskId: string, request: PushRequest): Promise<void> {
+    const { target, scope } = checkPushRequest(request, parts.push === undefined ? null : (opts.push?.allow ?? null));
+    await parts.push!.registry.register(ownerKey, scope === 'task' ? taskId : null, target);
+  }
+
   /** What every registered handler's runs get from this runtime. */
   const subtasks: SubtaskPort = {
     create: (o) => runtime.create(o),
@@ -294,6 +305,8 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       const input = machineInput(o, keepAlive, opts.pollFrequency, now(), depth);
       const work = registered ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null, runOptions } : null;
       const key = store.keyOf(ownerKey, o.taskId);
+      // Kept before the task exists: its first change may come before `create` returns.
+      if (o.push !== undefined) await registerPush(ownerKey, o.taskId, o.push);
       const created = await store.create({ key, ownerKey, input, work });
       // The parent records its child at once: a reader of the parent sees it from now on.
       if (o.parentId !== undefined) await store.apply(keyOf(o.parentId, o.owner), taskEvents.child(o.taskId, created.status, now()));
@@ -400,6 +413,8 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     subscribe(listener, only) {
       return store.subscribe(listener, only && keyOf(only.taskId, only.owner));
     },
+
+    pushDeliveries: async (taskId) => (parts.push === undefined ? [] : parts.push.queue.attempts(taskId)),
 
     stats: () => store.stats(),
 

@@ -15,6 +15,7 @@ import type { BeforeTaskOutcome, RequestWorkContext } from '../definitions.js';
 import { resolveWork, type ResolvedWork, type ServedDefinitions, type TaskableMethod } from '../served-work.js';
 import { toJsonRpcError } from '../wire-errors.js';
 import { missingCapability, type RequestMeta } from './wire.js';
+import { pushOption } from '../../dialects/extension-meta.js';
 
 /** What a stateless request knows: the runtime, the tools, who asks and how to notice they left. */
 export interface StatelessCall {
@@ -90,6 +91,7 @@ export async function callStateless(call: StatelessCall, method: TaskableMethod,
         label: work.label,
         handler: work.handler,
         params: args,
+        ...pushOption(params),
       });
       return { resultType: 'task', ...renderTaskExt(task, call.runtime.options.now()) };
     } catch (error) {

@@ -10,6 +10,9 @@ import { RequesterLimiter } from '../../limits.js';
 import { resolveTaskRuntimeOptions, type TaskRuntimeOptions } from '../../options.js';
 import type { TaskRuntime } from '../../task-runtime.types.js';
 import { MemoryStore } from './memory-store.js';
+import { MemoryPushQueue } from '../../push/memory-push-queue.js';
+import { MemoryPushRegistry } from '../../push/push-registry.js';
+import { withPush } from '../../push/push-notifier.js';
 
 /**
  * Creates a task runtime on the in-memory backend (one process, no services).
@@ -32,7 +35,9 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   const audit = openAudit(options.audit, 'local', opts.now);
   const store = new MemoryStore(opts, limiter, audit, node);
   const handlers = new Map<string, RegisteredHandler>();
-  const runtime = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (entry) => entry.hasWork });
+  const push = opts.push === null ? undefined : { registry: new MemoryPushRegistry(), queue: new MemoryPushQueue({ allow: opts.push.allow, now: opts.now, ...opts.push.options }) };
+  const core = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (entry) => entry.hasWork, push });
+  const runtime = push === undefined ? core : withPush(core, push, opts);
   if (!audit) return runtime;
   // One process: every change is seen once, here.
   runtime.subscribe((change) => audit.changed(change.task, change.previous));

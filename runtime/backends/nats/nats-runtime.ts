@@ -21,6 +21,9 @@ import { connectNats, type NatsConnectionOptions } from './connection.js';
 import { EventFeed } from './event-feed.js';
 import { runExpiry } from './expiry.js';
 import { FailoverMonitor } from './failover.js';
+import { NatsPushQueue } from './push-queue.js';
+import { NatsPushRegistry } from './push-registry.js';
+import { withPush } from '../../push/push-notifier.js';
 import { LeaseManager } from './leases.js';
 import { NatsStore } from './nats-store.js';
 import { openNodeBucket, startHeartbeat } from './node-registry.js';
@@ -154,8 +157,16 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   }
 
   const store = new NatsStore(space, opts, { running, worker, audit });
-  const core = createCoreRuntime(opts, store, { limiter, handlers: space.handlers, hasWork: (record) => record.work !== null });
-  const runtime: NatsTaskRuntime = {
+  // Webhooks: registrations in a shared bucket, deliveries from a work queue every node serves.
+  const push =
+    opts.push === null
+      ? undefined
+      : {
+          registry: await opening(() => NatsPushRegistry.open(nc, layout)),
+          queue: await opening(() => NatsPushQueue.open(nc, { ...layout, allow: opts.push!.allow, ackWaitMs: opts.push!.ackWaitMs, ...opts.push!.options })),
+        };
+  const core = createCoreRuntime(opts, store, { limiter, handlers: space.handlers, hasWork: (record) => record.work !== null, push });
+  const base: NatsTaskRuntime = {
     ...core,
     nodeId,
     role,
@@ -177,5 +188,6 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       if (!options.connection) await nc.drain().catch(() => nc.close());
     },
   };
+  const runtime = push === undefined ? base : withPush(base, push, opts, (error, event) => log('warn', 'could not queue a push delivery', { taskId: event.taskId, error: String(error) }));
   return audit ? auditRuntime(runtime, audit) : runtime;
 }

@@ -27,8 +27,8 @@ export interface CreatedTask {
 }
 
 /** 2025-11-25: task-augmented tools/call; returns the CreateTaskResult's taskId. */
-export async function create2025(wire: Wire, tool: string, args: Rec, options: { ttl?: number; timeoutMs?: number } = {}): Promise<CreatedTask> {
-  const requestId = wire.sendRequestNoWait('tools/call', { name: tool, arguments: args, task: { ttl: options.ttl ?? 60_000 } });
+export async function create2025(wire: Wire, tool: string, args: Rec, options: { ttl?: number; timeoutMs?: number; meta?: Rec } = {}): Promise<CreatedTask> {
+  const requestId = wire.sendRequestNoWait('tools/call', { name: tool, arguments: args, task: { ttl: options.ttl ?? 60_000 }, ...(options.meta && { _meta: options.meta }) });
   const res = await wire.responseFor(requestId, options.timeoutMs ?? 10_000);
   const created = ok(res);
   const task = created['task'];
@@ -52,13 +52,13 @@ export async function createSep(
   wire: Wire,
   tool: string,
   args: Rec,
-  options: { taskId?: string; keepAlive?: number; timeoutMs?: number } = {},
+  options: { taskId?: string; keepAlive?: number; timeoutMs?: number; meta?: Rec } = {},
 ): Promise<CreatedTask> {
   const taskId = options.taskId ?? randomUUID();
   const requestId = wire.sendRequestNoWait('tools/call', {
     name: tool,
     arguments: args,
-    _meta: { [SEP_TASK]: { taskId, keepAlive: options.keepAlive ?? 60_000 } },
+    _meta: { ...options.meta, [SEP_TASK]: { taskId, keepAlive: options.keepAlive ?? 60_000 } },
   });
   const timeoutMs = options.timeoutMs ?? 10_000;
   await Promise.race([
