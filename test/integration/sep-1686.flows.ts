@@ -717,7 +717,11 @@ export function defineSep1686Flows(name: string, connect: Connect): void {
         const { taskId } = await runTask(wire, 'sleep', { ms: 0 }, { keepAlive: 60_000 });
         const completedAt = Date.now();
         expect((await taskState(wire, taskId))['keepAlive']).toBe(1_000);
-        expect((await listPages(wire)).tasks.find((t) => t['taskId'] === taskId)?.['keepAlive']).toBe(1_000);
+        const listed = (await listPages(wire)).tasks.find((t) => t['taskId'] === taskId);
+        // On a loaded machine the listing may come after the 1 s retention: then the task is gone
+        // from it, which is the cap applied (a listing without it any earlier would be a bug).
+        if (listed !== undefined) expect(listed['keepAlive']).toBe(1_000);
+        else expect(Date.now() - completedAt, 'left out of tasks/list before its capped retention ended').toBeGreaterThanOrEqual(900);
         await expectExpiry(wire, taskId, completedAt, 900, 4_000);
       });
 
