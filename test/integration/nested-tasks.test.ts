@@ -157,6 +157,19 @@ describe.each([
     expect((await getTask(w, taskId))['status']).toBe('cancelled');
   });
 
+  it('SEP-1686 (notifications/cancelled) and the extension (tasks/cancel): cancelling the parent cancels every child', async () => {
+    const w = await wire();
+    const sep = await createSep(w, 'fan_out', { count: 2, ms: 60_000 });
+    const sepKids = subtasksOf(await until(w, sep.taskId, (t) => subtasksOf(t)?.counts['working'] === 2, () => backend.diag()))!.taskIds;
+    await w.notify('notifications/cancelled', { requestId: sep.requestId, reason: 'test' });
+    for (const id of sepKids) await until(w, id, (t) => t['status'] === 'cancelled', () => backend.diag(), 5_000);
+    const ext = extWire(backend.url);
+    const taskId = String((await ext.call('fan_out', { count: 2, ms: 60_000 }))['taskId']);
+    const extKids = subtasksOf(await ext.until(taskId, (t) => subtasksOf(t)?.counts['working'] === 2))!.taskIds;
+    await ext.post('tasks/cancel', { taskId });
+    for (const id of extKids) expect((await ext.until(id, isTerminal, 5_000))['status']).toBe('cancelled');
+  });
+
   it("a child's input request surfaces on the parent, and an answer through the parent reaches the child (2025-11-25)", async () => {
     const w = await attachInteractiveHttpWire(backend.url, () => backend.diag(), { elicitation: {} });
     wires.push(w);
@@ -208,6 +221,14 @@ describe.each([
     const started = subtasksOf(ended)!.taskIds;
     expect(started).toHaveLength(5);
     for (const id of started) expect((await until(w, id, (t) => t['status'] !== 'working', () => backend.diag()))['status']).toBe('cancelled');
+  });
+
+  it('the extension wire: the running-task cap counts subtasks too', async () => {
+    const ext = extWire(backend.url);
+    const taskId = String((await ext.call('fan_out', { count: 8, ms: 2_000 }))['taskId']);
+    const ended = await ext.until(taskId, isTerminal, 20_000);
+    expect(ended['status']).toBe('failed');
+    expect(subtasksOf(ended)!.taskIds).toHaveLength(5);
   });
 
   it('the depth cap refuses a subtask nested too deep', async () => {
