@@ -3,6 +3,7 @@ import { main as embedSdkServer } from '../../../examples/01-embed-sdk-server.js
 import { main as sdkTaskStore } from '../../../examples/02-sdk-task-store.js';
 import { main as agentsDelegating } from '../../../examples/03-agents-delegating.js';
 import { main as sdkV2Server } from '../../../examples/05-sdk-v2-server.js';
+import { main as nestedPartialPush } from '../../../examples/06-nested-partial-push.js';
 
 describe('examples', () => {
   it('should run 01-embed-sdk-server: poll a task to completed and fetch its result', async () => {
@@ -32,5 +33,14 @@ describe('examples', () => {
     const seen = await sdkV2Server();
     expect(seen.asked).toEqual(['Who is Room 4 for?']);
     expect(seen.result).toBe('Room 4 booked for Ada');
+  });
+
+  it('should run 06-nested-partial-push: subtasks, partial results read with a cursor, a signed webhook at the end', async () => {
+    const seen = await nestedPartialPush();
+    expect(seen.subtasks).toBe(3);
+    expect(seen.partials).toEqual(['page 1', 'page 2', 'page 3']);
+    expect(seen.result).toBe('crawled 3 pages');
+    expect(seen.pushed).toEqual(['completed']);
+    expect(seen.signed).toBe(true);
   });
 });
