@@ -7,6 +7,7 @@
 import type { TaskOwner } from '../../machines/index.js';
 import type { ObservedTask, TaskStatus, TimelineEntry } from '../../runtime/index.js';
 import type { HandlerRunStatus, HandlerRuns } from './handler-runs.js';
+import type { DeliveryAttempt } from '../../runtime/push/push.types.js';
 
 /**
  * Options of `attachInspector`.
@@ -64,30 +65,14 @@ export interface InspectorOptions {
 export type PushDeliverySource = (task: { readonly taskId: string; readonly owner: TaskOwner }) => Promise<readonly PushDeliveryView[]>;
 
 /**
- * One attempt to deliver one event of a task to its webhook, as the detail view shows it.
+ * One attempt to deliver one event of a task to its webhook, as the detail view shows it (the runtime's `DeliveryAttempt`).
  *
  * @example
  * ```ts
  * const view: PushDeliveryView = { eventId: 'e1', taskId: 't1', url: 'https://hook.example/x', attempt: 1, at: Date.now(), status: 200, error: null, delivered: true, final: true };
  * ```
  */
-export interface PushDeliveryView {
-  readonly eventId: string;
-  readonly taskId: string;
-  readonly url: string;
-  /** 1 for the first try of the event, counting on with retries. */
-  readonly attempt: number;
-  /** When it was made, epoch ms. */
-  readonly at: number;
-  /** The HTTP status answered, `null` when no answer came (see `error`). */
-  readonly status: number | null;
-  /** Why it failed (connection refused, timeout, …); `null` when an answer came. */
-  readonly error: string | null;
-  /** The webhook accepted it. */
-  readonly delivered: boolean;
-  /** No more attempts follow for this event (delivered, or given up). */
-  readonly final: boolean;
-}
+export type PushDeliveryView = DeliveryAttempt;
 
 /**
  * A task as the page's list and live stream carry it: its partial results by number and time
