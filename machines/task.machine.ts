@@ -99,7 +99,16 @@ export const taskMachine = setup({
     recordCancel: assign(({ event, context }) =>
       event.type === 'task.cancel'
         ? // Answers that arrive after a cancel are discarded (§4.8.5): nothing is pending any more.
-          { statusMessage: event.reason ?? 'Cancelled by the requester', pendingInputs: noInputs(context), updatedAt: event.at }
+          // A cancelled task's subtree is cancelled with it: its live children are recorded so,
+          // since an ended task's record never changes again.
+          {
+            statusMessage: event.reason ?? 'Cancelled by the requester',
+            pendingInputs: noInputs(context),
+            updatedAt: event.at,
+            ...(context.children?.some((c) => !isTerminalStatus(c.status)) && {
+              children: context.children.map((c) => (isTerminalStatus(c.status) ? c : { taskId: c.taskId, status: 'cancelled' as const })),
+            }),
+          }
         : context,
     ),
   },

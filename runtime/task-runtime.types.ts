@@ -364,7 +364,8 @@ export interface TaskRuntime {
    */
   answerInput(taskId: string, owner: TaskOwner, inputId: string, answer: InputAnswer): Promise<TaskView>;
   /**
-   * Calls `listener` on every status or status-message change, and every new intermediate result (of one task, with `only`).
+   * Calls `listener` on every status or status-message change, every new intermediate result,
+   * and every input request asked or answered (of one task, with `only`).
    * Returns the unsubscribe.
    */
   subscribe(listener: (change: TaskChange) => void, only?: TaskSelector): () => void;

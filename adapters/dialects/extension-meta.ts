@@ -83,6 +83,7 @@ export function partialCursor(params: unknown): number | null {
  * `{ items, nextCursor, total }`, `nextCursor` to pass back for what comes next (the same cursor
  * when nothing new came).
  *
+ * @throws InvalidArgumentError when `after` is past the task's last partial result
  * @example
  * ```ts
  * withPartials(answer, task, 0); // _meta['io.github.mcp-task-actors/partial'] = { items: [{ seq: 1, at, content }], nextCursor: '1', total: 1 }
@@ -90,8 +91,10 @@ export function partialCursor(params: unknown): number | null {
  */
 export function withPartials(answer: Record<string, unknown>, task: TaskView, after: number): Record<string, unknown> {
   const partials = task.partials ?? [];
-  const items = partials.filter((p) => p.seq > after);
   const last = partials.at(-1)?.seq ?? 0;
+  // A cursor past the last result was never given: taken, it would hide every result to come.
+  if (after > last) throw new InvalidArgumentError(`Invalid partial-result cursor "${after}": this task has ${last} partial results; pass back a nextCursor this server gave`);
+  const items = partials.filter((p) => p.seq > after);
   const meta = { ...(answer['_meta'] as Record<string, unknown> | undefined) };
   meta[PARTIAL_META] = { items, nextCursor: String(Math.max(after, last)), total: partials.length };
   answer['_meta'] = meta;

@@ -8,7 +8,7 @@
  */
 import { isTerminalStatus, taskEvents, type TaskInput, type TaskOwner } from '../../machines/index.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { InvalidArgumentError, RuntimeDisposedError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskTerminalError, TaskTimeoutError, isTransient } from '../errors.js';
+import { DuplicateTaskIdError, InvalidArgumentError, RuntimeDisposedError, TaskLimitError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskTerminalError, TaskTimeoutError, isTransient } from '../errors.js';
 import { eventsForUpdate } from '../external-update.js';
 import type { RequesterLimiter } from '../limits.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
@@ -18,10 +18,13 @@ import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
 import type { TaskState, TaskStore, TaskWatch } from './task-store.js';
 import type { RunExtras } from './task-run.js';
 import type { SubtaskPort } from './subtasks.js';
-import { checkPushRequest, type PushRequest } from '../push/push-request.js';
+import { checkPushRequest } from '../push/push-request.js';
 import type { PushRegistry } from '../push/push-registry.js';
 import type { PushQueue } from '../push/push.types.js';
 import { viewOf } from './view.js';
+
+/** How long a subtask's creation waits out the requester's creation rate at most. */
+const SUBTASK_RATE_WAIT_MS = 30_000;
 
 /** How often a wait re-reads a remote store that did not answer, and for how long at most. */
 const UNREACHABLE_RETRY_MS = 250;
@@ -251,20 +254,42 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
    * recurses). Done here, not only by the parent's run: a parent whose worker is gone still
    * takes its subtree with it.
    */
-  async function cancelChildren(state: S, owner: TaskOwner): Promise<void> {
-    const live = (state.context.children ?? []).filter((c) => !isTerminalStatus(c.status));
+  async function cancelChildren(before: S, after: S, owner: TaskOwner): Promise<void> {
+    // The cancel recorded its live children cancelled: which were live is what the task said before.
+    const ended = new Set((before.context.children ?? []).filter((c) => isTerminalStatus(c.status)).map((c) => c.taskId));
+    const live = (after.context.children ?? []).filter((c) => !ended.has(c.taskId));
     await Promise.all(live.map((c) => runtime.cancel(c.taskId, owner, 'Its parent task was cancelled').catch(() => undefined)));
   }
 
   /** Keeps a requester's webhook, once the operator's allow-list has its URL. */
-  async function registerPush(ownerKey: string, taskId: string, request: PushRequest): Promise<void> {
-    const { target, scope } = checkPushRequest(request, parts.push === undefined ? null : (opts.push?.allow ?? null));
-    await parts.push!.registry.register(ownerKey, scope === 'task' ? taskId : null, target);
+  async function registerPush(key: string, ownerKey: string, o: CreateTaskOptions): Promise<void> {
+    const { target, scope } = checkPushRequest(o.push!, parts.push === undefined ? null : (opts.push?.allow ?? null));
+    // A requester-wide webhook hears of every task of its owner: never of an owner that many
+    // requesters share (anonymous, sessionless: the stateless wire without authentication).
+    if (scope === 'requester' && o.owner.session === null && o.owner.principal === null) {
+      throw new InvalidArgumentError('Invalid push registration: scope "requester" needs a session or an authenticated requester (anonymous requesters here share one owner); register per task instead');
+    }
+    // An id taken already (a SEP-1686 requester's choice): refused before the live task's webhook is touched.
+    const existing = await store.read(key);
+    if (existing !== null && existing !== 'expired') throw new DuplicateTaskIdError(o.taskId);
+    await parts.push!.registry.register(ownerKey, scope === 'task' ? o.taskId : null, target);
   }
 
   /** What every registered handler's runs get from this runtime. */
   const subtasks: SubtaskPort = {
-    create: (o) => runtime.create(o),
+    create: async (o) => {
+      // A fan-out goes at the creation rate the requester is allowed, rather than fail on it;
+      // the running-task cap (no retry time) still refuses.
+      const giveUp = Date.now() + SUBTASK_RATE_WAIT_MS;
+      for (;;) {
+        try {
+          return await runtime.create(o);
+        } catch (error) {
+          if (!(error instanceof TaskLimitError) || error.retryAfterMs === null || Date.now() + error.retryAfterMs > giveUp) throw error;
+          await new Promise((resolve) => setTimeout(resolve, error.retryAfterMs!));
+        }
+      }
+    },
     waitForOutcome: (taskId, owner) => waitForOutcome(taskId, owner, { countsAsPoll: false }),
     cancel: async (taskId, owner, reason) => {
       await runtime.cancel(taskId, owner, reason).catch(() => undefined);
@@ -306,8 +331,15 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       const work = registered ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null, runOptions } : null;
       const key = store.keyOf(ownerKey, o.taskId);
       // Kept before the task exists: its first change may come before `create` returns.
-      if (o.push !== undefined) await registerPush(ownerKey, o.taskId, o.push);
-      const created = await store.create({ key, ownerKey, input, work });
+      if (o.push !== undefined) await registerPush(key, ownerKey, o);
+      let created: TaskView;
+      try {
+        created = await store.create({ key, ownerKey, input, work });
+      } catch (error) {
+        // Nothing was created: nothing is kept for it either.
+        if (o.push !== undefined) parts.push?.registry.forget(ownerKey, o.taskId);
+        throw error;
+      }
       // The parent records its child at once: a reader of the parent sees it from now on.
       if (o.parentId !== undefined) await store.apply(keyOf(o.parentId, o.owner), taskEvents.child(o.taskId, created.status, now()));
       // The creation's answer suggests an interval too: a first poll that waits for it is kept to pace.
@@ -376,7 +408,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       const out = await store.apply(key, taskEvents.cancel(reason, now()));
       if (out === null) throw new TaskNotFoundError(taskId);
       if (!out.changed) throw new TaskTerminalError(taskId, out.state.status);
-      await cancelChildren(out.state, owner);
+      await cancelChildren(state, out.state, owner);
       return viewOf(out.state);
     },
 
@@ -386,7 +418,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       // A live task is cancelled first: its work sees the cancel and stops.
       if (!isTerminalStatus(state.status)) {
         last = (await store.apply(key, taskEvents.cancel('Deleted by the requester', now())))?.state ?? state;
-        await cancelChildren(last, owner);
+        await cancelChildren(state, last, owner);
       }
       await store.remove(key, last);
       pacing?.forget(key);

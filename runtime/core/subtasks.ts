@@ -75,7 +75,11 @@ export class SubtaskLink implements Subtask {
   readonly #port: SubtaskPort;
   readonly #parent: ParentRun;
   readonly #mirrors = new Map<string, Mirror>();
+  /** Every child request mirrored so far: a request is mirrored once, however often it is seen. */
+  readonly #handled = new Set<string>();
   readonly #outcome: Promise<TaskOutcome>;
+  /** Settles once the child's end was recorded in the parent (or could not be). */
+  #recorded: Promise<void> = Promise.resolve();
   #reported: TaskStatus;
   #ended = false;
   #stops: (() => void)[] = [];
@@ -112,6 +116,12 @@ export class SubtaskLink implements Subtask {
     return this.#outcome;
   }
 
+  /** Resolves once the child ended and its end was recorded in the parent (never rejects). */
+  async recorded(): Promise<void> {
+    await this.#outcome.catch(() => undefined);
+    await this.#recorded;
+  }
+
   async cancel(reason = 'Cancelled by its parent task'): Promise<void> {
     if (!this.#ended) await this.#port.cancel(this.taskId, this.#parent.owner, reason);
   }
@@ -120,14 +130,15 @@ export class SubtaskLink implements Subtask {
     if (isTerminalStatus(child.status)) return;
     if (child.status !== this.#reported) {
       this.#reported = child.status;
-      this.#report(child.status);
+      void this.#report(child.status);
     }
     // Answered through the child itself: the parent's copy goes.
     for (const [inputId, mirror] of this.#mirrors) if (!child.pendingInputs.includes(inputId)) this.#withdraw(inputId, mirror);
   }
 
   #mirror(request: InputRequest): void {
-    if (this.#ended || this.#parent.over || this.#mirrors.has(request.inputId)) return;
+    if (this.#ended || this.#parent.over || this.#handled.has(request.inputId)) return;
+    this.#handled.add(request.inputId);
     const asked = this.#parent.ask(request.method, mirroredParams(request.params, this.taskId, request.inputId));
     const mirror: Mirror = { parentInputId: asked.inputId, settled: false };
     this.#mirrors.set(request.inputId, mirror);
@@ -155,8 +166,9 @@ export class SubtaskLink implements Subtask {
     if (!this.#parent.over) void this.#port.answer(this.#parent.taskId, this.#parent.owner, mirror.parentInputId, { result: null }).catch(() => false);
   }
 
-  #report(status: TaskStatus): void {
-    if (!this.#parent.over) void this.#port.report(this.#parent.taskId, this.#parent.owner, this.taskId, status).catch(() => undefined);
+  #report(status: TaskStatus): Promise<void> {
+    if (this.#parent.over) return Promise.resolve();
+    return this.#port.report(this.#parent.taskId, this.#parent.owner, this.taskId, status).catch(() => undefined);
   }
 
   #finish(status: TaskStatus | null): void {
@@ -164,7 +176,7 @@ export class SubtaskLink implements Subtask {
     this.#ended = true;
     for (const stop of this.#stops) stop();
     this.#stops = [];
-    if (status !== null) this.#report(status);
+    if (status !== null) this.#recorded = this.#report(status);
     for (const [inputId, mirror] of this.#mirrors) this.#withdraw(inputId, mirror);
   }
 }

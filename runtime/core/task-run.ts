@@ -48,6 +48,9 @@ export interface RunPort {
   resuming?(): Promise<void>;
 }
 
+/** How long a parent whose work returned waits for its leftover subtasks' ends to be recorded. */
+const SETTLE_LINKS_MS = 5_000;
+
 /** Where the actor starts: a new task's input, or the state a record is in. */
 export type RunStart = { readonly input: TaskInput } | { readonly status: TaskStatus; readonly context: TaskContext };
 
@@ -145,6 +148,8 @@ class WorkContext implements TaskHandlerContext {
 }
 
 interface Waiting {
+  /** A subtask's request shown as this task's own: the work does not wait on it (no slot to take back). */
+  readonly mirror: boolean;
   readonly request: InputRequest;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
@@ -272,7 +277,7 @@ export class TaskRun {
     const waiting = this.#waiting?.get(inputId);
     if (!waiting) return false;
     this.#waiting!.delete(inputId);
-    const resume = this.#port.resuming?.() ?? Promise.resolve();
+    const resume = (waiting.mirror ? undefined : this.#port.resuming?.()) ?? Promise.resolve();
     resume.then(
       () => {
         // Ended while the answer waited to be let through: it is discarded (§4.8.5).
@@ -413,12 +418,14 @@ export class TaskRun {
   async partial(content: unknown): Promise<boolean> {
     if (this.#over) return false;
     const bounds = this.#options.extras?.partials;
-    let json: string;
+    let json: string | undefined;
     try {
       json = JSON.stringify(content ?? null);
     } catch (error) {
       throw new InvalidArgumentError(`A partial result must be JSON: ${error instanceof Error ? error.message : String(error)}`);
     }
+    // A function or a symbol stringifies to nothing.
+    if (json === undefined) throw new InvalidArgumentError(`A partial result must be JSON, not a ${typeof content}`);
     const bytes = Buffer.byteLength(json, 'utf8');
     if (this.#partials === null) {
       const kept = this.actor.getSnapshot().context.partials ?? [];
@@ -432,6 +439,13 @@ export class TaskRun {
     return true;
   }
 
+  /** Cancels the subtasks still running and waits (a little) until their ends are recorded. */
+  async #settleLinks(): Promise<void> {
+    const live = this.#links!.filter((l) => !l.ended);
+    const bounded = Promise.all(live.map((l) => l.cancel('Its parent task ended').then(() => l.recorded(), () => undefined)));
+    await Promise.race([bounded, new Promise((resolve) => setTimeout(resolve, SETTLE_LINKS_MS).unref())]);
+  }
+
   /** This run as a subtask's parent. */
   #asParent(): ParentRun {
     const c = this.actor.getSnapshot().context;
@@ -443,7 +457,7 @@ export class TaskRun {
       get over() {
         return run.over;
       },
-      ask: (method, params) => run.#requestInput(method, params),
+      ask: (method, params) => run.#requestInput(method, params, true),
     };
   }
 
@@ -460,16 +474,20 @@ export class TaskRun {
     // A task that ended meanwhile (cancelled, lost) stays as it ended: its late outcome is dropped.
     this.#returned = true;
     if (this.#aborted) return;
+    // Subtasks still running are cancelled, and their ends recorded, before this task ends: an
+    // ended task's record of its children never changes again.
+    if (this.#links?.some((l) => !l.ended)) await this.#settleLinks();
+    if (this.#aborted) return;
     await this.#port.end(decideOutcome(settled, this.#options.maxResultBytes), now());
   }
 
-  #requestInput(method: string, params: unknown): { readonly inputId: string; readonly answered: Promise<unknown> } {
+  #requestInput(method: string, params: unknown, mirror = false): { readonly inputId: string; readonly answered: Promise<unknown> } {
     const context = this.actor.getSnapshot().context;
     if (this.#over) return { inputId: '', answered: Promise.reject(new TaskTerminalError(context.taskId, this.status)) };
     const inputId = this.#inputIdFor(method, params);
     const request: InputRequest = { taskId: context.taskId, owner: context.owner, dialect: context.dialect, inputId, method, params };
     const waitingMap = (this.#waiting ??= new Map<string, Waiting>());
-    const answered = new Promise<unknown>((resolve, reject) => waitingMap.set(inputId, { request, resolve, reject }));
+    const answered = new Promise<unknown>((resolve, reject) => waitingMap.set(inputId, { mirror, request, resolve, reject }));
     const refuse = (): void => {
       const waiting = waitingMap.get(inputId);
       waitingMap.delete(inputId);
@@ -477,7 +495,8 @@ export class TaskRun {
     };
     const taken = (ok: boolean): void => {
       if (!ok) refuse();
-      else if (waitingMap.has(inputId)) this.#port.waiting?.();
+      // The work waits for a person now (a mirror: it waits for its subtasks, and said so then).
+      else if (waitingMap.has(inputId) && !mirror) this.#port.waiting?.();
     };
     try {
       const out = this.#port.requestInput(request);

@@ -11,7 +11,7 @@ import { RuntimeDisposedError } from '../errors.js';
 import { resolvePushOptions, type PushOptions, type ResolvedPushOptions } from './backoff.js';
 import { PushAllowList } from './push-allow.js';
 import { attemptPush } from './push-attempt.js';
-import { checkPushJob } from './push-job.js';
+import { checkPushJob, deliveryKey } from './push-job.js';
 import type { DeliveryAttempt, PushJob, PushQueue } from './push.types.js';
 
 /**
@@ -101,7 +101,7 @@ export class MemoryPushQueue implements PushQueue {
   async enqueue(job: PushJob): Promise<void> {
     if (this.#stop.signal.aborted) throw new RuntimeDisposedError();
     checkPushJob(job);
-    const id = job.event.id;
+    const id = deliveryKey(job);
     const now = this.#now();
     for (const [seen, at] of this.#seen) {
       if (now - at < this.#options.duplicateWindowMs) break;
@@ -181,7 +181,7 @@ export class MemoryPushQueue implements PushQueue {
     const result = await attemptPush(job, attempt, context);
     if (result === null || this.#stop.signal.aborted) return;
     this.#record(result.record);
-    const id = job.event.id;
+    const id = deliveryKey(job);
     if (result.retryInMs === null) {
       this.#inFlight.delete(id);
       if (this.#inFlight.size === 0) this.#wakeIdle();

@@ -28,6 +28,20 @@ export function wantsPush(events: PushEventFilter, status: string): boolean {
 }
 
 /**
+ * What a queue tells deliveries apart by: one event to one URL. Two webhooks of the same task
+ * (its own and its requester's) each get the event; the same event queued twice to one URL (by
+ * two nodes) is delivered once.
+ *
+ * @example
+ * ```ts
+ * if (seen.has(deliveryKey(job))) return;
+ * ```
+ */
+export function deliveryKey(job: Pick<PushJob, 'target' | 'event'>): string {
+  return `${job.target.url}\u0000${job.event.id}`;
+}
+
+/**
  * Throws when `job` is not a well-formed push job.
  *
  * @param job - the job to queue

@@ -130,6 +130,8 @@ describe.each([
     // A plain tasks/get carries none; a cursor that was never given is refused.
     expect(metaOf(ok(await wire.request('tasks/get', { taskId })))?.[PARTIAL]).toBeUndefined();
     expectError(await wire.request('tasks/get', { taskId, _meta: { [PARTIAL]: { cursor: 'abc' } } }), -32602, 'partial-result cursor');
+    // Nor one past the last result: taken, it would hide every result to come.
+    expectError(await wire.request('tasks/get', { taskId, _meta: { [PARTIAL]: { cursor: '11' } } }), -32602, 'partial-result cursor');
   });
 
   it('2026-07-28 extension: the same cursor on tasks/get', async () => {

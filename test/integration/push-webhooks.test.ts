@@ -85,6 +85,28 @@ describe('push notifications on memory', () => {
     expectSigned(allowed);
   });
 
+  it("a task's own webhook and its requester's both get the event; a refused duplicate id leaves the live task's webhook alone", async () => {
+    const w = await attachHttpWire(server.url, () => server.stderr());
+    const first = await create2025(w, 'sleep', { ms: 10 }, { meta: pushMeta(`${allowed.base}/hooks/wide`, { scope: 'requester' }) });
+    const both = await create2025(w, 'sleep', { ms: 10 }, { meta: pushMeta(`${allowed.base}/hooks/own`) });
+    const paths = await pollUntil('both webhooks', async () => allowed.requests.filter((r) => bodyOf(r)['taskId'] === both.taskId).map((r) => r.path), (p) => p.includes('/hooks/own') && p.includes('/hooks/wide'), { timeoutMs: 10_000 });
+    expect(new Set(paths)).toEqual(new Set(['/hooks/own', '/hooks/wide']));
+    await pollUntil('the first task delivered', async () => eventsFor(allowed, first.taskId), (e) => e.length > 0);
+    // SEP-1686: the requester chooses ids; a second create under a live one is refused before its webhook is kept.
+    const sep = await createSep(w, 'sleep', { ms: 300 }, { meta: pushMeta(`${allowed.base}/hooks/sep-first`) });
+    const again = await w.request('tools/call', { name: 'sleep', arguments: { ms: 1 }, _meta: { 'modelcontextprotocol.io/task': { taskId: sep.taskId }, ...pushMeta(`${allowed.base}/hooks/sep-thief`) } });
+    expect(again.error, JSON.stringify(again)).toBeDefined();
+    ok(await w.responseFor(sep.requestId, 10_000));
+    const sepPaths = await pollUntil('the SEP task delivered', async () => allowed.requests.filter((r) => bodyOf(r)['taskId'] === sep.taskId).map((r) => r.path), (p) => p.length > 0);
+    expect(new Set(sepPaths)).toEqual(new Set(['/hooks/sep-first', '/hooks/wide']));
+    await w.close();
+  });
+
+  it('refuses a requester-wide webhook of an anonymous requester on the stateless wire (every anonymous caller shares its owner)', async () => {
+    const reply = await extWire(server.url).post('tools/call', { name: 'sleep', arguments: { ms: 1 } }, { meta: { ...extMeta(), ...pushMeta(`${allowed.base}/hooks/x`, { scope: 'requester' }) } });
+    expect(reply.body.error).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining('scope "requester" needs') });
+  });
+
   it("input_required is pushed, then the end (extension wire, answered with tasks/update)", async () => {
     const ext = extWire(server.url);
     const caps = { ...WITH_EXT, elicitation: {} };

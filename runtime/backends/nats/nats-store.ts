@@ -23,6 +23,9 @@ import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { applyToTask, persistently, removeTask, type TaskSpace } from './task-space.js';
 import type { TaskWorker } from './task-worker.js';
 
+/** Changes a listener hears of besides status changes: a message, a partial result, an input request asked or answered. */
+const NEWS: ReadonlySet<string> = new Set(['task.message', 'task.partial', 'task.input.request', 'task.input.response']);
+
 /** The most ended tasks `stats().retained` keeps track of (the oldest are forgotten first). */
 const MAX_RETAINED_COUNTED = 100_000;
 
@@ -195,7 +198,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
   subscribe(listener: (change: TaskChange) => void, key?: string): () => void {
     const emit = (event: FeedEvent): void => {
       if (event.kind === 'task.deleted') return;
-      if (event.kind === 'task.created' || event.previous !== event.view.status || event.kind === 'task.message' || event.kind === 'task.partial') {
+      if (event.kind === 'task.created' || event.previous !== event.view.status || NEWS.has(event.kind)) {
         listener({ task: event.view, previous: event.kind === 'task.created' ? null : event.previous });
       }
     };

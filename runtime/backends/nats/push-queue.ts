@@ -4,7 +4,7 @@
  * consumer `<prefix>_push_workers` shared by every node), so a delivery outlives the node that
  * queued it:
  *
- * - Dedup: a job is published with the hash of its event id as `Nats-Msg-Id`, so every node may
+ * - Dedup: a job is published with the hash of its URL and event id as `Nats-Msg-Id`, so every node may
  *   queue the same change; the stream stores it once (within the duplicate window).
  * - Retries: a failed attempt is `nak`'d with the backoff delay; the server redelivers it then,
  *   to whichever node pulls (nak with a delay works on nats-server 2.9). The attempt number is
@@ -25,7 +25,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { resolvePushOptions, type PushOptions, type ResolvedPushOptions } from '../../push/backoff.js';
 import { PushAllowList } from '../../push/push-allow.js';
 import { attemptPush } from '../../push/push-attempt.js';
-import { checkPushJob } from '../../push/push-job.js';
+import { checkPushJob, deliveryKey } from '../../push/push-job.js';
 import type { DeliveryAttempt, PushJob, PushQueue } from '../../push/push.types.js';
 import { RuntimeDisposedError } from '../../errors.js';
 import { hashToken, nameFromPrefix } from './keys.js';
@@ -157,7 +157,7 @@ export class NatsPushQueue implements PushQueue {
     checkPushJob(job);
     // Hashed: an event id is built from a requester's task id, which may hold anything, and a
     // header value may not.
-    await this.#work.enqueue({ id: hashToken(job.event.id), job });
+    await this.#work.enqueue({ id: hashToken(deliveryKey(job)), job });
   }
 
   /**
@@ -240,9 +240,9 @@ export class NatsPushQueue implements PushQueue {
   }
 }
 
-/** `<hash(taskId)>.<hash(eventId)>.<attempt>`: a task's records are one `keys()` filter away. */
+/** `<hash(taskId)>.<hash(url, eventId)>.<attempt>`: a task's records are one `keys()` filter away. */
 function attemptKey(a: DeliveryAttempt): string {
-  return `${hashToken(a.taskId)}.${hashToken(a.eventId)}.${a.attempt}`;
+  return `${hashToken(a.taskId)}.${hashToken(`${a.url}\u0000${a.eventId}`)}.${a.attempt}`;
 }
 
 function parseAttempt(entry: KvEntry | null): DeliveryAttempt | null {

@@ -43,6 +43,17 @@ describe('task.child and task.partial', () => {
     ]);
   });
 
+  it('records its live children cancelled when it is cancelled (its subtree goes with it), keeping the ended ones', () => {
+    const actor = started();
+    actor.send(taskEvents.child('a', 'completed', 2_001));
+    actor.send(taskEvents.child('b', 'input_required', 2_002));
+    actor.send(taskEvents.cancel('stop', 2_003));
+    expect(actor.getSnapshot().context.children).toEqual([
+      { taskId: 'a', status: 'completed' },
+      { taskId: 'b', status: 'cancelled' },
+    ]);
+  });
+
   it('takes neither once the task ended', () => {
     const actor = started();
     actor.send(taskEvents.complete('r', 2_001));

@@ -4,7 +4,7 @@
  * the depth cap, partial-result bounds.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTaskRuntime, SubtaskFailedError, type TaskHandlerContext, type TaskRuntime, type TaskRuntimeOptions } from '../../../runtime/index.js';
+import { createTaskRuntime, InvalidArgumentError, SubtaskFailedError, type TaskHandlerContext, type TaskRuntime, type TaskRuntimeOptions } from '../../../runtime/index.js';
 
 const owner = { session: 's1', principal: null };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -137,13 +137,15 @@ describe('partial results', () => {
       ctxOut = ctx;
       const cyclic: Record<string, unknown> = {};
       cyclic['self'] = cyclic;
-      return ctx.partial(cyclic).then(
-        () => 'kept',
-        (e: unknown) => String(e),
-      );
+      const refused = (content: unknown): Promise<string> =>
+        ctx.partial(content).then(
+          () => 'kept',
+          (e: unknown) => (e instanceof InvalidArgumentError ? e.message : `not an InvalidArgumentError: ${String(e)}`),
+        );
+      return [await refused(cyclic), await refused(() => 1)].join(' | ');
     });
     await start(rt);
-    expect(String((await rt.waitForOutcome('p', owner)).result)).toMatch(/must be JSON/);
+    expect(String((await rt.waitForOutcome('p', owner)).result)).toMatch(/must be JSON[\s\S]* \| A partial result must be JSON, not a function/);
     await sleep(1);
     expect(await ctxOut!.partial('late')).toBe(false);
   });
