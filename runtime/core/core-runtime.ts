@@ -8,7 +8,7 @@
  */
 import { isTerminalStatus, taskEvents, type TaskInput, type TaskOwner } from '../../machines/index.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { DuplicateTaskIdError, InvalidArgumentError, RuntimeDisposedError, TaskLimitError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskTerminalError, TaskTimeoutError, isTransient } from '../errors.js';
+import { InvalidArgumentError, RuntimeDisposedError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskTerminalError, TaskTimeoutError, isTransient } from '../errors.js';
 import { eventsForUpdate } from '../external-update.js';
 import type { RequesterLimiter } from '../limits.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
@@ -17,14 +17,10 @@ import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskR
 import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
 import type { TaskState, TaskStore, TaskWatch } from './task-store.js';
 import type { RunExtras } from './task-run.js';
-import type { SubtaskPort } from './subtasks.js';
-import { checkPushRequest } from '../push/push-request.js';
+import { coreFamilyRules } from './core-family.js';
 import type { PushRegistry } from '../push/push-registry.js';
 import type { PushQueue } from '../push/push.types.js';
 import { viewOf } from './view.js';
-
-/** How long a subtask's creation waits out the requester's creation rate at most. */
-const SUBTASK_RATE_WAIT_MS = 30_000;
 
 /** How often a wait re-reads a remote store that did not answer, and for how long at most. */
 const UNREACHABLE_RETRY_MS = 250;
@@ -240,75 +236,9 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     }
   }
 
-  /** The depth a subtask of `parentId` gets. @throws when the parent is not a live task of `owner`, or too deep */
-  async function depthUnder(parentId: string, owner: TaskOwner): Promise<number> {
-    const { state } = await find(parentId, owner);
-    if (isTerminalStatus(state.status)) throw new TaskTerminalError(parentId, state.status);
-    const depth = (state.context.depth ?? 0) + 1;
-    if (depth > opts.maxTaskDepth) throw new InvalidArgumentError(`Subtasks nest at most ${opts.maxTaskDepth} deep: task ${parentId} is at depth ${depth - 1} already`);
-    return depth;
-  }
-
-  /**
-   * Cancels the live subtasks a cancelled task recorded, each with its own subtree (the cancel
-   * recurses). Done here, not only by the parent's run: a parent whose worker is gone still
-   * takes its subtree with it.
-   */
-  async function cancelChildren(before: S, after: S, owner: TaskOwner): Promise<void> {
-    // The cancel recorded its live children cancelled: which were live is what the task said before.
-    const ended = new Set((before.context.children ?? []).filter((c) => isTerminalStatus(c.status)).map((c) => c.taskId));
-    const live = (after.context.children ?? []).filter((c) => !ended.has(c.taskId));
-    await Promise.all(live.map((c) => runtime.cancel(c.taskId, owner, 'Its parent task was cancelled').catch(() => undefined)));
-  }
-
-  /** Keeps a requester's webhook, once the operator's allow-list has its URL. */
-  async function registerPush(key: string, ownerKey: string, o: CreateTaskOptions): Promise<void> {
-    const { target, scope } = checkPushRequest(o.push!, parts.push === undefined ? null : (opts.push?.allow ?? null));
-    // A requester-wide webhook hears of every task of its owner: never of an owner that many
-    // requesters share (anonymous, sessionless: the stateless wire without authentication).
-    if (scope === 'requester' && o.owner.session === null && o.owner.principal === null) {
-      throw new InvalidArgumentError('Invalid push registration: scope "requester" needs a session or an authenticated requester (anonymous requesters here share one owner); register per task instead');
-    }
-    // An id taken already (a SEP-1686 requester's choice): refused before the live task's webhook is touched.
-    const existing = await store.read(key);
-    if (existing !== null && existing !== 'expired') throw new DuplicateTaskIdError(o.taskId);
-    await parts.push!.registry.register(ownerKey, scope === 'task' ? o.taskId : null, target);
-  }
-
-  /** What every registered handler's runs get from this runtime. */
-  const subtasks: SubtaskPort = {
-    create: async (o) => {
-      // A fan-out goes at the creation rate the requester is allowed, rather than fail on it;
-      // the running-task cap (no retry time) still refuses.
-      const giveUp = Date.now() + SUBTASK_RATE_WAIT_MS;
-      for (;;) {
-        try {
-          return await runtime.create(o);
-        } catch (error) {
-          if (!(error instanceof TaskLimitError) || error.retryAfterMs === null || Date.now() + error.retryAfterMs > giveUp) throw error;
-          await new Promise((resolve) => setTimeout(resolve, error.retryAfterMs!));
-        }
-      }
-    },
-    waitForOutcome: (taskId, owner) => waitForOutcome(taskId, owner, { countsAsPoll: false }),
-    cancel: async (taskId, owner, reason) => {
-      await runtime.cancel(taskId, owner, reason).catch(() => undefined);
-    },
-    report: async (parentId, owner, childId, status) => {
-      await store.apply(keyOf(parentId, owner), taskEvents.child(childId, status, now()));
-    },
-    pending: (taskId, owner) => runtime.pendingInputRequests(taskId, owner),
-    onInputRequest: (listener, only) => runtime.onInputRequest(listener, only),
-    subscribe: (listener, only) => runtime.subscribe(listener, only),
-    answer: async (taskId, owner, inputId, answer) => {
-      try {
-        await runtime.answerInput(taskId, owner, inputId, answer);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-  };
+  const family = coreFamilyRules<S>({ opts, store, find, keyOf, now, waitForOutcome, push: parts.push, runtime: () => runtime });
+  const { depthUnder, cancelChildren, registerPush } = family;
+  const subtasks = family.subtaskPort;
   const runOptions: RunExtras = { subtasks, partials: { maxCount: opts.maxPartials, maxBytes: opts.maxPartialBytes } };
 
   const runtime: TaskRuntime = {

@@ -11,13 +11,15 @@
  *
  * @module
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskOwner, type TaskStatus } from '../../machines/index.js';
-import { InvalidArgumentError, SubtaskFailedError, TaskTerminalError } from '../errors.js';
-import type { InputAnswer, InputRequest, SpawnOptions, Subtask, TaskCheckpoint, TaskHandler, TaskHandlerContext, TaskOutcome } from '../task-runtime.types.js';
+import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../machines/index.js';
+import { TaskTerminalError } from '../errors.js';
+import type { InputAnswer, InputRequest, TaskCheckpoint, TaskHandler } from '../task-runtime.types.js';
 import { decideOutcome, type Settled } from './outcome.js';
-import { SubtaskLink, type ParentRun, type SubtaskPort } from './subtasks.js';
+import { RunFamily } from './run-family.js';
+import { WorkContext } from './work-context.js';
+import type { SubtaskPort } from './subtasks.js';
 
 /** What a backend does for a run. */
 export interface RunPort {
@@ -47,9 +49,6 @@ export interface RunPort {
   /** An answer arrived: resolves when the work may go on with it (a worker slot is free again). */
   resuming?(): Promise<void>;
 }
-
-/** How long a parent whose work returned waits for its leftover subtasks' ends to be recorded. */
-const SETTLE_LINKS_MS = 5_000;
 
 /** Where the actor starts: a new task's input, or the state a record is in. */
 export type RunStart = { readonly input: TaskInput } | { readonly status: TaskStatus; readonly context: TaskContext };
@@ -96,57 +95,6 @@ function taskSystemHost(): AnyActorRef {
   return host;
 }
 
-/**
- * The context a handler gets: an object of one fixed shape with its signal getter on the
- * prototype (a literal with a getter is built slowly, once per task); its two functions stay
- * bound fields, so a handler may take them out of the context.
- */
-class WorkContext implements TaskHandlerContext {
-  readonly taskId: string;
-  readonly owner: TaskOwner;
-  readonly dialect: string;
-  readonly #run: TaskRun;
-
-  constructor(run: TaskRun, context: TaskContext) {
-    this.#run = run;
-    this.taskId = context.taskId;
-    this.owner = context.owner;
-    this.dialect = context.dialect;
-  }
-
-  /** Made on first read (see `TaskRun.#abort`). */
-  get signal(): AbortSignal {
-    return this.#run.workSignal;
-  }
-
-  readonly setStatusMessage = (message: string): void => this.#run.setStatusMessage(message);
-
-  readonly requestInput = (method: string, params: unknown): Promise<unknown> => this.#run.requestInput(method, params);
-
-  get attempt(): number {
-    return this.#run.attempt;
-  }
-
-  get resumeFrom(): TaskCheckpoint | null {
-    return this.#run.resumeFrom;
-  }
-
-  readonly checkpoint = (state: unknown, label?: string): Promise<boolean> => this.#run.checkpoint(state, label);
-
-  get durable(): boolean {
-    return this.#run.durable;
-  }
-
-  readonly stepKey = (step?: number): string => `${this.#run.incarnation}:${step ?? this.#run.checkpointSeq}`;
-
-  readonly spawnTask = (handler: string, params: unknown, options?: SpawnOptions): Promise<Subtask> => this.#run.spawnTask(handler, params, options);
-
-  readonly waitForSubtasks = (subtasks: readonly Subtask[], mode?: 'all' | 'any' | 'first-error'): Promise<TaskOutcome[]> =>
-    this.#run.waitForSubtasks(subtasks, mode);
-
-  readonly partial = (content: unknown): Promise<boolean> => this.#run.partial(content);
-}
-
 interface Waiting {
   /** A subtask's request shown as this task's own: the work does not wait on it (no slot to take back). */
   readonly mirror: boolean;
@@ -189,10 +137,8 @@ export class TaskRun {
   #over = false;
   #begun = false;
   #stopped = false;
-  /** The subtasks the work started; made at the first. */
-  #links: SubtaskLink[] | null = null;
-  /** Intermediate results kept so far, counted here (the actor may hear of them later, on NATS). */
-  #partials: { count: number; bytes: number } | null = null;
+  /** The work's subtasks and intermediate results; made at the first. */
+  #family: RunFamily | null = null;
 
   constructor(start: RunStart, options: RunOptions, port: RunPort) {
     this.#options = options;
@@ -370,95 +316,30 @@ export class TaskRun {
     return this.#requestInput(method, params).answered;
   }
 
-  /** Starts a subtask (see {@link TaskHandlerContext.spawnTask}). */
-  async spawnTask(handler: string, params: unknown, o: SpawnOptions = {}): Promise<Subtask> {
-    const port = this.#options.extras?.subtasks;
-    if (port === undefined) throw new InvalidArgumentError('Subtasks cannot be started here: this run has no runtime to create them in');
-    const c = this.actor.getSnapshot().context;
-    if (this.#over) throw new TaskTerminalError(c.taskId, this.status);
-    const child = await port.create({
-      taskId: randomUUID(),
-      owner: c.owner,
-      dialect: c.dialect,
-      method: o.method ?? 'tools/call',
-      label: o.label !== undefined ? o.label : handler.slice(handler.indexOf(':') + 1),
-      keepAlive: o.keepAlive !== undefined ? o.keepAlive : c.keepAlive,
-      pollFrequency: c.pollFrequency,
-      handler,
-      params,
-      parentId: c.taskId,
-    });
-    const link = new SubtaskLink(port, this.#asParent(), child.taskId, child.status);
-    (this.#links ??= []).push(link);
-    // Ended while the child was being created: the child does not outlive it.
-    if (this.#over) void link.cancel('Its parent task ended').catch(() => undefined);
-    return link;
-  }
-
-  /** Waits for subtasks (see {@link TaskHandlerContext.waitForSubtasks}), holding no worker slot meanwhile. */
-  async waitForSubtasks(subtasks: readonly Subtask[], mode: 'all' | 'any' | 'first-error' = 'all'): Promise<TaskOutcome[]> {
-    if (subtasks.length === 0) return [];
-    this.#port.waiting?.();
-    try {
-      if (mode === 'any') return [await Promise.race(subtasks.map((s) => s.outcome()))];
-      if (mode === 'all') return await Promise.all(subtasks.map((s) => s.outcome()));
-      return await Promise.all(
-        subtasks.map(async (s) => {
-          const outcome = await s.outcome();
-          if (outcome.task.status !== 'completed') throw new SubtaskFailedError(s.taskId, outcome.task.status, outcome.task.error ?? outcome.task.statusMessage);
-          return outcome;
-        }),
-      );
-    } finally {
-      if (!this.#over) await this.#port.resuming?.();
-    }
-  }
-
-  /** Publishes an intermediate result (see {@link TaskHandlerContext.partial}). */
-  async partial(content: unknown): Promise<boolean> {
-    if (this.#over) return false;
-    const bounds = this.#options.extras?.partials;
-    let json: string | undefined;
-    try {
-      json = JSON.stringify(content ?? null);
-    } catch (error) {
-      throw new InvalidArgumentError(`A partial result must be JSON: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    // A function or a symbol stringifies to nothing.
-    if (json === undefined) throw new InvalidArgumentError(`A partial result must be JSON, not a ${typeof content}`);
-    const bytes = Buffer.byteLength(json, 'utf8');
-    if (this.#partials === null) {
-      const kept = this.actor.getSnapshot().context.partials ?? [];
-      this.#partials = { count: kept.length, bytes: kept.reduce((n, p) => n + Buffer.byteLength(JSON.stringify(p.content ?? null), 'utf8'), 0) };
-    }
-    const counted = this.#partials;
-    if (bounds !== undefined && (counted.count + 1 > bounds.maxCount || counted.bytes + bytes > bounds.maxBytes)) return false;
-    counted.count++;
-    counted.bytes += bytes;
-    this.#port.move(taskEvents.partial(JSON.parse(json) as unknown, this.#options.now()));
-    return true;
-  }
-
-  /** Cancels the subtasks still running and waits (a little) until their ends are recorded. */
-  async #settleLinks(): Promise<void> {
-    const live = this.#links!.filter((l) => !l.ended);
-    const bounded = Promise.all(live.map((l) => l.cancel('Its parent task ended').then(() => l.recorded(), () => undefined)));
-    await Promise.race([bounded, new Promise((resolve) => setTimeout(resolve, SETTLE_LINKS_MS).unref())]);
-  }
-
-  /** This run as a subtask's parent. */
-  #asParent(): ParentRun {
-    const c = this.actor.getSnapshot().context;
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the link reads the run's live state
+  /** The run's subtasks and intermediate results: made when the work first starts or publishes one. */
+  get family(): RunFamily {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the family reads the run's live state
     const run = this;
-    return {
-      taskId: c.taskId,
-      owner: c.owner,
+    this.#family ??= new RunFamily({
+      get taskId() {
+        return run.actor.getSnapshot().context.taskId;
+      },
+      get owner() {
+        return run.actor.getSnapshot().context.owner;
+      },
       get over() {
         return run.over;
       },
+      context: () => run.actor.getSnapshot().context,
+      status: () => run.status,
+      extras: run.#options.extras,
+      now: run.#options.now,
       ask: (method, params) => run.#requestInput(method, params, true),
-    };
+      move: (event) => run.#port.move(event),
+      waiting: () => run.#port.waiting?.(),
+      resuming: () => run.#port.resuming?.() ?? Promise.resolve(),
+    });
+    return this.#family;
   }
 
   async #work(handler: TaskHandler): Promise<void> {
@@ -476,7 +357,7 @@ export class TaskRun {
     if (this.#aborted) return;
     // Subtasks still running are cancelled, and their ends recorded, before this task ends: an
     // ended task's record of its children never changes again.
-    if (this.#links?.some((l) => !l.ended)) await this.#settleLinks();
+    await this.#family?.settle();
     if (this.#aborted) return;
     await this.#port.end(decideOutcome(settled, this.#options.maxResultBytes), now());
   }
@@ -541,7 +422,7 @@ export class TaskRun {
       this.#waiting.clear();
     }
     // Subtasks never outlive their parent's run (a stopped run's task lives on: its children too).
-    if (this.#links && status !== null) for (const link of this.#links) if (!link.ended) void link.cancel('Its parent task ended').catch(() => undefined);
+    if (status !== null) this.#family?.cancelAll();
     this.#port.ended?.();
   }
 }
