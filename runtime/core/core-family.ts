@@ -102,6 +102,7 @@ export function coreFamilyRules<S extends TaskState>(parts: CoreFamilyParts<S>) 
       await store.apply(keyOf(parentId, owner), taskEvents.child(childId, status, now()));
     },
     pending: (taskId, owner) => runtime().pendingInputRequests(taskId, owner),
+    read: (taskId, owner) => runtime().get(taskId, owner, { countsAsPoll: false }),
     onInputRequest: (listener, only) => runtime().onInputRequest(listener, only),
     subscribe: (listener, only) => runtime().subscribe(listener, only),
     answer: async (taskId, owner, inputId, answer) => {

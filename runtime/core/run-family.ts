@@ -120,13 +120,15 @@ export class RunFamily {
   }
 
   /**
-   * The work returned: subtasks still running are cancelled, and their ends recorded (waiting a
-   * little), before the task ends: an ended task's record of its children never changes again.
+   * The work returned: subtasks still running are cancelled, and every child's end recorded
+   * (waiting a little), before the task ends: an ended task's record of its children never
+   * changes again.
    */
   async settle(): Promise<void> {
-    const live = this.#links.filter((l) => !l.ended);
-    if (live.length === 0) return;
-    const recorded = Promise.all(live.map((l) => l.cancel('Its parent task ended').then(() => l.recorded(), () => undefined)));
+    if (this.#links.length === 0) return;
+    // Every child's end, the leftovers' included, is written before the parent's: a report that
+    // came after the parent ended would be refused (a child that ended just now, on NATS).
+    const recorded = Promise.all(this.#links.map((l) => (l.ended ? l.recorded() : l.cancel('Its parent task ended').then(() => l.recorded(), () => undefined))));
     await Promise.race([recorded, new Promise((resolve) => setTimeout(resolve, SETTLE_LINKS_MS).unref())]);
   }
 

@@ -33,6 +33,8 @@ export interface SubtaskPort {
   /** Records a child's status in its parent's context. */
   report(parentId: string, owner: TaskOwner, childId: string, status: TaskStatus): Promise<void>;
   pending(taskId: string, owner: TaskOwner): Promise<InputRequest[]>;
+  /** The task as it is now (the server's own read: not a poll). */
+  read(taskId: string, owner: TaskOwner): Promise<TaskView>;
   onInputRequest(listener: (request: InputRequest) => void, only: TaskSelector): () => void;
   subscribe(listener: (change: TaskChange) => void, only: TaskSelector): () => void;
   /** Answers a pending input request; `false` when it was not pending. */
@@ -81,6 +83,8 @@ export class SubtaskLink implements Subtask {
   /** Settles once the child's end was recorded in the parent (or could not be). */
   #recorded: Promise<void> = Promise.resolve();
   #reported: TaskStatus;
+  /** A change of the child was heard: a read started before it may be older. */
+  #heard = false;
   #ended = false;
   #stops: (() => void)[] = [];
 
@@ -92,9 +96,11 @@ export class SubtaskLink implements Subtask {
     const only = { taskId: childId, owner: parent.owner };
     this.#stops.push(
       port.onInputRequest((request) => this.#mirror(request), only),
-      port.subscribe((change) => this.#changed(change.task), only),
+      port.subscribe((change) => ((this.#heard = true), this.#changed(change.task)), only),
     );
-    // Asked before the listener was in place (it may run on another worker already).
+    // What it did before the listeners were in place (it may run on another worker already):
+    // its status now, and the questions it asked.
+    void port.read(childId, parent.owner).then((child) => this.#caughtUp(child), () => undefined);
     void port.pending(childId, parent.owner).then((requests) => requests.forEach((r) => this.#mirror(r)), () => undefined);
     this.#outcome = port.waitForOutcome(childId, parent.owner).then(
       (outcome) => (this.#finish(outcome.task.status), outcome),
@@ -134,6 +140,13 @@ export class SubtaskLink implements Subtask {
     }
     // Answered through the child itself: the parent's copy goes.
     for (const [inputId, mirror] of this.#mirrors) if (!child.pendingInputs.includes(inputId)) this.#withdraw(inputId, mirror);
+  }
+
+  /** The child as read once the listeners were in place: its status, unless a change heard since is newer. */
+  #caughtUp(child: TaskView): void {
+    if (this.#heard || this.#ended || isTerminalStatus(child.status) || child.status === this.#reported) return;
+    this.#reported = child.status;
+    void this.#report(child.status);
   }
 
   #mirror(request: InputRequest): void {
