@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { createHash } from 'node:crypto';
 import type { TaskOwner } from '../machines/index.js';
 import { InvalidArgumentError, TaskLimitError } from './errors.js';
 import type { ResolvedTaskRuntimeOptions } from './options.js';
@@ -19,6 +20,19 @@ import type { ResolvedTaskRuntimeOptions } from './options.js';
  */
 export function ownerKeyOf(owner: TaskOwner): string {
   return `${owner.principal ?? ''}\u0001${owner.session ?? ''}`;
+}
+
+/**
+ * Names one task among every task ever (its owner, id and creation time, hashed): the same on
+ * every node and every run of it. The prefix of its step keys, and of its push events' ids.
+ *
+ * @example
+ * ```ts
+ * taskIncarnation({ owner, taskId: 't1', createdAt: 1_700_000_000_000 }); // 22 base64url characters
+ * ```
+ */
+export function taskIncarnation(task: { readonly owner: TaskOwner; readonly taskId: string; readonly createdAt: number }): string {
+  return createHash('sha256').update(JSON.stringify([task.owner.session, task.owner.principal, task.taskId, task.createdAt])).digest('base64url').slice(0, 22);
 }
 
 /**

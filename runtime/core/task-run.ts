@@ -11,10 +11,10 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
 import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../machines/index.js';
 import { TaskTerminalError } from '../errors.js';
+import { taskIncarnation } from '../task-identity.js';
 import type { InputAnswer, InputRequest, TaskCheckpoint, TaskHandler } from '../task-runtime.types.js';
 import { decideOutcome, type Settled } from './outcome.js';
 import { RunFamily } from './run-family.js';
@@ -282,8 +282,7 @@ export class TaskRun {
    * it: the first part of its step keys.
    */
   get incarnation(): string {
-    const c = this.actor.getSnapshot().context;
-    return (this.#incarnation ??= createHash('sha256').update(JSON.stringify([c.owner.session, c.owner.principal, c.taskId, c.createdAt])).digest('base64url').slice(0, 22));
+    return (this.#incarnation ??= taskIncarnation(this.actor.getSnapshot().context));
   }
 
   /** Whether the port keeps checkpoints (see {@link WorkContext}). */

@@ -8,9 +8,8 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import { isTerminalStatus } from '../../machines/index.js';
-import { ownerKeyOf } from '../task-identity.js';
+import { ownerKeyOf, taskIncarnation } from '../task-identity.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
 import type { TaskChange, TaskRuntime, TaskView } from '../task-runtime.types.js';
 import { wantsPush } from './push-job.js';
@@ -39,8 +38,7 @@ export interface PushNotifierOptions {
  * ```
  */
 export function pushEventOf(task: TaskView): PushEvent {
-  const ownerKey = ownerKeyOf(task.owner);
-  const incarnation = createHash('sha256').update(`${ownerKey}\u0000${task.taskId}\u0000${task.createdAt}`).digest('base64url').slice(0, 22);
+  const incarnation = taskIncarnation(task);
   const partials = task.partials?.length ?? 0;
   const id = `${incarnation}:${task.updatedAt}:${task.status}:${partials}`;
   return {

@@ -13,7 +13,7 @@
  * - Crashes: a node holds a job only while it heartbeats (`working()`); killed mid-request, its
  *   job is redelivered to another node after `ackWaitMs` (stopped with `dispose()`, it hands the
  *   job back at once). A delivery is never lost, and may be made twice (at least once: receivers
- *   dedupe on the event id header). An attempt cut short leaves no record.
+ *   dedupe on the signed body's `eventId`). An attempt cut short leaves no record.
  * - Records: each attempt is written to the KV bucket `<prefix>_push_attempts` (one key per event
  *   and attempt, history 1, kept `attemptsTtlMs`) before the job is acked, so any node (the
  *   inspector) lists and watches every node's attempts.

@@ -8,17 +8,16 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { PushRegistry } from '../../push/push-registry.js';
 import { withTarget } from '../../push/push-registry.js';
 import type { PushTarget } from '../../push/push.types.js';
-import { nameFromPrefix } from './keys.js';
+import { hashToken, nameFromPrefix } from './keys.js';
 
 /** A bucket key: hashed, as owner keys and task ids may hold anything a key may not. */
 function keyOf(kind: 't' | 'r', text: string): string {
-  return `${kind}_${createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 40)}`;
+  return `${kind}_${hashToken(text)}`;
 }
 
 const taskKey = (ownerKey: string, taskId: string): string => keyOf('t', `${ownerKey}\u0000${taskId}`);
