@@ -39,9 +39,11 @@ export type {
 } from './requester.events.js';
 export { RequesterDialect, RequesterErrorCode } from './requester.types.js';
 export type {
+  RequesterAnswerInput,
   RequesterContext,
   RequesterError,
   RequesterInput,
+  RequesterInputRequest,
   RequesterOutcome,
   RequesterOutput,
   RequesterResultSource,

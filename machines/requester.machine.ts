@@ -1,5 +1,5 @@
 /**
- * The requester's side of one task-augmented request, for both wire dialects. Pure: sending the
+ * The requester's side of one task-augmented request, for every wire dialect. Pure: sending the
  * request, polling, waiting and fetching results are named placeholders that an adapter replaces
  * with `machine.provide({ actions, actors })`; what arrives on the wire comes back as events.
  *
@@ -9,6 +9,7 @@ import { and, assign, fromPromise, not, setup } from 'xstate';
 import type { RequesterEvent } from './requester.events.js';
 import {
   RequesterErrorCode,
+  type RequesterAnswerInput,
   type RequesterContext,
   type RequesterError,
   type RequesterInput,
@@ -47,6 +48,15 @@ const taskRef = ({ context }: { context: RequesterContext }): RequesterTaskRef =
   dialect: context.dialect,
 });
 
+const EXTENSION = '2026-07-28';
+
+// The input requests of a 2026-07-28 task not answered yet: the server lists every outstanding
+// request on each poll, and a key is answered once.
+function unanswered(context: RequesterContext, task: RequesterTask | null): Record<string, NonNullable<RequesterTask['inputRequests']>[string]> {
+  if (context.dialect !== EXTENSION || task?.status !== 'input_required' || task.inputRequests === undefined) return {};
+  return Object.fromEntries(Object.entries(task.inputRequests).filter(([key]) => !context.answeredInputs.includes(key)));
+}
+
 /**
  * The requester machine.
  *
@@ -61,8 +71,14 @@ const taskRef = ({ context }: { context: RequesterContext }): RequesterTaskRef =
  * `completed`, or at once on `input_required` (the receiver delivers its input requests over that
  * blocking call). Cancel invokes `cancelTask` (`tasks/cancel`).
  *
+ * 2026-07-28 (the tasks extension): `created` carries the task, as in 2025-11-25; a `tasks/get`
+ * inlines the outcome, so `getResult` reads what the last poll brought (`resultSource`
+ * `tasks/get`). An `input_required` task lists its input requests: the ones not answered yet
+ * are answered in `polling.answering` (actor `answerInput`, which sends `tasks/update`), each key
+ * once, and polling goes on.
+ *
  * Effects: action `sendRequest` (entry of `requesting`; answers come back as events),
- * action `sendCancelNotification`, actors `getTask`, `getResult`, `cancelTask` and `wait` (the
+ * action `sendCancelNotification`, actors `getTask`, `getResult`, `cancelTask`, `answerInput` and `wait` (the
  * pause between polls is an invoked actor rather than an `after` delay, because XState neither
  * persists nor re-arms delays and `createTestModel` refuses them).
  *
@@ -90,6 +106,7 @@ export const requesterMachine = setup({
     getTask: fromPromise<RequesterTask, RequesterTaskRef>(never),
     getResult: fromPromise<Record<string, unknown>, RequesterTaskRef>(never),
     cancelTask: fromPromise<RequesterTask, RequesterTaskRef>(never),
+    answerInput: fromPromise<readonly string[], RequesterAnswerInput>(never),
     wait: fromPromise<void, RequesterWaitInput>(never),
   },
   guards: {
@@ -133,6 +150,7 @@ export const requesterMachine = setup({
     // cancellation, which has no confirmation to wait for.
     recordCancelBeforeCreated: assign({ cancelRequested: true, outcome: 'cancelled' as const }),
     countCancelPoll: assign({ cancelPolls: ({ context }) => context.cancelPolls + 1 }),
+    recordAnswered: assign(({ context }, keys: readonly string[]) => ({ answeredInputs: [...context.answeredInputs, ...keys] })),
   },
 }).createMachine({
   id: 'requester',
@@ -146,6 +164,7 @@ export const requesterMachine = setup({
     cancelPolls: 0,
     cancelRequested: false,
     task: null,
+    answeredInputs: [],
     result: null,
     resultSource: null,
     outcome: null,
@@ -209,11 +228,29 @@ export const requesterMachine = setup({
                 target: '#requester.ended',
                 actions: [{ type: 'recordTask', params: ({ event }) => event.output }, { type: 'recordTaskEnd', params: ({ event }) => event.output }],
               },
+              {
+                guard: ({ context, event }) => Object.keys(unanswered(context, event.output)).length > 0,
+                target: 'answering',
+                actions: { type: 'recordTask', params: ({ event }) => event.output },
+              },
               { target: 'waiting', actions: { type: 'recordTask', params: ({ event }) => event.output } },
             ],
             onError: {
               target: '#requester.ended',
               actions: assign(({ event }) => ({ outcome: 'error' as const, error: toRequesterError('poll_failed', event.error) })),
+            },
+          },
+        },
+        // 2026-07-28: answers what the task asks (`tasks/update`), then looks again at once.
+        answering: {
+          invoke: {
+            id: 'answerInput',
+            src: 'answerInput',
+            input: ({ context }) => ({ ...taskRef({ context }), inputRequests: unanswered(context, context.task) }),
+            onDone: { target: 'fetching', actions: { type: 'recordAnswered', params: ({ event }) => event.output } },
+            onError: {
+              target: '#requester.ended',
+              actions: assign(({ event }) => ({ outcome: 'error' as const, error: toRequesterError('input_failed', event.error) })),
             },
           },
         },
@@ -229,9 +266,9 @@ export const requesterMachine = setup({
         input: taskRef,
         onDone: {
           target: 'done',
-          actions: assign(({ event }) => ({
+          actions: assign(({ context, event }) => ({
             result: event.output,
-            resultSource: 'tasks/result' as const,
+            resultSource: context.dialect === EXTENSION ? ('tasks/get' as const) : ('tasks/result' as const),
             outcome: 'completed' as const,
           })),
         },

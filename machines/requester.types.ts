@@ -18,14 +18,30 @@ import type { TaskStatus } from './task.types.js';
 export const RequesterDialect = {
   sep1686: 'sep-1686',
   spec20251125: '2025-11-25',
+  /** The `io.modelcontextprotocol/tasks` extension on the 2026-07-28 wire (SEP-2663). */
+  tasksExtension: '2026-07-28',
 } as const;
 /** One of the requester's wire dialects. */
 export type RequesterDialect = (typeof RequesterDialect)[keyof typeof RequesterDialect];
 
 /**
+ * An input request a 2026-07-28 task lists while `input_required` (`inputRequests[key]`): an
+ * embedded `elicitation/create`, `sampling/createMessage` or `roots/list` request.
+ *
+ * @example
+ * ```ts
+ * const asked: RequesterInputRequest = { method: 'elicitation/create', params: { message: 'Your name?' } };
+ * ```
+ */
+export interface RequesterInputRequest {
+  readonly method: string;
+  readonly params?: Record<string, unknown>;
+}
+
+/**
  * A task as the requester last saw it (from `tasks/get`, `tasks/cancel` or `CreateTaskResult`),
- * normalised across dialects: `pollFrequency` is SEP-1686's `pollFrequency` or 2025-11-25's
- * `pollInterval`, `retention` its `keepAlive` or `ttl`.
+ * normalised across dialects: `pollFrequency` is SEP-1686's `pollFrequency`, 2025-11-25's
+ * `pollInterval` or 2026-07-28's `pollIntervalMs`; `retention` its `keepAlive`, `ttl` or `ttlMs`.
  *
  * @example
  * ```ts
@@ -41,8 +57,10 @@ export interface RequesterTask {
   readonly pollFrequency: number | null;
   /** keepAlive / ttl in ms; `null` when unlimited or not given. */
   readonly retention: number | null;
-  /** SEP-1686's `error` of a failed task. */
+  /** The error of a failed task: SEP-1686's `error`, or the message of 2026-07-28's JSON-RPC `error`. */
   readonly error: string | null;
+  /** 2026-07-28: the input requests an `input_required` task lists, by key (absent elsewhere). */
+  readonly inputRequests?: Readonly<Record<string, RequesterInputRequest>>;
 }
 
 /**
@@ -62,6 +80,8 @@ export const RequesterErrorCode = {
   resultFailed: 'result_failed',
   /** The task never showed `cancelled` within the bound after a cancel (SEP-1686 §4.8.6). */
   cancelUnconfirmed: 'cancel_unconfirmed',
+  /** 2026-07-28: a task's input requests could not be answered (no handler, it threw, or `tasks/update` failed). */
+  inputFailed: 'input_failed',
 } as const;
 /** One of the requester's error codes. */
 export type RequesterErrorCode = (typeof RequesterErrorCode)[keyof typeof RequesterErrorCode];
@@ -91,8 +111,11 @@ export interface RequesterError {
  */
 export type RequesterOutcome = 'completed' | 'failed' | 'cancelled' | 'unknown' | 'error';
 
-/** Where the result came from: the original request's direct response, or `tasks/result`. */
-export type RequesterResultSource = 'response' | 'tasks/result';
+/**
+ * Where the result came from: the original request's direct response, `tasks/result`, or (on
+ * 2026-07-28, which inlines it) `tasks/get`.
+ */
+export type RequesterResultSource = 'response' | 'tasks/result' | 'tasks/get';
 
 /**
  * Input of the requester machine.
@@ -136,6 +159,8 @@ export interface RequesterContext {
   readonly cancelPolls: number;
   readonly cancelRequested: boolean;
   readonly task: RequesterTask | null;
+  /** 2026-07-28: the input request keys already answered (a key is answered once, §input). */
+  readonly answeredInputs: readonly string[];
   readonly result: Record<string, unknown> | null;
   readonly resultSource: RequesterResultSource | null;
   readonly outcome: RequesterOutcome | null;
@@ -162,6 +187,11 @@ export interface RequesterOutput {
 export interface RequesterTaskRef {
   readonly taskId: string;
   readonly dialect: RequesterDialect;
+}
+
+/** Input of the `answerInput` effect actor: the input requests not answered yet, by key. */
+export interface RequesterAnswerInput extends RequesterTaskRef {
+  readonly inputRequests: Readonly<Record<string, RequesterInputRequest>>;
 }
 
 /** Input of the `wait` effect actor. */

@@ -1,8 +1,7 @@
 /**
  * `TaskClient` on an SDK v2 `Client` (`@modelcontextprotocol/client` 2.x): task-augmented tool
- * calls in the SEP-1686 or 2025-11-25 dialect, driven by the same requester machine as on SDK v1.
- * (On the 2026-07-28 wire a v2 client drives tasks with the official ext-tasks requester and
- * `createRawDispatch`.)
+ * calls in the SEP-1686, 2025-11-25 or 2026-07-28 dialect, driven by the same requester machine
+ * as on SDK v1.
  *
  * @module
  */
@@ -39,17 +38,29 @@ function createdRoutes(client: Client): CreatedRoutes {
 }
 
 /**
- * Task-augmented tool calls over a connected SDK v2 `Client` on the 2025-11-25 wire, in the
- * SEP-1686 or 2025-11-25 dialect: the same API as the SDK v1 `TaskClient`.
+ * Task-augmented tool calls from an SDK v2 `Client`, in any of our dialects: the same API as the
+ * SDK v1 `TaskClient`.
+ * - SEP-1686 and 2025-11-25 go through the client (legacy era); its own elicitation and sampling
+ *   handlers answer what a task asks.
+ * - 2026-07-28 (the tasks extension) goes through `options.rawDispatch` (the v2 `Client` refuses
+ *   `resultType: "task"`); `options.onInputRequest` answers what a task asks (`tasks/update`).
  *
- * @param client - a connected v2 client (legacy era); a `notifications/tasks/created` handler is
- *   installed on it at its first call (it replaces one installed by someone else before)
- * @param options - dialect and polling defaults
+ * @param client - a connected v2 client; a `notifications/tasks/created` handler is installed on
+ *   it at its first call (it replaces one installed by someone else before)
+ * @param options - dialect, polling defaults, and for 2026-07-28 `rawDispatch` and `onInputRequest`
+ * @throws TypeError for the 2026-07-28 dialect without `options.rawDispatch`
  * @example
  * ```ts
- * import { TaskClientV2 } from 'mcp-task-actors/adapters/mcp-client-v2';
- * const tasks = new TaskClientV2(client, { dialect: '2025-11-25' });
- * const result = await tasks.beginCallTool({ name: 'sleep', arguments: { ms: 2000 } }).result();
+ * import { createRawDispatch, TaskClientV2 } from 'mcp-task-actors/adapters/mcp-client-v2';
+ * const legacy = new TaskClientV2(client, { dialect: '2025-11-25' });
+ * const result = await legacy.beginCallTool({ name: 'sleep', arguments: { ms: 2000 } }).result();
+ *
+ * const modern = new TaskClientV2(client, {
+ *   dialect: '2026-07-28',
+ *   rawDispatch: createRawDispatch('http://127.0.0.1:3000/mcp'),
+ *   onInputRequest: async ({ method }) => (method === 'elicitation/create' ? { action: 'accept', content: { name: 'Ada' } } : { action: 'decline' }),
+ * });
+ * const hello = await modern.beginCallTool({ name: 'ask_name', arguments: {} }).result();
  * ```
  */
 export class TaskClientV2 extends TaskClientCore {

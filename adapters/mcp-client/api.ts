@@ -24,5 +24,7 @@ export type {
   ResumeOptions,
   ResultOptions,
   PendingTask,
+  InputRequestHandler,
 } from './task-client.types.js';
+export type { RawDispatch, RawDispatchResponse } from './task-client.ext-peer.js';
 export type { RequesterTask as ObservedTask, RequesterDialect as TaskDialect } from '../../machines/index.js';

@@ -9,7 +9,8 @@ import { TaskClientCore } from './task-client.js';
 import type { TaskClientOptions } from './task-client.types.js';
 
 /**
- * Task-augmented tool calls over a connected SDK v1 `Client`, in the SEP-1686 or 2025-11-25 dialect.
+ * Task-augmented tool calls over a connected SDK v1 `Client`, in the SEP-1686 or 2025-11-25 dialect
+ * (or 2026-07-28, the tasks extension, through `options.rawDispatch`: see `TaskClientV2`).
  *
  * @param client - a connected SDK client; a `notifications/tasks/created` handler is installed on it
  *   at its first call (a handler installed before is kept and still called)

@@ -28,6 +28,8 @@ export const TaskClientErrorCode = {
   resultFailed: 'result_failed',
   /** After a cancel the task never showed `cancelled` (SEP-1686 §4.8.6). */
   cancelUnconfirmed: 'cancel_unconfirmed',
+  /** 2026-07-28: the task's input requests could not be answered (no `onInputRequest`, it threw, or `tasks/update` failed). */
+  inputFailed: 'input_failed',
   /** A 2025-11-25 receiver answered without creating a task, so there is no task id. */
   noTask: 'no_task',
   /** The caller's `AbortSignal` stopped the waiting (the task itself goes on). */

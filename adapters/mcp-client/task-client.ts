@@ -28,7 +28,8 @@ import type {
   ResumeOptions,
   TaskClientOptions,
 } from './task-client.types.js';
-import { TaskWire, type RequesterPeer } from './task-client.wire.js';
+import { ExtensionPeer } from './task-client.ext-peer.js';
+import { TaskWire, type CreateOutcome, type RequesterPeer } from './task-client.wire.js';
 
 /** Routes SEP-1686's `notifications/tasks/created` to whoever waits for that task (one per client). */
 export interface CreatedRoutes {
@@ -50,6 +51,9 @@ export function resolveTaskClientOptions(options: TaskClientOptions = {}): Resol
     maxCancelPolls: options.maxCancelPolls ?? DEFAULT_MAX_CANCEL_POLLS,
   };
 }
+
+/** Who a 2026-07-28 requester says it is, unless `options.clientInfo` says otherwise. */
+const CLIENT_INFO = { name: 'mcp-task-actors', version: '0.1.0' };
 
 const rpcCodeOf = (error: unknown): number | null =>
   typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'number' ? error.code : null;
@@ -97,6 +101,7 @@ class ActorPendingTask implements PendingTask {
         getTask: fromPromise(({ input }) => wire.getTask(input.taskId)),
         getResult: fromPromise(({ input, signal }) => wire.getResult(input.taskId, signal)),
         cancelTask: fromPromise(({ input }) => wire.cancelTask(input.taskId)),
+        answerInput: fromPromise(({ input, signal }) => wire.answerInput(input.taskId, input.inputRequests, signal)),
         wait: fromPromise(({ input, signal }) => delay(input.ms, signal)),
       },
     });
@@ -190,10 +195,13 @@ class ActorPendingTask implements PendingTask {
     if (flight.call === undefined) return;
     const { params, options } = flight.call;
     const signal = this.#request.signal;
+    const created = (o: CreateOutcome): RequesterEvent => ('task' in o ? requesterEvents.created(o.task) : requesterEvents.response(o.result));
     const sent =
       flight.dialect === 'sep-1686'
         ? wire.callSep(params, flight.taskId ?? '', options, signal).then((r) => requesterEvents.response(r))
-        : wire.call2025(params, options, signal).then((o) => ('task' in o ? requesterEvents.created(o.task) : requesterEvents.response(o.result)));
+        : flight.dialect === '2026-07-28'
+          ? wire.callExt(params, signal).then(created)
+          : wire.call2025(params, options, signal).then(created);
     sent.then(
       (event) => {
         this.#requestSettled = true;
@@ -250,12 +258,15 @@ class ActorPendingTask implements PendingTask {
 }
 
 /**
- * Task-augmented tool calls over a connected SDK client, in the SEP-1686 or 2025-11-25 dialect:
- * the SDK-free core of `TaskClient` (SDK v1) and `TaskClientV2` (SDK v2), each of which passes its
- * SDK's way to hear `notifications/tasks/created`.
+ * Task-augmented tool calls over a connected SDK client, in the SEP-1686, 2025-11-25 or
+ * 2026-07-28 (tasks extension) dialect: the SDK-free core of `TaskClient` (SDK v1) and
+ * `TaskClientV2` (SDK v2), each of which passes its SDK's way to hear `notifications/tasks/created`.
  * Each call is driven by a requester actor: SEP-1686 races the direct response against
  * `notifications/tasks/created` (so a receiver without task support just answers), then polls
- * `tasks/get` and fetches `tasks/result`; 2025-11-25 polls the task from `CreateTaskResult`.
+ * `tasks/get` and fetches `tasks/result`; 2025-11-25 polls the task from `CreateTaskResult`;
+ * 2026-07-28 sends its requests through `options.rawDispatch`, polls the task from the flat
+ * `CreateTaskResult`, answers what it asks with `options.onInputRequest` (`tasks/update`) and
+ * reads the result inlined in `tasks/get`.
  *
  * @param client - a connected SDK client; a `notifications/tasks/created` handler is installed on it
  * @param options - dialect and polling defaults
@@ -273,15 +284,24 @@ export class TaskClientCore {
   readonly #routes: () => CreatedRoutes;
   #router: CreatedRoutes | undefined;
   readonly #live = new Set<ActorPendingTask>();
+  readonly #extension: RequesterPeer | undefined;
+  readonly #onInputRequest: TaskClientOptions['onInputRequest'];
 
   /**
    * @param routes - the client's `notifications/tasks/created` routes (SDK-specific: each SDK
    *   line's entry passes its own); made on the first call
+   * @throws TypeError when the dialect is 2026-07-28 and `options.rawDispatch` is missing
    */
   constructor(client: RequesterPeer, options: TaskClientOptions, routes: () => CreatedRoutes) {
     this.#client = client;
     this.options = resolveTaskClientOptions(options);
     this.#routes = routes;
+    this.#onInputRequest = options.onInputRequest;
+    if (options.rawDispatch !== undefined) {
+      const clientCapabilities = options.clientCapabilities ?? (options.onInputRequest === undefined ? {} : { elicitation: {}, sampling: {} });
+      this.#extension = new ExtensionPeer(options.rawDispatch, { clientInfo: options.clientInfo ?? CLIENT_INFO, clientCapabilities });
+    }
+    this.#peer(this.options.dialect);
   }
 
   /**
@@ -332,8 +352,18 @@ export class TaskClientCore {
     this.#live.clear();
   }
 
+  // The 2026-07-28 wire goes through the raw dispatch: SDK clients refuse its task results.
+  #peer(dialect: RequesterDialect): RequesterPeer {
+    if (dialect !== '2026-07-28') return this.#client;
+    if (this.#extension === undefined) {
+      throw new TypeError('The 2026-07-28 dialect needs options.rawDispatch (e.g. createRawDispatch(url) from mcp-task-actors/adapters/mcp-client-v2): SDK clients refuse resultType "task"');
+    }
+    return this.#extension;
+  }
+
   #track(flight: Flight): PendingTask {
-    const pending = new ActorPendingTask(new TaskWire(this.#client, flight.dialect), (this.#router ??= this.#routes()), this.options, flight);
+    const wire = new TaskWire(this.#peer(flight.dialect), flight.dialect, this.#onInputRequest);
+    const pending = new ActorPendingTask(wire, (this.#router ??= this.#routes()), this.options, flight);
     this.#live.add(pending);
     void pending.result().then(
       () => this.#live.delete(pending),

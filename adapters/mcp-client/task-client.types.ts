@@ -5,7 +5,25 @@
  * @module
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { RequesterDialect, RequesterTask } from '../../machines/index.js';
+import type { RequesterDialect, RequesterInputRequest, RequesterTask } from '../../machines/index.js';
+import type { RawDispatch } from './task-client.ext-peer.js';
+
+/**
+ * Answers one input request of a 2026-07-28 task (an embedded `elicitation/create`,
+ * `sampling/createMessage` or `roots/list`) with the result the standalone request would get.
+ * It is asked once per request key; throwing ends the requester with code `input_failed`
+ * (the task itself goes on).
+ *
+ * @example
+ * ```ts
+ * const onInputRequest: InputRequestHandler = async ({ method, params }) =>
+ *   method === 'elicitation/create' ? { action: 'accept', content: await ask(params) } : { action: 'decline' };
+ * ```
+ */
+export type InputRequestHandler = (
+  request: RequesterInputRequest,
+  context: { readonly taskId: string; readonly key: string; readonly signal: AbortSignal },
+) => Promise<Record<string, unknown>>;
 
 /**
  * Options of a `TaskClient`.
@@ -31,6 +49,23 @@ export interface TaskClientOptions {
    * @default 10
    */
   readonly maxCancelPolls?: number;
+  /**
+   * 2026-07-28 (required for that dialect): sends one raw JSON-RPC request, since SDK clients
+   * refuse `resultType: "task"`; `createRawDispatch(url)` from `adapters/mcp-client-v2` is one.
+   */
+  readonly rawDispatch?: RawDispatch;
+  /** 2026-07-28: answers the input requests an `input_required` task lists (see {@link InputRequestHandler}). */
+  readonly onInputRequest?: InputRequestHandler;
+  /**
+   * 2026-07-28: the client info sent in each request's `_meta`.
+   * @default { name: 'mcp-task-actors', version: '0.1.0' }
+   */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+  /**
+   * 2026-07-28: the capabilities declared on each request (the tasks extension is always added).
+   * @default `{ elicitation: {}, sampling: {} }` with `onInputRequest`, else `{}`
+   */
+  readonly clientCapabilities?: Record<string, unknown>;
 }
 
 /** `TaskClientOptions` with every default applied. */

@@ -6,10 +6,10 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { TaskStatus, type RequesterDialect, type RequesterTask } from '../../machines/index.js';
+import { TaskStatus, type RequesterDialect, type RequesterInputRequest, type RequesterTask } from '../../machines/index.js';
 import { TASK_META_KEY, relatedMeta } from '../dialects/sep-1686/index.js';
 import { TaskClientError, TaskClientErrorCode } from './task-client.errors.js';
-import type { BeginCallOptions, CallToolParams } from './task-client.types.js';
+import type { BeginCallOptions, CallToolParams, InputRequestHandler } from './task-client.types.js';
 
 /**
  * Requests that wait for a task's end get the largest timeout a Node timer takes: the SDK's
@@ -22,8 +22,28 @@ const STATUSES: ReadonlySet<string> = new Set(Object.values(TaskStatus));
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const numberOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
+// A failed task's error: SEP-1686's string, or the message of 2026-07-28's JSON-RPC error object.
+function errorText(error: unknown): string | null {
+  if (typeof error === 'string') return error;
+  return isRecord(error) && typeof error['message'] === 'string' ? error['message'] : null;
+}
+
+// 2026-07-28's `inputRequests`: every entry an embedded request with a method.
+function inputRequestsOf(raw: unknown): Record<string, RequesterInputRequest> | undefined {
+  if (!isRecord(raw)) return undefined;
+  const out: Record<string, RequesterInputRequest> = {};
+  for (const [key, entry] of Object.entries(raw)) {
+    if (!isRecord(entry) || typeof entry['method'] !== 'string') {
+      throw new TaskClientError(TaskClientErrorCode.pollFailed, `Input request '${key}' is not a request with a method: ${JSON.stringify(entry)?.slice(0, 200)}`);
+    }
+    out[key] = isRecord(entry['params']) ? { method: entry['method'], params: entry['params'] } : { method: entry['method'] };
+  }
+  return out;
+}
+
 /**
- * Normalises a task of either dialect (`tasks/get`, `tasks/cancel`, `CreateTaskResult.task`).
+ * Normalises a task of any dialect (`tasks/get`, `tasks/cancel`, `CreateTaskResult.task`, the
+ * 2026-07-28 flat `CreateTaskResult` and `DetailedTask`).
  *
  * @throws TaskClientError (`poll_failed`) when `raw` is not a task
  * @example
@@ -35,14 +55,23 @@ export function toRequesterTask(raw: unknown): RequesterTask {
   if (!isRecord(raw) || typeof raw['taskId'] !== 'string' || typeof raw['status'] !== 'string' || !STATUSES.has(raw['status'])) {
     throw new TaskClientError(TaskClientErrorCode.pollFailed, `Not a task: ${JSON.stringify(raw)?.slice(0, 200)}`);
   }
+  const inputRequests = raw['status'] === 'input_required' ? inputRequestsOf(raw['inputRequests']) : undefined;
   return {
     taskId: raw['taskId'],
     status: raw['status'] as TaskStatus,
     statusMessage: typeof raw['statusMessage'] === 'string' ? raw['statusMessage'] : null,
-    pollFrequency: numberOrNull(raw['pollFrequency'] ?? raw['pollInterval']),
-    retention: numberOrNull(raw['keepAlive'] ?? raw['ttl']),
-    error: typeof raw['error'] === 'string' ? raw['error'] : null,
+    pollFrequency: numberOrNull(raw['pollFrequency'] ?? raw['pollInterval'] ?? raw['pollIntervalMs']),
+    retention: numberOrNull(raw['keepAlive'] ?? raw['ttl'] ?? raw['ttlMs']),
+    error: errorText(raw['error']),
+    ...(inputRequests !== undefined && { inputRequests }),
   };
+}
+
+// A 2026-07-28 result carries its discriminator; the requester hands out the result without it.
+function withoutResultType(result: Record<string, unknown>): Record<string, unknown> {
+  const rest = { ...result };
+  delete rest['resultType'];
+  return rest;
 }
 
 /** What the original 2025-11-25 request answered: a task, or (a receiver without tasks) the result. */
@@ -60,11 +89,15 @@ export interface RequesterPeer {
 const ToolResultSchema = z.looseObject({ content: z.array(z.looseObject({ type: z.string() })).default([]) });
 const AnyResultSchema = z.looseObject({});
 
-/** The SDK calls of one dialect, bound to one client. */
+/** The calls of one dialect for one task, bound to one client. */
 export class TaskWire {
+  /** 2026-07-28: the result the last `tasks/get` inlined, for `getResult`. */
+  #inlineResult: Record<string, unknown> | undefined;
+
   constructor(
     private readonly client: RequesterPeer,
     private readonly dialect: RequesterDialect,
+    private readonly onInputRequest?: InputRequestHandler,
   ) {}
 
   /** SEP-1686: the task-augmented call; resolves with the direct response. */
@@ -83,20 +116,59 @@ export class TaskWire {
     return isRecord(answer['task']) ? { task: toRequesterTask(answer['task']) } : { result: answer };
   }
 
-  async getTask(taskId: string): Promise<RequesterTask> {
-    return toRequesterTask(await this.client.request({ method: 'tasks/get', params: this.params(taskId) }, AnyResultSchema));
+  /**
+   * 2026-07-28: the call; the server decides whether it becomes a task (`resultType: "task"`, the
+   * task flat in the result) or answers at once.
+   */
+  async callExt(params: CallToolParams, signal: AbortSignal): Promise<CreateOutcome> {
+    const answer = (await this.client.request({ method: 'tools/call', params: { ...params } }, AnyResultSchema, { signal })) as Record<string, unknown>;
+    return answer['resultType'] === 'task' ? { task: toRequesterTask(answer) } : { result: withoutResultType(answer) };
   }
 
-  /** `tasks/result`; blocks on a 2025-11-25 receiver until the task ends, hence no timeout. */
+  async getTask(taskId: string): Promise<RequesterTask> {
+    const answer = (await this.client.request({ method: 'tasks/get', params: this.params(taskId) }, AnyResultSchema)) as Record<string, unknown>;
+    const task = toRequesterTask(answer);
+    if (task.status === 'completed' && isRecord(answer['result'])) this.#inlineResult = withoutResultType(answer['result']);
+    return task;
+  }
+
+  /**
+   * The result: `tasks/result` (it blocks on a 2025-11-25 receiver until the task ends, hence no
+   * timeout), or on 2026-07-28 what the last `tasks/get` inlined.
+   */
   async getResult(taskId: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+    if (this.dialect === '2026-07-28') {
+      if (this.#inlineResult === undefined) await this.getTask(taskId);
+      if (this.#inlineResult !== undefined) return this.#inlineResult;
+      throw new TaskClientError(TaskClientErrorCode.resultFailed, `Task ${taskId} is not completed with a result`);
+    }
     return this.client.request({ method: 'tasks/result', params: this.params(taskId) }, ToolResultSchema, {
       signal,
       timeout: NO_TIMEOUT,
     }) as Promise<Record<string, unknown>>;
   }
 
+  /** `tasks/cancel`; on 2026-07-28 it is only acknowledged, so the task is read after it. */
   async cancelTask(taskId: string): Promise<RequesterTask> {
-    return toRequesterTask(await this.client.request({ method: 'tasks/cancel', params: { taskId } }, AnyResultSchema));
+    const answer = await this.client.request({ method: 'tasks/cancel', params: { taskId } }, AnyResultSchema);
+    return this.dialect === '2026-07-28' ? this.getTask(taskId) : toRequesterTask(answer);
+  }
+
+  /**
+   * 2026-07-28: answers a task's input requests through `onInputRequest` and sends the answers
+   * in one `tasks/update`; resolves with the keys answered.
+   */
+  async answerInput(taskId: string, requests: Readonly<Record<string, RequesterInputRequest>>, signal: AbortSignal): Promise<readonly string[]> {
+    const handler = this.onInputRequest;
+    const keys = Object.keys(requests);
+    if (handler === undefined) {
+      const methods = [...new Set(keys.map((key) => requests[key]?.method))].join(', ');
+      throw new TaskClientError(TaskClientErrorCode.inputFailed, `Task ${taskId} asks for input (${methods}) and this task client has no onInputRequest to answer it`);
+    }
+    const inputResponses: Record<string, unknown> = {};
+    for (const key of keys) inputResponses[key] = await handler(requests[key] as RequesterInputRequest, { taskId, key, signal });
+    await this.client.request({ method: 'tasks/update', params: { taskId, inputResponses } }, AnyResultSchema, { signal });
+    return keys;
   }
 
   // SEP-1686 §4.7 wants the related-task key on every task message; 2025-11-25 says not to add

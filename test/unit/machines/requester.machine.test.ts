@@ -52,7 +52,7 @@ function explore(dialect: RequesterDialect, resume: boolean) {
   return { simple, shortest, reachable };
 }
 
-describe.each(['sep-1686', '2025-11-25'] as const)('requesterMachine (%s)', (dialect) => {
+describe.each(['sep-1686', '2025-11-25', '2026-07-28'] as const)('requesterMachine (%s)', (dialect) => {
   const { simple, shortest, reachable } = explore(dialect, false);
   const start = (): Snapshot => initialTransition(requesterMachine, inputFor(dialect))[0];
 
@@ -61,7 +61,8 @@ describe.each(['sep-1686', '2025-11-25'] as const)('requesterMachine (%s)', (dia
       expect([...reachable.keys()].sort()).toEqual([...modelReachable(dialect, false).keys()].sort());
       const ats = new Set([...reachable.values()].map((s) => project(s).at));
       expect(ats.has('done') && ats.has('ended') && ats.has('cancelling.confirming.waiting')).toBe(true);
-      expect(ats.has('cancelling.sendingCancel')).toBe(dialect === '2025-11-25');
+      expect(ats.has('cancelling.sendingCancel')).toBe(dialect !== 'sep-1686');
+      expect(ats.has('polling.answering')).toBe(dialect === '2026-07-28');
     });
 
     it('should run exactly the effect actors the design says in each reachable state', () => {
@@ -235,6 +236,45 @@ describe('requesterMachine scenarios', () => {
 
     it('should end failed when the task fails', () => {
       expect(walk('2025-11-25', ['createdTask', 'taskFailed']).snapshot.output).toMatchObject({ outcome: 'failed' });
+    });
+  });
+
+  describe('2026-07-28: flat CreateTaskResult, inline result, inputRequests answered by tasks/update', () => {
+    it('should take the result the completed tasks/get inlined', () => {
+      const { snapshot } = walk('2026-07-28', ['createdTask', 'taskWorking', 'waited', 'taskCompleted', 'result']);
+      expect(snapshot.output).toMatchObject({ outcome: 'completed', resultSource: 'tasks/get', task: { status: 'completed' } });
+    });
+
+    it('should answer a listed input request once, poll again at once, and only wait when nothing new is asked', () => {
+      const { snapshot } = walk('2026-07-28', ['createdTask', 'taskInputRequired', 'inputAnswered', 'taskInputRequired']);
+      expect(snapshot.value).toEqual({ polling: 'waiting' });
+      expect(snapshot.context.answeredInputs).toEqual(['k1']);
+      expect(walk('2026-07-28', ['createdTask', 'taskInputRequired']).snapshot.children).toHaveProperty('answerInput');
+    });
+
+    it('should end with input_failed when the input cannot be answered, and cancel with tasks/cancel while answering', () => {
+      expect(walk('2026-07-28', ['createdTask', 'taskInputRequired', 'inputError']).snapshot.output).toMatchObject({ outcome: 'error', error: { code: 'input_failed' } });
+      expect(walk('2026-07-28', ['createdTask', 'taskInputRequired', 'cancel']).snapshot.value).toEqual({ cancelling: 'sendingCancel' });
+    });
+
+    it('should hand the answering actor only the requests not answered yet', async () => {
+      const polls: RequesterTask[] = [
+        { ...task('input_required'), inputRequests: { k1: { method: 'elicitation/create' } } },
+        { ...task('input_required'), inputRequests: { k1: { method: 'elicitation/create' }, k2: { method: 'sampling/createMessage' } } },
+        task('completed'),
+      ];
+      const asked: string[][] = [];
+      const machine = requesterMachine.provide({
+        actors: {
+          getTask: fromPromise(async () => polls.shift() ?? task('completed')),
+          answerInput: fromPromise(async ({ input }) => (asked.push(Object.keys(input.inputRequests)), Object.keys(input.inputRequests))),
+          wait: fromPromise(async (): Promise<void> => {}),
+          getResult: fromPromise(async (): Promise<Record<string, unknown>> => ({ content: [] })),
+        },
+      });
+      const actor = createActor(machine, { input: { dialect: '2026-07-28', taskId: 't1', resume: true } }).start();
+      await expect(toPromise(actor)).resolves.toMatchObject({ outcome: 'completed', resultSource: 'tasks/get' });
+      expect(asked).toEqual([['k1'], ['k2']]);
     });
   });
 

@@ -11,6 +11,7 @@ export type At =
   | 'requesting'
   | 'polling.fetching'
   | 'polling.waiting'
+  | 'polling.answering'
   | 'fetchingResult'
   | 'cancelling.sendingCancel'
   | 'cancelling.confirming.fetching'
@@ -26,6 +27,8 @@ export interface ModelState {
   readonly outcome: string | null;
   readonly source: string | null;
   readonly errorCode: string | null;
+  /** 2026-07-28: the input request of `task('input_required')` was answered. */
+  readonly answered: boolean;
 }
 
 export const MAX_CANCEL_POLLS = 2;
@@ -37,6 +40,8 @@ export const task = (status: RequesterTask['status']): RequesterTask => ({
   pollFrequency: 50,
   retention: 60_000,
   error: status === 'failed' ? 'it broke' : null,
+  // Listed by a 2026-07-28 receiver; the other dialects never read it.
+  ...(status === 'input_required' && { inputRequests: { k1: { method: 'elicitation/create', params: { message: 'Your name?' } } } }),
 });
 
 /** The events the graph explores with, by name. Done/error events stand for the effect actors. */
@@ -59,6 +64,8 @@ export const EVENTS = {
   cancelAck: { type: 'xstate.done.actor.cancelTask', output: task('cancelled') },
   cancelAckWorking: { type: 'xstate.done.actor.cancelTask', output: task('working') },
   cancelError: { type: 'xstate.error.actor.cancelTask', error: { message: 'already terminal', code: -32602 } },
+  inputAnswered: { type: 'xstate.done.actor.answerInput', output: ['k1'] },
+  inputError: { type: 'xstate.error.actor.answerInput', error: { message: 'no onInputRequest' } },
 } as const;
 export type EventName = keyof typeof EVENTS;
 export const EVENT_NAMES = Object.keys(EVENTS) as EventName[];
@@ -87,12 +94,13 @@ export function possibleEvents(snapshot: AnyMachineSnapshot): EventName[] {
 const ENDED = new Set(['failed', 'cancelled', 'unknown']);
 
 export function initialModel(resume: boolean): ModelState {
-  return { at: resume ? 'polling.fetching' : 'requesting', cancelRequested: false, cancelPolls: 0, status: null, outcome: null, source: null, errorCode: null };
+  return { at: resume ? 'polling.fetching' : 'requesting', cancelRequested: false, cancelPolls: 0, status: null, outcome: null, source: null, errorCode: null, answered: false };
 }
 
 /** What `name` does in `m`, or `null` when it must be refused. */
 export function expected(dialect: RequesterDialect, m: ModelState, name: EventName): ModelState | null {
   const sep = dialect === 'sep-1686';
+  const ext = dialect === '2026-07-28';
   const e = EVENTS[name];
   const go = (at: At, patch: Partial<ModelState> = {}): ModelState => ({ ...m, at, ...patch });
   const polled = 'output' in e && e.type === 'xstate.done.actor.getTask' ? e.output.status : null;
@@ -115,17 +123,24 @@ export function expected(dialect: RequesterDialect, m: ModelState, name: EventNa
       return null;
     case 'polling.fetching':
     case 'polling.waiting':
+    case 'polling.answering':
       if (name === 'cancel') return go(sep ? 'cancelling.confirming.fetching' : 'cancelling.sendingCancel', { cancelRequested: true });
       if (m.at === 'polling.waiting') return name === 'waited' ? go('polling.fetching') : null;
+      if (m.at === 'polling.answering') {
+        if (name === 'inputAnswered') return go('polling.fetching', { answered: true });
+        return name === 'inputError' ? go('ended', { outcome: 'error', errorCode: 'input_failed' }) : null;
+      }
       if (name === 'getTaskError') return go('ended', { outcome: 'error', errorCode: 'poll_failed' });
       if (polled === null) return null;
-      if (polled === 'completed' || (polled === 'input_required' && !sep)) return go('fetchingResult', { status: polled });
+      if (polled === 'completed' || (polled === 'input_required' && dialect === '2025-11-25')) return go('fetchingResult', { status: polled });
+      // 2026-07-28 answers a listed input request once, then polls on.
+      if (polled === 'input_required' && ext && !m.answered) return go('polling.answering', { status: polled });
       if (ENDED.has(polled)) return go('ended', { status: polled, outcome: polled });
       return go('polling.waiting', { status: polled });
     case 'fetchingResult':
-      if (name === 'result') return go('done', { outcome: 'completed', source: 'tasks/result' });
+      if (name === 'result') return go('done', { outcome: 'completed', source: ext ? 'tasks/get' : 'tasks/result' });
       if (name === 'resultError') return go('ended', { outcome: 'error', errorCode: 'result_failed' });
-      if (name === 'cancel' && !sep && m.status === 'input_required') return go('cancelling.sendingCancel', { cancelRequested: true });
+      if (name === 'cancel' && dialect === '2025-11-25' && m.status === 'input_required') return go('cancelling.sendingCancel', { cancelRequested: true });
       return null;
     case 'cancelling.sendingCancel':
       if (name === 'cancelAck') return go('ended', { status: 'cancelled', outcome: 'cancelled' });
@@ -160,6 +175,7 @@ export function project(snapshot: AnyMachineSnapshot): ModelState {
     outcome: string | null;
     resultSource: string | null;
     error: { code: string } | null;
+    answeredInputs: readonly string[];
   };
   return {
     at: (snapshot.status === 'active' || snapshot.status === 'done' ? pathOf(snapshot.value) : `!${snapshot.status}`) as At,
@@ -169,6 +185,7 @@ export function project(snapshot: AnyMachineSnapshot): ModelState {
     outcome: c.outcome,
     source: c.resultSource,
     errorCode: c.error?.code ?? null,
+    answered: c.answeredInputs.length > 0,
   };
 }
 
@@ -179,6 +196,7 @@ export function runs(at: At, actor: string): boolean {
   const invoked: Partial<Record<At, string>> = {
     'polling.fetching': 'getTask',
     'polling.waiting': 'wait',
+    'polling.answering': 'answerInput',
     fetchingResult: 'getResult',
     'cancelling.sendingCancel': 'cancelTask',
     'cancelling.confirming.fetching': 'getTask',

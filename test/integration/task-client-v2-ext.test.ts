@@ -1,0 +1,143 @@
+/**
+ * `TaskClientV2` in the 2026-07-28 dialect (the tasks extension): the requester machine over a
+ * raw dispatch, against `serve` (its stateless dispatcher) on memory and NATS and against
+ * `serve --sdk v2` (the SDK v2 embedding): results, statuses, input answered through
+ * `onInputRequest` with `tasks/update`, a direct answer, cancel, resume on a new client.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRawDispatch, TaskClientV2 } from '../../adapters/mcp-client-v2/index.js';
+import type { InputRequestHandler } from '../../adapters/mcp-client/index.js';
+import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
+
+const AUTH = ['--auth-token', 'tok-a=alice'];
+const HEADERS = { authorization: 'Bearer tok-a' };
+let v1: HttpServerProcess;
+let v1Nats: HttpServerProcess;
+let v2: HttpServerProcess;
+let nats: NatsServer;
+
+beforeAll(async () => {
+  nats = await startNatsServer({ jetstream: true });
+  [v1, v1Nats, v2] = await Promise.all([spawnHttpServer(AUTH), spawnHttpServer([...AUTH, '--nats', nats.url]), spawnHttpServer([...AUTH, '--sdk', 'v2'])]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.allSettled([v1?.close(), v1Nats?.close(), v2?.close()]);
+  await nats?.stop();
+});
+
+/** A v2 client on the 2026-07-28 era (what an agent built on v2 holds) and its task client. */
+async function open(url: string, onInputRequest?: InputRequestHandler): Promise<{ tasks: TaskClientV2; close(): Promise<void> }> {
+  const client = new Client({ name: 'task-client-v2-ext', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: HEADERS } }));
+  expect(client.getProtocolEra()).toBe('modern');
+  const tasks = new TaskClientV2(client, {
+    dialect: '2026-07-28',
+    rawDispatch: createRawDispatch(url, { headers: HEADERS }),
+    pollFrequency: 50,
+    ...(onInputRequest && { onInputRequest }),
+  });
+  return { tasks, close: () => client.close() };
+}
+
+const text = (result: { content: unknown[] }): string => (result.content[0] as { text: string }).text;
+
+describe.each([
+  ['serve (SDK v1 + dispatcher, memory)', () => v1.url],
+  ['serve (SDK v1 + dispatcher, NATS)', () => v1Nats.url],
+  ['serve --sdk v2 (memory)', () => v2.url],
+] as const)('TaskClientV2 on the 2026-07-28 wire against %s', (_name, url) => {
+  it('calls a tool, follows the task the server made and takes the result tasks/get inlined', async () => {
+    const peer = await open(url());
+    try {
+      const statuses: string[] = [];
+      const pending = peer.tasks.beginCallTool({ name: 'sleep', arguments: { ms: 300 } });
+      const result = await pending.result({ onTaskStatus: (t) => statuses.push(t.status) });
+      expect(text(result)).toBe('slept 300 ms');
+      expect(result).not.toHaveProperty('resultType');
+      expect(await pending.taskId).toMatch(/\S/);
+      expect(statuses).toContain('working');
+      expect(statuses.at(-1)).toBe('completed');
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('answers elicitation and sampling through onInputRequest, each request key once', async () => {
+    const asked: { method: string; key: string }[] = [];
+    const peer = await open(url(), async (request, { key }) => {
+      asked.push({ method: request.method, key });
+      if (request.method === 'elicitation/create') return { action: 'accept', content: { name: 'Ada' } };
+      return { role: 'assistant', content: { type: 'text', text: 'short' }, model: 'test-model' };
+    });
+    try {
+      const hello = await peer.tasks.beginCallTool({ name: 'ask_name', arguments: {} }).result();
+      expect(text(hello)).toBe('Hello, Ada');
+      const summary = await peer.tasks.beginCallTool({ name: 'summarize', arguments: { text: 'a long text' } }).result();
+      expect(JSON.stringify(summary)).toContain('short');
+      expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'sampling/createMessage']);
+      // Keys are the server's, unique within a task: each task's one request was answered once.
+      expect(asked.every((a) => a.key.length > 0)).toBe(true);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('ends with input_failed, naming what was asked, when there is no onInputRequest', async () => {
+    const peer = await open(url());
+    try {
+      const error = await peer.tasks.beginCallTool({ name: 'ask_name', arguments: {} }).result().then(() => null, (e: unknown) => e as { code?: string; message?: string });
+      expect(error?.code).toBe('input_failed');
+      expect(error?.message).toContain('elicitation/create');
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('takes a direct answer when the server answers without a task', async () => {
+    const peer = await open(url());
+    try {
+      const pending = peer.tasks.beginCallTool({ name: 'echo', arguments: { text: 'at once' } });
+      expect(text(await pending.result())).toBe('at once');
+      await expect(pending.taskId).rejects.toMatchObject({ code: 'no_task' });
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('cancels a running task with tasks/cancel: it settles cancelled', async () => {
+    const peer = await open(url());
+    try {
+      const pending = peer.tasks.beginCallTool({ name: 'long_job', arguments: { seconds: 30 } });
+      const settled = pending.result().then(() => 'completed', (e: unknown) => (e as Error).name);
+      await pending.taskId;
+      pending.cancel();
+      expect(await settled).toBe('TaskCancelledError');
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('resumes a task by id on a new client and gets its result', async () => {
+    const first = await open(url());
+    const taskId = await first.tasks.beginCallTool({ name: 'sleep', arguments: { ms: 800 } }).taskId;
+    first.tasks.dispose();
+    await first.close();
+    const second = await open(url());
+    try {
+      const result = await second.tasks.resume(taskId).result();
+      expect(text(result)).toBe('slept 800 ms');
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('TaskClientV2 options for the 2026-07-28 dialect', () => {
+  it('refuses the dialect without a raw dispatch, saying why', async () => {
+    const client = new Client({ name: 'no-dispatch', version: '1.0.0' });
+    expect(() => new TaskClientV2(client, { dialect: '2026-07-28' })).toThrow(/rawDispatch/);
+    expect(() => new TaskClientV2(client, { dialect: '2025-11-25' }).resume('t1', { dialect: '2026-07-28' })).toThrow(/rawDispatch/);
+  });
+});

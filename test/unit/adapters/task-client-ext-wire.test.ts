@@ -1,0 +1,80 @@
+/**
+ * The requester's 2026-07-28 wire: the flat task it reads (`pollIntervalMs`, `ttlMs`, a JSON-RPC
+ * `error` object, `inputRequests`), the envelope every request carries, and how a server's
+ * JSON-RPC error comes back (with its code). A recording dispatch stands in for the network here;
+ * the integration test `task-client-v2-ext` runs the same code against real servers.
+ */
+import { describe, expect, it } from 'vitest';
+import { ExtensionPeer, RawRpcError, type RawDispatch } from '../../../adapters/mcp-client/task-client.ext-peer.js';
+import { TaskWire, toRequesterTask } from '../../../adapters/mcp-client/task-client.wire.js';
+
+describe('toRequesterTask on 2026-07-28 tasks', () => {
+  it('reads pollIntervalMs, ttlMs and the message of a JSON-RPC error', () => {
+    const task = toRequesterTask({ taskId: 't1', status: 'failed', pollIntervalMs: 250, ttlMs: 60_000, error: { code: -32603, message: 'rate limited' } });
+    expect(task).toEqual({ taskId: 't1', status: 'failed', statusMessage: null, pollFrequency: 250, retention: 60_000, error: 'rate limited' });
+  });
+
+  it('keeps the input requests of an input_required task, and refuses one without a method', () => {
+    const asked = { k1: { method: 'elicitation/create', params: { message: 'Name?' } } };
+    expect(toRequesterTask({ taskId: 't1', status: 'input_required', inputRequests: asked }).inputRequests).toEqual(asked);
+    expect(toRequesterTask({ taskId: 't1', status: 'working', inputRequests: asked })).not.toHaveProperty('inputRequests');
+    expect(() => toRequesterTask({ taskId: 't1', status: 'input_required', inputRequests: { k1: { params: {} } } })).toThrow(/Input request 'k1'/);
+  });
+});
+
+describe('ExtensionPeer and TaskWire on 2026-07-28', () => {
+  function recording(answers: Record<string, Awaited<ReturnType<RawDispatch>>>) {
+    const sent: { method: string; params?: Record<string, unknown> }[] = [];
+    const dispatch: RawDispatch = async (request) => {
+      sent.push(request);
+      const answer = answers[request.method];
+      if (answer === undefined) throw new Error(`unexpected ${request.method}`);
+      return answer;
+    };
+    return { sent, dispatch };
+  }
+  const framing = { clientInfo: { name: 'agent', version: '2.0.0' }, clientCapabilities: { elicitation: {} } };
+
+  it('frames every request with the version, client info and capabilities, the tasks extension declared', async () => {
+    const { sent, dispatch } = recording({ 'tasks/get': { kind: 'result', result: { resultType: 'complete', taskId: 't1', status: 'working' } } });
+    await new TaskWire(new ExtensionPeer(dispatch, framing), '2026-07-28').getTask('t1');
+    expect(sent[0]?.params).toEqual({
+      taskId: 't1',
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '2.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
+      },
+    });
+  });
+
+  it('throws a server error with its JSON-RPC code', async () => {
+    const { dispatch } = recording({ 'tasks/get': { kind: 'error', error: { code: -32602, message: 'Task not found' } } });
+    const error = await new TaskWire(new ExtensionPeer(dispatch, framing), '2026-07-28').getTask('nope').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RawRpcError);
+    expect(error).toMatchObject({ code: -32602, message: 'tasks/get: Task not found' });
+  });
+
+  it('sends the handler answers in one tasks/update, keyed as asked', async () => {
+    const { sent, dispatch } = recording({ 'tasks/update': { kind: 'result', result: { resultType: 'complete' } } });
+    const wire = new TaskWire(new ExtensionPeer(dispatch, framing), '2026-07-28', async (request, { key }) => ({ action: 'accept', content: { key, method: request.method } }));
+    const keys = await wire.answerInput('t1', { a: { method: 'elicitation/create' }, b: { method: 'elicitation/create' } }, new AbortController().signal);
+    expect(keys).toEqual(['a', 'b']);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.params?.['inputResponses']).toEqual({
+      a: { action: 'accept', content: { key: 'a', method: 'elicitation/create' } },
+      b: { action: 'accept', content: { key: 'b', method: 'elicitation/create' } },
+    });
+  });
+
+  it('reads a completed task result from tasks/get, without the discriminator, and a cancel from the task after it', async () => {
+    const { sent, dispatch } = recording({
+      'tasks/get': { kind: 'result', result: { resultType: 'complete', taskId: 't1', status: 'completed', result: { resultType: 'complete', content: [] } } },
+      'tasks/cancel': { kind: 'result', result: { resultType: 'complete' } },
+    });
+    const wire = new TaskWire(new ExtensionPeer(dispatch, framing), '2026-07-28');
+    await expect(wire.getResult('t1', new AbortController().signal)).resolves.toEqual({ content: [] });
+    await expect(wire.cancelTask('t1')).resolves.toMatchObject({ status: 'completed' });
+    expect(sent.map((r) => r.method)).toEqual(['tasks/get', 'tasks/cancel', 'tasks/get']);
+  });
+});
