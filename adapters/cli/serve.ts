@@ -27,8 +27,9 @@ import type * as ServeV2 from './serve-v2.js';
 export const SERVE_HELP = `Usage: mcp-tasks serve (--stdio | --http PORT) [--inspect PORT] [options]
        mcp-tasks serve --nats URL --role worker [options]
 
-Serves the demo tools (sleep, long_job, fail, echo, ask_name, summarize), the prompt "greeting" and the resource
-"demo://report" as an MCP server whose requests may run as tasks (SEP-1686 and 2025-11-25).
+Serves the demo tools (sleep, long_job, fan_out, delegate, fail, echo, ask_name, summarize), the prompt
+"greeting" and the resource "demo://report" as an MCP server whose requests may run as tasks (SEP-1686,
+2025-11-25, and the tasks extension on 2026-07-28).
 
 Transport (one of):
   --stdio                    JSON-RPC over stdin/stdout (logs go to stderr)
