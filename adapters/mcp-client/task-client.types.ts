@@ -12,7 +12,8 @@ import type { RawDispatch } from './task-client.ext-peer.js';
  * Answers one input request of a 2026-07-28 task (an embedded `elicitation/create`,
  * `sampling/createMessage` or `roots/list`) with the result the standalone request would get.
  * It is asked once per request key; throwing ends the requester with code `input_failed`
- * (the task itself goes on).
+ * (the task itself goes on). It also answers what a server asks before it decides on a task
+ * (SEP-2322 `input_required` on `tools/call`; `context.taskId` is then `null`).
  *
  * @example
  * ```ts
@@ -22,7 +23,7 @@ import type { RawDispatch } from './task-client.ext-peer.js';
  */
 export type InputRequestHandler = (
   request: RequesterInputRequest,
-  context: { readonly taskId: string; readonly key: string; readonly signal: AbortSignal },
+  context: { readonly taskId: string | null; readonly key: string; readonly signal: AbortSignal },
 ) => Promise<Record<string, unknown>>;
 
 /**

@@ -85,6 +85,9 @@ export interface RequesterPeer {
   request(request: { method: string; params?: Record<string, unknown> }, schema: z.ZodType, options?: { signal?: AbortSignal; timeout?: number }): Promise<unknown>;
 }
 
+/** Rounds of input a 2026-07-28 call may ask before it answers or becomes a task (SEP-2322). */
+const MAX_INPUT_ROUNDS = 8;
+
 /** A tool result, as far as the requester reads it; the rest is kept as it came. */
 const ToolResultSchema = z.looseObject({ content: z.array(z.looseObject({ type: z.string() })).default([]) });
 const AnyResultSchema = z.looseObject({});
@@ -121,8 +124,17 @@ export class TaskWire {
    * task flat in the result) or answers at once.
    */
   async callExt(params: CallToolParams, signal: AbortSignal): Promise<CreateOutcome> {
-    const answer = (await this.client.request({ method: 'tools/call', params: { ...params } }, AnyResultSchema, { signal })) as Record<string, unknown>;
-    return answer['resultType'] === 'task' ? { task: toRequesterTask(answer) } : { result: withoutResultType(answer) };
+    let retry: Record<string, unknown> = {};
+    for (let round = 0; ; round++) {
+      const answer = (await this.client.request({ method: 'tools/call', params: { ...params, ...retry } }, AnyResultSchema, { signal })) as Record<string, unknown>;
+      if (answer['resultType'] === 'task') return { task: toRequesterTask(answer) };
+      if (answer['resultType'] !== 'input_required') return { result: withoutResultType(answer) };
+      // SEP-2322: the server asks before it decides (no task yet); answer and send the call again.
+      if (round + 1 >= MAX_INPUT_ROUNDS) throw new TaskClientError(TaskClientErrorCode.requestFailed, `tools/call still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
+      const requests = inputRequestsOf(answer['inputRequests']) ?? {};
+      const inputResponses = await this.#answer(null, requests, signal);
+      retry = { inputResponses, ...(typeof answer['requestState'] === 'string' && { requestState: answer['requestState'] }) };
+    }
   }
 
   async getTask(taskId: string): Promise<RequesterTask> {
@@ -159,16 +171,23 @@ export class TaskWire {
    * in one `tasks/update`; resolves with the keys answered.
    */
   async answerInput(taskId: string, requests: Readonly<Record<string, RequesterInputRequest>>, signal: AbortSignal): Promise<readonly string[]> {
+    const inputResponses = await this.#answer(taskId, requests, signal);
+    await this.client.request({ method: 'tasks/update', params: { taskId, inputResponses } }, AnyResultSchema, { signal });
+    return Object.keys(inputResponses);
+  }
+
+  // Each request through `onInputRequest`, keyed as asked; `taskId` is null before a task exists.
+  async #answer(taskId: string | null, requests: Readonly<Record<string, RequesterInputRequest>>, signal: AbortSignal): Promise<Record<string, Record<string, unknown>>> {
     const handler = this.onInputRequest;
     const keys = Object.keys(requests);
     if (handler === undefined) {
       const methods = [...new Set(keys.map((key) => requests[key]?.method))].join(', ');
-      throw new TaskClientError(TaskClientErrorCode.inputFailed, `Task ${taskId} asks for input (${methods}) and this task client has no onInputRequest to answer it`);
+      const who = taskId === null ? 'The call' : `Task ${taskId}`;
+      throw new TaskClientError(TaskClientErrorCode.inputFailed, `${who} asks for input (${methods}) and this task client has no onInputRequest to answer it`);
     }
-    const inputResponses: Record<string, unknown> = {};
-    for (const key of keys) inputResponses[key] = await handler(requests[key] as RequesterInputRequest, { taskId, key, signal });
-    await this.client.request({ method: 'tasks/update', params: { taskId, inputResponses } }, AnyResultSchema, { signal });
-    return keys;
+    const responses: Record<string, Record<string, unknown>> = {};
+    for (const key of keys) responses[key] = await handler(requests[key] as RequesterInputRequest, { taskId, key, signal });
+    return responses;
   }
 
   // SEP-1686 §4.7 wants the related-task key on every task message; 2025-11-25 says not to add

@@ -11,7 +11,7 @@ import type { InputRequestHandler } from '../../adapters/mcp-client/index.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
 
-const AUTH = ['--auth-token', 'tok-a=alice'];
+const AUTH = ['--auth-token', 'tok-a=alice', '--conformance'];
 const HEADERS = { authorization: 'Bearer tok-a' };
 let v1: HttpServerProcess;
 let v1Nats: HttpServerProcess;
@@ -79,6 +79,31 @@ describe.each([
       expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'sampling/createMessage']);
       // Keys are the server's, unique within a task: each task's one request was answered once.
       expect(asked.every((a) => a.key.length > 0)).toBe(true);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('answers what the server asks before it decides on a task (SEP-2322), then follows the task', async () => {
+    const asked: (string | null)[] = [];
+    const peer = await open(url(), async (_request, { taskId }) => (asked.push(taskId), { action: 'accept', content: { name: 'Grace' } }));
+    try {
+      const pending = peer.tasks.beginCallTool({ name: 'test_tool_with_task', arguments: {} });
+      expect(text(await pending.result())).toBe('Hello, Grace!');
+      expect(await pending.taskId).toMatch(/\S/);
+      expect(asked).toEqual([null]);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('ends failed with the JSON-RPC error a failed task carries', async () => {
+    const peer = await open(url());
+    try {
+      const error = await peer.tasks.beginCallTool({ name: 'protocol_error_job', arguments: {} }).result().then(() => null, (e: unknown) => e as Error & { code?: string; task?: { status: string } });
+      expect(error?.name).toBe('TaskFailedError');
+      expect(error?.task?.status).toBe('failed');
+      expect(error?.message).toContain('simulated protocol error');
     } finally {
       await peer.close();
     }
