@@ -19,6 +19,7 @@ import { paramsObject, taskRequest2025 } from '../mcp-server/request-context.js'
 import { taskAnswers } from '../mcp-server/task-answers.js';
 import { toJsonRpcError } from '../mcp-server/wire-errors.js';
 import { registerWithSchema } from '../mcp-server-v2/schema-handler.js';
+import { checkSpecParams } from '../mcp-server-v2/spec-params.js';
 import { interceptHandlers } from '../mcp-server-v2/v2-sdk-internals.js';
 
 /** Options of {@link attachTaskHostV2}: the runtime and the client's own answers. */
@@ -73,10 +74,12 @@ export function attachTaskHostV2(client: Client, options: TaskHostV2Options): vo
       if (!answers.has(method as never)) return sdkHandler;
       return async (request, ctx) => {
         const params = paramsObject((request as { params?: unknown }).params, method);
-        const asked = taskRequest2025(params);
-        if (!asked) return sdkHandler(request, ctx);
+        if (params['task'] === undefined) return sdkHandler(request, ctx);
         try {
-          const task = await runtime.create({ taskId: crypto.randomUUID(), owner: SERVER, dialect: SPEC_2025_11_25, method, label: method, keepAlive: asked.ttl, handler: method, params: workParams(params) });
+          // The checks the SDK's wrapper would run first (loaded here: importing this adapter loads no SDK).
+          checkSpecParams((await import('@modelcontextprotocol/client')).specTypeSchemas, method, params);
+          const asked = taskRequest2025(params);
+          const task = await runtime.create({ taskId: crypto.randomUUID(), owner: SERVER, dialect: SPEC_2025_11_25, method, label: method, keepAlive: asked?.ttl, handler: method, params: workParams(params) });
           return { task: renderTask2025(task, runtime.options.now()) };
         } catch (error) {
           throw toJsonRpcError(error);

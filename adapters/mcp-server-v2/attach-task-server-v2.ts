@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { McpServer, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { McpServer, specTypeSchemas, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { TaskRuntime } from '../../runtime/index.js';
 import { renderTask2025, SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { TASKS_EXTENSION_ID } from '../dialects/ext/index.js';
@@ -17,7 +17,8 @@ import { describePrompt, describeResource, describeTool, resolveWork, servedDefi
 import { callStateless } from '../mcp-server/stateless/work-call.js';
 import type { StandaloneInputOptions } from '../mcp-server/standalone-inputs.js';
 import { toJsonRpcError } from '../mcp-server/wire-errors.js';
-import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
+import { isModern, ownerOfV2, statelessCall, withInputResponses } from './request-v2.js';
+import { checkSpecParams } from './spec-params.js';
 import { installTaskMethodsV2, register, type HeldConnection } from './task-methods-v2.js';
 import { interceptHandlers } from './v2-sdk-internals.js';
 import { pushOption } from '../dialects/extension-meta.js';
@@ -89,11 +90,9 @@ async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, metho
     const requestParams = paramsObject((request as { params?: unknown }).params, method);
     // Not one of ours (a prompt or resource the McpServer registered itself): the SDK's, as it is.
     if (!isServed(served, method, requestParams)) return null;
-    if (isModern(ctx)) {
-      // The SDK lifts a round's answers out of the params; the shared code reads them there.
-      const params = ctx.mcpReq.inputResponses === undefined ? requestParams : { ...requestParams, inputResponses: ctx.mcpReq.inputResponses };
-      return await callStateless(statelessCall(ctx, runtime, served), method, params);
-    }
+    // The checks the SDK's wrapper would run before its handler, which this answer goes ahead of.
+    checkSpecParams(specTypeSchemas, method, requestParams);
+    if (isModern(ctx)) return await callStateless(statelessCall(ctx, runtime, served), method, withInputResponses(requestParams, ctx));
     return await legacyTask(runtime, method, resolveWork(served, runtime, method, requestParams), requestParams, ctx, held);
   } catch (error) {
     throw toJsonRpcError(error);

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
+import { refuseInbound } from './inbound-checks.js';
 
 /** Makes one server instance (already hosting tasks, see `attachTaskServerV2`). */
 export type TaskServerFactoryV2 = () => Server | McpServer | Promise<Server | McpServer>;
@@ -95,6 +96,8 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: T
   return {
     async fetch(request, options = {}) {
       if (await isLegacyRequest(request).catch(() => false)) return legacy(request, options.authInfo);
+      const refused = await refusedModern(request);
+      if (refused !== undefined) return refused;
       return modern.fetch(request, options.authInfo ? { authInfo: options.authInfo } : {});
     },
     async close() {
@@ -105,6 +108,20 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: T
       await modern.close?.();
     },
   };
+}
+
+/** The methods `refuseInbound` judges, named by the routing header every 2026-07-28 request carries. */
+const CHECKED_METHODS = new Set(['tasks/update', 'subscriptions/listen']);
+
+/** A 2026-07-28 request refused before the SDK (see `inbound-checks.ts`), or `undefined`. */
+async function refusedModern(request: Request): Promise<Response | undefined> {
+  // Only these methods' bodies are read twice; the SDK checks the header against the body.
+  if (request.method !== 'POST' || !CHECKED_METHODS.has(request.headers.get('mcp-method') ?? '')) return undefined;
+  const message: unknown = await request.clone().json().catch(() => undefined);
+  const refusal = refuseInbound(message);
+  if (refusal === undefined) return undefined;
+  const id = (message as { id: unknown }).id;
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: refusal.error }), { status: refusal.status, headers: { 'content-type': 'application/json' } });
 }
 
 /**

@@ -59,6 +59,19 @@ export function ownerOfV2(ctx: ServerContext): TaskOwner {
 }
 
 /**
+ * The capabilities the request's envelope declares (2026-07-28); none on 2025-11-25.
+ *
+ * @example
+ * ```ts
+ * declaresTasks(clientCapabilitiesOf(ctx));
+ * ```
+ */
+function clientCapabilitiesOf(ctx: ServerContext): Record<string, unknown> {
+  const caps = envelopeOf(ctx)[RequestMetaKey.clientCapabilities];
+  return typeof caps === 'object' && caps !== null ? (caps as Record<string, unknown>) : {};
+}
+
+/**
  * A 2026-07-28 request as the shared extension code reads it (the same code the stateless
  * dispatcher of `mcp-tasks serve` runs).
  *
@@ -69,16 +82,32 @@ export function ownerOfV2(ctx: ServerContext): TaskOwner {
  */
 export function statelessCall(ctx: ServerContext, runtime: TaskRuntime, served: ServedDefinitions): StatelessCall {
   const envelope = envelopeOf(ctx);
-  const caps = envelope[RequestMetaKey.clientCapabilities];
   return {
     runtime,
     served,
     owner: ownerOfV2(ctx),
     meta: {
       protocolVersion: typeof envelope[RequestMetaKey.protocolVersion] === 'string' ? (envelope[RequestMetaKey.protocolVersion] as string) : PROTOCOL_2026_07_28,
-      clientCapabilities: typeof caps === 'object' && caps !== null ? (caps as Record<string, unknown>) : {},
+      clientCapabilities: clientCapabilitiesOf(ctx),
       clientInfo: envelope[RequestMetaKey.clientInfo],
     },
     signal: ctx.mcpReq.signal,
   };
+}
+
+/**
+ * The request's params with the input answers the SDK lifted out of them put back, for the shared
+ * code that reads them there. An answer the SDK dropped (not a bare result object) comes back as
+ * `null`, so the shared code treats it as it treats any malformed answer on the other wires.
+ *
+ * @example
+ * ```ts
+ * extTaskMethod(call, 'tasks/update', withInputResponses(params, ctx));
+ * ```
+ */
+export function withInputResponses(params: Record<string, unknown>, ctx: ServerContext): Record<string, unknown> {
+  const { inputResponses, droppedInputResponseKeys } = ctx.mcpReq;
+  if (params['inputResponses'] !== undefined || inputResponses === undefined) return params;
+  const dropped = Object.fromEntries((droppedInputResponseKeys ?? []).map((key) => [key, null]));
+  return { ...params, inputResponses: { ...inputResponses, ...dropped } };
 }

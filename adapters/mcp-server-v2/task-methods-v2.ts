@@ -14,7 +14,7 @@ import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from '../mcp-server/input
 import { taskAnswers } from '../mcp-server/task-answers.js';
 import { JsonRpcCode, JsonRpcError } from '../mcp-server/wire-errors.js';
 import { extTaskMethod } from '../mcp-server/stateless/task-methods.js';
-import { isModern, ownerOfV2, statelessCall } from './request-v2.js';
+import { isModern, ownerOfV2, statelessCall, withInputResponses } from './request-v2.js';
 import { registerWithSchema } from './schema-handler.js';
 
 /** Registers a task method on the server. */
@@ -86,9 +86,7 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
   register(server, 'tasks/update', (params, ctx) => {
     // The extension's method: on 2025-11-25 there is no such method (input goes over tasks/result).
     if (!isModern(ctx)) throw new JsonRpcError(JsonRpcCode.methodNotFound, 'Method not found: tasks/update (the tasks extension, protocol 2026-07-28)');
-    // The SDK lifts the answers out of the params; the shared code reads them there.
-    const withAnswers = params['inputResponses'] === undefined && ctx.mcpReq.inputResponses !== undefined ? { ...params, inputResponses: ctx.mcpReq.inputResponses } : params;
-    return extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/update', withAnswers);
+    return extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/update', withInputResponses(params, ctx));
   });
   register(server, 'tasks/list', (params, ctx) => answers.list(params, ownerOfV2(ctx)));
   register(server, 'tasks/result', (params, ctx) => {

@@ -8,8 +8,7 @@
  */
 import type { TaskOwner } from '../../machines/index.js';
 import { TaskNotCompletedError, TaskTerminalError, TaskTimeoutError, type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime/index.js';
-import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
-import { renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
+import { isSession2025, renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
 import { deliverInputs, type InputChannel, type InputSender } from './input-delivery.js';
 import { paramsObject, taskIdParam } from './request-context.js';
@@ -102,7 +101,7 @@ export function taskAnswers(runtime: TaskRuntime) {
     async result(params: unknown, owner: TaskOwner, channel: ResultChannel): Promise<Answer> {
       const taskId = taskIdParam(params, 'tasks/result');
       const telling = (task: TaskView): void => {
-        if (task.dialect === SPEC_2025_11_25) channel.told2025?.(task);
+        if (isSession2025(task)) channel.told2025?.(task);
       };
       // One request, one poll: the look-up is charged, the reads that complete it are not. Ended
       // already (the usual case for short work): that one look-up gives the whole answer.
@@ -110,14 +109,14 @@ export function taskAnswers(runtime: TaskRuntime) {
       if ('ended' in first) {
         const ended = first.ended;
         telling(ended.task);
-        if (ended.task.dialect === SPEC_2025_11_25) return outcomeReply(ended);
+        if (isSession2025(ended.task)) return outcomeReply(ended);
         // SEP-1686 answers only for completed tasks (§4.6).
         if (ended.task.status !== 'completed') throw new TaskNotCompletedError(taskId, ended.task.status);
         return withRelatedMetaFor(ended.task, ended.result);
       }
       const task = first.running;
       // SEP-1686 answers at once and only for completed tasks (§4.6): this one is still running.
-      if (task.dialect !== SPEC_2025_11_25) throw new TaskNotCompletedError(taskId, task.status);
+      if (!isSession2025(task)) throw new TaskNotCompletedError(taskId, task.status);
       // 2025-11-25 blocks until the task is terminal, then returns exactly what the request would
       // have. Meanwhile the task's input requests travel over this call (the spec's input_required flow).
       const stopInputs = deliverInputs(runtime, taskId, owner, channel.send(task), channel);

@@ -72,6 +72,14 @@ describe('client-hosted tasks on an SDK v2 Client', () => {
     expect((await ask(server, 'tasks/list', {}))['tasks']).toEqual([]);
   });
 
+  it('refuses a task-augmented elicitation the SDK would refuse, with -32602 naming the field, and makes no task', async () => {
+    const { server, asked } = await pair(1);
+    await expect(ask(server, 'elicitation/create', { requestedSchema: ELICIT.requestedSchema, task: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/message/) });
+    await expect(ask(server, 'elicitation/create', { ...ELICIT, task: { ttl: null } })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/task\.ttl/) });
+    expect((await ask(server, 'tasks/list', {}))['tasks']).toEqual([]);
+    expect(asked).toEqual([]);
+  });
+
   it('refuses an unknown task id with a clear error', async () => {
     const { server } = await pair(1);
     await expect(ask(server, 'tasks/get', { taskId: 'nope' })).rejects.toThrow(/Task not found/);

@@ -36,6 +36,22 @@ function requestedTaskIds(params: Record<string, unknown>): string[] | undefined
 }
 
 /**
+ * The task ids a `subscriptions/listen` asks status notifications for (`undefined`: none), refused
+ * unless the request declared the tasks extension (the extension's MUST).
+ *
+ * @throws JsonRpcError -32021 when task ids are asked for without the extension, -32602 for bad params
+ * @example
+ * ```ts
+ * checkTaskSubscription({ notifications: { taskIds: ['t1'] } }, { extensions: { 'io.modelcontextprotocol/tasks': {} } }); // ['t1']
+ * ```
+ */
+export function checkTaskSubscription(params: Record<string, unknown>, clientCapabilities: Record<string, unknown>): string[] | undefined {
+  const requested = requestedTaskIds(params);
+  if (requested !== undefined && !declaresTasks(clientCapabilities)) throw missingCapability(TASKS_REQUIRED, 'task status notifications belong to the tasks extension');
+  return requested;
+}
+
+/**
  * Opens a task status subscription. The acknowledgement names the tasks accepted (those the
  * requester may see); each then gets its current state and every later change; the stream ends
  * with the listen result once all of them are terminal. Other notification types are not offered.
@@ -47,8 +63,7 @@ function requestedTaskIds(params: Record<string, unknown>): string[] | undefined
  * ```
  */
 export async function listenForTasks(call: StatelessCall, id: string | number, params: Record<string, unknown>, info: Implementation): Promise<Extract<StatelessReply, { stream: unknown }>> {
-  const requested = requestedTaskIds(params);
-  if (requested !== undefined && !declaresTasks(call.meta.clientCapabilities)) throw missingCapability(TASKS_REQUIRED, 'task status notifications belong to the tasks extension');
+  const requested = checkTaskSubscription(params, call.meta.clientCapabilities);
   const accepted: string[] = [];
   for (const taskId of new Set(requested ?? [])) {
     // The requester's own reads, charged like tasks/get; over its poll rate the listen is refused

@@ -51,12 +51,26 @@ export async function detailedTask(call: StatelessCall, task: TaskView): Promise
   return renderDetailedTask(shown.task, shown.detail, call.runtime.options.now());
 }
 
-/** Answers the pending input requests named in `inputResponses`; any other key is ignored, as the spec says. */
-async function applyUpdate(call: StatelessCall, taskId: string, params: Record<string, unknown>): Promise<void> {
+/**
+ * Refuses a `tasks/update` whose `inputResponses` is not a map of answers.
+ *
+ * @throws JsonRpcError -32602 saying what `inputResponses` must be
+ * @example
+ * ```ts
+ * checkInputResponses({ taskId, inputResponses: [] }); // throws -32602
+ * ```
+ */
+export function checkInputResponses(params: Record<string, unknown>): void {
   const responses = params['inputResponses'];
   if (responses !== undefined && (typeof responses !== 'object' || responses === null || Array.isArray(responses))) {
     throw new JsonRpcError(JsonRpcCode.invalidParams, 'Invalid params for tasks/update: inputResponses must map input request ids to responses');
   }
+}
+
+/** Answers the pending input requests named in `inputResponses`; any other key is ignored, as the spec says. */
+async function applyUpdate(call: StatelessCall, taskId: string, params: Record<string, unknown>): Promise<void> {
+  checkInputResponses(params);
+  const responses = params['inputResponses'];
   // Also the existence check: an unknown task is -32602 even with nothing to answer.
   const pending = new Set((await call.runtime.pendingInputRequests(taskId, call.owner)).map((i) => i.inputId));
   for (const [inputId, result] of Object.entries((responses ?? {}) as Record<string, unknown>)) {
