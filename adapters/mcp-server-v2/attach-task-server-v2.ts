@@ -136,7 +136,8 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
   if (served.tools.size > 0) requests['tools'] = { call: {} };
   if (served.prompts.size > 0) requests['prompts'] = { get: {} };
   if (served.resources.size > 0) requests['resources'] = { read: {} };
-  // Both eras at once: the SDK shows each era its own (`tasks` to 2025-11-25, the extension to 2026-07-28).
+  // Both eras at once: each reads its own key (`tasks` on 2025-11-25, the extension on 2026-07-28);
+  // the SDK advertises both to both (a 2025-11-25 client also sees `extensions`, which it ignores).
   server.registerCapabilities({
     tasks: { list: {}, cancel: {}, requests },
     extensions: { [TASKS_EXTENSION_ID]: {} },
