@@ -11,7 +11,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { TaskToolDefinition } from '../mcp-server/index.js';
-import { JsonRpcCode, JsonRpcError } from '../mcp-server/index.js';
+// The SDK-free error module, not the SDK v1 adapter entry: `serve --sdk v2 --conformance` runs without SDK v1.
+import { JsonRpcCode, JsonRpcError } from '../mcp-server/wire-errors.js';
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
 

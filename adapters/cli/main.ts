@@ -1,14 +1,13 @@
 #!/usr/bin/env node
 /**
- * The `mcp-tasks` command.
+ * The `mcp-tasks` command. Each subcommand is loaded only when it runs: the SDKs are optional peer
+ * dependencies, and a command whose SDK is missing says which package to install (exit code 2)
+ * while the others, and every help text, work without it.
  *
  * @module
  */
-import { call, CALL_HELP } from './call.js';
-import { diagram, DIAGRAM_HELP } from './diagram.js';
-import { serve, SERVE_HELP } from './serve.js';
-import { status, STATUS_HELP } from './status.js';
 import { log } from './log.js';
+import { loadForCommand, SDK_V1 } from './sdk-peers.js';
 
 const HELP = `Usage: mcp-tasks <command> [options]
 
@@ -23,29 +22,45 @@ Options:
   -h, --help show help
 `;
 
+/** The help text of a subcommand, or of `mcp-tasks` itself. None of them loads an SDK. */
+async function helpOf(command: string | undefined): Promise<string> {
+  switch (command) {
+    case 'serve':
+      return (await import('./serve.js')).SERVE_HELP;
+    case 'call':
+      return (await import('./call-help.js')).CALL_HELP;
+    case 'status':
+      return (await import('./status.js')).STATUS_HELP;
+    case 'diagram':
+      return (await import('./diagram.js')).DIAGRAM_HELP;
+    default:
+      return HELP;
+  }
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serve(rest);
-    case 'call':
+      // serve loads the SDK it serves with itself (--sdk v1|v2).
+      return (await import('./serve.js')).serve(rest);
+    case 'call': {
+      if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(await helpOf('call'));
+      const { call } = await loadForCommand(SDK_V1, 'mcp-tasks call', () => import('./call.js'));
       process.exitCode = await call(rest);
       return;
+    }
     case 'status':
-      process.exitCode = await status(rest);
+      process.exitCode = await (await import('./status.js')).status(rest);
       return;
     case 'diagram':
-      process.exitCode = diagram(rest);
+      process.exitCode = (await import('./diagram.js')).diagram(rest);
       return;
     case undefined:
     case 'help':
     case '--help':
     case '-h':
-      if (rest[0] === 'serve') process.stdout.write(SERVE_HELP);
-      else if (rest[0] === 'call') process.stdout.write(CALL_HELP);
-      else if (rest[0] === 'status') process.stdout.write(STATUS_HELP);
-      else if (rest[0] === 'diagram') process.stdout.write(DIAGRAM_HELP);
-      else process.stdout.write(HELP);
+      process.stdout.write(await helpOf(rest[0]));
       return;
     default:
       throw new Error(`Unknown command '${command}'. Run 'mcp-tasks --help'.`);

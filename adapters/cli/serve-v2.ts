@@ -5,13 +5,35 @@
  *
  * @module
  */
-import { McpServer } from '@modelcontextprotocol/server';
+import { McpServer, specTypeSchemas, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { TaskRuntime } from '../../runtime/index.js';
 import type { TaskServerDefinitions } from '../mcp-server/index.js';
 import { attachTaskServerV2 } from '../mcp-server-v2/index.js';
+import { refuseInbound } from '../mcp-server-v2/inbound-checks.js';
 import type { HttpEndpoint } from './http-endpoint.js';
 import { startHttpEndpointV2, type HttpEndpointV2Options } from './http-endpoint-v2.js';
+import { JsonRpcLineTransport, type MessageParser } from './json-rpc-lines.js';
+
+/** SDK v2's own check of one message (the one its stdio transport applies), so valid input reads as before. */
+const parseV2: MessageParser<JSONRPCMessage> = (value) => {
+  const checked = specTypeSchemas.JSONRPCMessage['~standard'].validate(value);
+  if (checked.issues === undefined) return { message: checked.value };
+  const issue = checked.issues[0];
+  return { issue: issue && { message: issue.message, path: (issue.path ?? []).map((p) => (typeof p === 'object' ? p.key : p)) } };
+};
+
+/**
+ * The stdio line transport with the 2026-07-28 checks SDK v2 would skip (see `inbound-checks.ts`),
+ * made on each message as it came, as `createTaskHttpHandlerV2` makes them over HTTP.
+ */
+class StdioTransportV2 extends JsonRpcLineTransport<JSONRPCMessage> {
+  protected override deliver(message: JSONRPCMessage): void {
+    const refusal = refuseInbound(message);
+    if (refusal === undefined) return super.deliver(message);
+    void this.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, error: refusal.error });
+  }
+}
 
 /** The server factory both transports share: one v2 server per request, session or connection. */
 function factory(info: { name: string; version: string }, runtime: TaskRuntime, definitions: TaskServerDefinitions): () => McpServer {
@@ -35,7 +57,9 @@ export function serveHttpV2(info: { name: string; version: string }, runtime: Ta
 }
 
 /**
- * Serves over stdio; the opening exchange picks the era.
+ * Serves over stdio; the opening exchange picks the era. Bad input is answered as on SDK v1
+ * (-32700 for a line that is not JSON, -32600 naming what was wrong otherwise) by this project's
+ * line transport: the SDK's own drops it, so the requester would wait forever for an answer.
  *
  * @example
  * ```ts
@@ -43,5 +67,7 @@ export function serveHttpV2(info: { name: string; version: string }, runtime: Ta
  * ```
  */
 export function serveStdioV2(info: { name: string; version: string }, runtime: TaskRuntime, definitions: TaskServerDefinitions, onerror: (error: Error) => void): { close(): Promise<void> } {
-  return serveStdio(factory(info, runtime, definitions), { onerror });
+  // The SDK's own stdio transport takes a line of up to this many bytes: keep accepting those.
+  const transport = new StdioTransportV2(process.stdin, process.stdout, { parse: parseV2, maxLineBytes: STDIO_DEFAULT_MAX_BUFFER_SIZE });
+  return serveStdio(factory(info, runtime, definitions), { onerror, transport });
 }

@@ -8,19 +8,18 @@ import { parseArgs } from 'node:util';
 import { createNatsTaskRuntime } from '../../runtime/backends/nats/nats-runtime.js';
 import { openSessionStore } from '../../runtime/backends/nats/session-store.js';
 import { createTaskRuntime, type RequesterLimits, type TaskRuntime, type TaskRuntimeOptions } from '../../runtime/index.js';
-import { createStatelessHandler, createTaskServer } from '../mcp-server/index.js';
+import { registerWork } from '../mcp-server/register-work.js';
 import { conformanceTools } from './conformance-tools.js';
 import { demoDefinitions } from './demo-tools.js';
 import { bearerTokens, parseAuthTokens } from './http-auth.js';
-import { startHttpEndpoint } from './http-endpoint.js';
 import { log } from './log.js';
 import { allowedList } from './origin-guard.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
 import type { SessionRecord } from './session-restore.js';
-import { JsonRpcStdioTransport } from './stdio-transport.js';
-import { loadWithPeer } from '../peer-dependency.js';
+import { loadForCommand, SDK_V1, SDK_V2_SERVER } from './sdk-peers.js';
+import type * as ServeV1 from './serve-v1.js';
 import type * as ServeV2 from './serve-v2.js';
 
 /** Help text of `mcp-tasks serve`. */
@@ -96,9 +95,14 @@ ${NATS_FLAGS_HELP}
   -h, --help                 show this help
 `;
 
+/** The SDK v1 serving, loaded only without `--sdk v2`: `--sdk v2` serves without `@modelcontextprotocol/sdk` installed. */
+function loadServeV1(): Promise<typeof ServeV1> {
+  return loadForCommand(SDK_V1, 'mcp-tasks serve', () => import('./serve-v1.js'));
+}
+
 /** The SDK v2 serving, loaded only for `--sdk v2`: the default serves without `@modelcontextprotocol/server` installed. */
 function loadServeV2(): Promise<typeof ServeV2> {
-  return loadWithPeer('@modelcontextprotocol/server', '^2.4.0', 'mcp-tasks serve --sdk v2', () => import('./serve-v2.js'));
+  return loadForCommand(SDK_V2_SERVER, 'mcp-tasks serve --sdk v2', () => import('./serve-v2.js'));
 }
 
 function number(name: string, value: string | undefined): number | undefined {
@@ -223,6 +227,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const retryOf = (t: (typeof tools)[number]): (typeof tools)[number] =>
     restart.has(t.name) ? { ...t, retry: 'restart' as const } : never.has(t.name) ? { ...t, retry: 'never' as const } : t;
   const definitions = { ...demoDefinitions, tools: tools.map(retryOf) };
+  // Before anything starts: a missing SDK is reported before a NATS connection keeps the process alive.
+  const serving1 = role !== 'worker' && sdk === 'v1' ? await loadServeV1() : undefined;
+  const serving2 = role !== 'worker' && sdk === 'v2' ? await loadServeV2() : undefined;
 
   let runtime: TaskRuntime;
   let sessions;
@@ -253,11 +260,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
   };
   const backend = nats ? 'nats' : 'memory';
   const info = { name: 'mcp-tasks', version: '0.1.0' };
-  const makeServer = () => createTaskServer(info, { runtime, ...definitions });
 
   if (role === 'worker') {
-    // The demo definitions register their handlers with the runtime; this node runs them.
-    makeServer();
+    // The demo definitions register their handlers with the runtime; this node runs them. No SDK:
+    // registering the work is what either SDK's embedding does for the runtime.
+    registerWork(runtime, definitions.tools, definitions);
     log('info', 'mcp-tasks worker ready', { node: (runtime as { nodeId?: string }).nodeId, backend });
     const stopWorker = (): void => void dispose().then(() => process.exit(0));
     process.once('SIGINT', stopWorker);
@@ -268,20 +275,16 @@ export async function serve(argv: readonly string[]): Promise<void> {
   if (values.stdio) {
     if (values['auth-token'] !== undefined) throw new Error('--auth-token needs --http: stdio has one requester, the process that started this one');
     if (values['allowed-host'] !== undefined || values['allowed-origin'] !== undefined) throw new Error('--allowed-host and --allowed-origin need --http: stdio has no Host or Origin');
-    if (sdk === 'v2') {
-      const { serveStdioV2 } = await loadServeV2();
-      serveStdioV2(info, runtime, definitions, (error) => log('warn', 'protocol error', { error: String(error) }));
-      process.stdin.on('end', () => void dispose().then(() => process.exit(0)));
+    const onerror = (error: Error): void => log('warn', 'protocol error', { error: String(error) });
+    const stop = (): void => void dispose().then(() => process.exit(0));
+    if (serving2) {
+      serving2.serveStdioV2(info, runtime, definitions, onerror);
+      process.stdin.on('end', stop);
       log('info', 'mcp-tasks serving MCP on stdio', { backend, sdk });
       return;
     }
-    const server = makeServer();
-    server.onerror = (error) => log('warn', 'protocol error', { error: String(error) });
-    // The 2026-07-28 wire (tasks extension) beside the session-based dialects, as over HTTP.
-    const transport = new JsonRpcStdioTransport(process.stdin, process.stdout, { stateless: createStatelessHandler({ runtime, info, ...definitions }) });
-    transport.onclose = () => void dispose().then(() => process.exit(0));
-    process.stdin.on('end', () => void dispose().then(() => process.exit(0)));
-    await server.connect(transport);
+    process.stdin.on('end', stop);
+    await serving1!.serveStdioV1(info, runtime, definitions, { onerror, onclose: stop });
     log('info', 'mcp-tasks serving MCP on stdio', { backend });
     return;
   }
@@ -292,20 +295,17 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const sessionIdleMs = number('session-idle-timeout', values['session-idle-timeout']);
   const allowedHosts = allowedList(values['allowed-host'], process.env['MCP_TASKS_ALLOWED_HOSTS']);
   const allowedOrigins = allowedList(values['allowed-origin'], process.env['MCP_TASKS_ALLOWED_ORIGINS']);
-  const endpoint = sdk === 'v2' ? await (await loadServeV2()).serveHttpV2(info, runtime, definitions, {
+  const endpoint = serving2 ? await serving2.serveHttpV2(info, runtime, definitions, {
     port,
     ...(values.host !== undefined && { host: values.host }),
     ...(sessionIdleMs !== undefined && { sessionIdleMs }),
     ...(authenticated && { authenticate: bearerTokens(tokens) }),
     allowedHosts,
     allowedOrigins,
-  }) : await startHttpEndpoint({
+  }) : await serving1!.serveHttpV1(info, runtime, definitions, {
     port,
     ...(values.host !== undefined && { host: values.host }),
     ...(sessionIdleMs !== undefined && { sessionIdleMs }),
-    createServer: makeServer,
-    // The 2026-07-28 stateless wire (tasks extension) beside the session-based dialects.
-    stateless: createStatelessHandler({ runtime, info, ...definitions }),
     ...(sessions !== undefined && { sessions }),
     ...(authenticated && { authenticate: bearerTokens(tokens) }),
     allowedHosts,

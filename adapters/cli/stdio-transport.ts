@@ -1,29 +1,20 @@
 /**
- * Newline-delimited JSON-RPC over stdin/stdout that answers bad input instead of dropping it: a
- * line that is not JSON gets -32700 (Parse error), a request that is not a valid JSON-RPC/MCP
- * message gets -32600 (Invalid Request) naming what was wrong, a batch gets -32600 (MCP has no
- * batches), a line longer than the limit gets -32600 and is skipped to its end. The SDK's own
- * stdio transport only reports such lines to `onerror`, so the requester would wait forever for an
- * answer.
- *
- * Lines are framed on the 0x0A byte and decoded only once complete: a read may end inside a
- * multi-byte UTF-8 character, and decoding each read on its own would turn it into U+FFFD.
+ * The SDK v1 stdio transport of `mcp-tasks serve --stdio`: {@link JsonRpcLineTransport} (bad input
+ * answered, not dropped) with SDK v1's message check, and the 2026-07-28 wire answered beside the
+ * SDK. `checkMessage` also serves the HTTP endpoint's check of a single message.
  *
  * @module
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { RequestMetaKey, type StatelessHandler } from '../mcp-server/stateless/index.js';
+import { checkMessageWith, JsonRpcLineTransport, readLineWith, type MessageParser } from './json-rpc-lines.js';
 
-/** Longest line accepted by default, in bytes of UTF-8 (8 MiB). */
-const MAX_LINE_BYTES = 8 * 1024 * 1024;
-const NEWLINE = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
-// Fatal, so a line that is not UTF-8 is refused instead of delivered with U+FFFD in it.
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-const errorReply = (id: string | number | null, code: number, message: string): JSONRPCMessage =>
-  ({ jsonrpc: '2.0', id, error: { code, message } }) as unknown as JSONRPCMessage;
+/** SDK v1's check of one message. */
+const parseV1: MessageParser<JSONRPCMessage> = (value) => {
+  const parsed = JSONRPCMessageSchema.safeParse(value);
+  return parsed.success ? { message: parsed.data } : { issue: parsed.error.issues[0] };
+};
 
 /**
  * Checks a parsed JSON value as one MCP JSON-RPC message: the message to deliver, the error reply
@@ -36,19 +27,7 @@ const errorReply = (id: string | number | null, code: number, message: string): 
  * ```
  */
 export function checkMessage(value: unknown): { message: JSONRPCMessage } | { reply: JSONRPCMessage } | null {
-  if (Array.isArray(value)) return { reply: errorReply(null, -32600, 'Invalid Request: batches are not supported; send one message per line') };
-  const parsed = JSONRPCMessageSchema.safeParse(value);
-  if (parsed.success) return { message: parsed.data };
-  const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  const id = typeof record['id'] === 'string' || typeof record['id'] === 'number' ? record['id'] : null;
-  // A malformed notification (no id) gets no answer, as JSON-RPC says; anything with an id does.
-  if (id === null && typeof record['method'] === 'string') return null;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
-  const params = record['params'];
-  const badParams = typeof record['method'] === 'string' && params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params));
-  const why = badParams ? 'params must be an object' : `${issue?.message ?? 'not a JSON-RPC 2.0 message'}${where}`;
-  return { reply: errorReply(id, -32600, `Invalid Request: ${why}`) };
+  return checkMessageWith(parseV1, value) as { message: JSONRPCMessage } | { reply: JSONRPCMessage } | null;
 }
 
 /**
@@ -60,13 +39,7 @@ export function checkMessage(value: unknown): { message: JSONRPCMessage } | { re
  * ```
  */
 export function readLine(line: string): { message: JSONRPCMessage } | { reply: JSONRPCMessage } | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    return { reply: errorReply(null, -32700, `Parse error: ${error instanceof Error ? error.message : 'invalid JSON'}`) };
-  }
-  return checkMessage(value);
+  return readLineWith(parseV1, line) as { message: JSONRPCMessage } | { reply: JSONRPCMessage } | null;
 }
 
 /** Options of {@link JsonRpcStdioTransport}. */
@@ -101,18 +74,7 @@ function isStatelessRequest(message: JSONRPCMessage): message is JSONRPCMessage 
  * await server.connect(new JsonRpcStdioTransport());
  * ```
  */
-export class JsonRpcStdioTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  /** Bytes of the line being read, kept as the chunks they came in (no copy until it ends). */
-  #parts: Buffer[] = [];
-  #partBytes = 0;
-  /** True while the rest of an oversized line is being thrown away. */
-  #skipping = false;
-  readonly #stdin: NodeJS.ReadableStream;
-  readonly #stdout: NodeJS.WritableStream;
-  readonly #maxLineBytes: number;
+export class JsonRpcStdioTransport extends JsonRpcLineTransport<JSONRPCMessage> implements Transport {
   readonly #stateless: StatelessHandler | undefined;
   /** Aborted on close: ends the stateless wire's subscription streams. */
   readonly #closing = new AbortController();
@@ -120,77 +82,20 @@ export class JsonRpcStdioTransport implements Transport {
   /**
    * @param stdin - where requests come from
    * @param stdout - where answers go
-   * @param options - line limit
+   * @param options - line limit, the 2026-07-28 wire
    */
   constructor(
     stdin: NodeJS.ReadableStream = process.stdin,
     stdout: NodeJS.WritableStream = process.stdout,
     options: JsonRpcStdioTransportOptions = {},
   ) {
-    this.#stdin = stdin;
-    this.#stdout = stdout;
-    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    super(stdin, stdout, { parse: parseV1, ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }) });
     this.#stateless = options.stateless;
   }
 
-  readonly #onData = (chunk: Buffer | string): void => {
-    const data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    let start = 0;
-    let end: number;
-    while ((end = data.indexOf(NEWLINE, start)) >= 0) {
-      this.#append(data.subarray(start, end));
-      const skipped = this.#skipping;
-      const parts = this.#parts;
-      this.#parts = [];
-      this.#partBytes = 0;
-      this.#skipping = false;
-      if (!skipped) this.#line(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
-      start = end + 1;
-    }
-    if (start < data.length) this.#append(data.subarray(start));
-  };
-
-  /** Adds bytes to the current line, or refuses the line once it outgrows the limit. */
-  #append(bytes: Buffer): void {
-    if (this.#skipping || bytes.length === 0) return;
-    this.#partBytes += bytes.length;
-    // A "\r" that ends the line is not part of it; count it only once more bytes follow.
-    const counted = bytes[bytes.length - 1] === CARRIAGE_RETURN ? this.#partBytes - 1 : this.#partBytes;
-    if (counted > this.#maxLineBytes) {
-      this.#parts = [];
-      this.#partBytes = 0;
-      this.#skipping = true;
-      void this.send(errorReply(null, -32600, `Invalid Request: line longer than ${this.#maxLineBytes} bytes`));
-      return;
-    }
-    this.#parts.push(bytes);
-  }
-
-  #line(bytes: Buffer): void {
-    const body = bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.subarray(0, -1) : bytes;
-    let line: string;
-    try {
-      line = utf8.decode(body);
-    } catch {
-      this.#refuse(errorReply(null, -32700, 'Parse error: the line is not valid UTF-8'));
-      return;
-    }
-    if (line.trim() !== '') this.#handle(line);
-  }
-
-  readonly #onEnd = (): void => {
-    this.onclose?.();
-  };
-
-  #handle(line: string): void {
-    const read = readLine(line);
-    if (read === null) return;
-    if ('reply' in read) {
-      this.#refuse(read.reply);
-      return;
-    }
-    if (this.#stateless && isStatelessRequest(read.message)) return void this.#answerStateless(this.#stateless, read.message);
-    this.onmessage?.(read.message);
+  protected override deliver(message: JSONRPCMessage): void {
+    if (this.#stateless && isStatelessRequest(message)) return void this.#answerStateless(this.#stateless, message);
+    super.deliver(message);
   }
 
   /** One request of the 2026-07-28 wire: its answer, or (subscriptions/listen) its stream of messages, one per line. */
@@ -200,25 +105,8 @@ export class JsonRpcStdioTransport implements Transport {
     await reply.stream((m) => void this.send(m as JSONRPCMessage), this.#closing.signal);
   }
 
-  #refuse(reply: JSONRPCMessage): void {
-    this.onerror?.(new Error(`Refused input: ${JSON.stringify(reply)}`));
-    void this.send(reply);
-  }
-
-  async start(): Promise<void> {
-    this.#stdin.on('data', this.#onData);
-    this.#stdin.on('end', this.#onEnd);
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    const text = `${JSON.stringify(message)}\n`;
-    if (!this.#stdout.write(text)) await new Promise<void>((resolve) => this.#stdout.once('drain', resolve));
-  }
-
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     this.#closing.abort();
-    this.#stdin.off('data', this.#onData);
-    this.#stdin.off('end', this.#onEnd);
-    this.onclose?.();
+    await super.close();
   }
 }

@@ -57,8 +57,9 @@ describe('packaging', () => {
       './adapters/mcp-server': ['@modelcontextprotocol/sdk'],
       './adapters/mcp-client': ['@modelcontextprotocol/sdk'],
       './adapters/mcp-server-v2': ['@modelcontextprotocol/server'],
-      // Works on the v2 Client it is given: needs no SDK package of its own at run time.
-      './adapters/mcp-client-v2': [],
+      // Works on the v2 Client it is given; loads that Client's package (never at import, only when
+      // a task-augmented request arrives) to check the request with the SDK's own schemas.
+      './adapters/mcp-client-v2': ['@modelcontextprotocol/client'],
     };
     expect(Object.keys(pkg.exports).sort()).toEqual(Object.keys(expected).sort());
     for (const [entry, sdks] of Object.entries(expected)) expect({ entry, sdks: sdksOf(pkg.exports[entry]!.default) }).toEqual({ entry, sdks });

@@ -1,0 +1,50 @@
+/**
+ * `mcp-tasks serve` with SDK v1 (the default): the demo server through `@modelcontextprotocol/sdk`
+ * (`createTaskServer`, every dialect), with the 2026-07-28 wire answered beside the SDK
+ * (`createStatelessHandler`). Loaded only when serving with SDK v1, so that `serve --sdk v2` runs
+ * without SDK v1 installed.
+ *
+ * @module
+ */
+import type { TaskRuntime } from '../../runtime/index.js';
+import { createStatelessHandler, createTaskServer, type TaskServerDefinitions } from '../mcp-server/index.js';
+import { startHttpEndpoint, type HttpEndpoint, type HttpEndpointOptions } from './http-endpoint.js';
+import { JsonRpcStdioTransport } from './stdio-transport.js';
+
+/** The served implementation's name and version. */
+type Info = { name: string; version: string };
+
+/**
+ * Serves over stdio until stdin ends: the session-based dialects through the SDK, and the
+ * 2026-07-28 wire (tasks extension) beside them, as over HTTP.
+ *
+ * @param handlers - `onerror` hears protocol errors, `onclose` that the transport closed
+ * @example
+ * ```ts
+ * await serveStdioV1(info, runtime, demoDefinitions, { onerror: console.warn, onclose: () => process.exit(0) });
+ * ```
+ */
+export async function serveStdioV1(info: Info, runtime: TaskRuntime, definitions: TaskServerDefinitions, handlers: { onerror: (error: Error) => void; onclose: () => void }): Promise<void> {
+  const server = createTaskServer(info, { runtime, ...definitions });
+  server.onerror = handlers.onerror;
+  const transport = new JsonRpcStdioTransport(process.stdin, process.stdout, { stateless: createStatelessHandler({ runtime, info, ...definitions }) });
+  transport.onclose = handlers.onclose;
+  await server.connect(transport);
+}
+
+/**
+ * Serves over Streamable HTTP: one SDK server per session, and the 2026-07-28 stateless wire
+ * (tasks extension) beside the session-based dialects.
+ *
+ * @example
+ * ```ts
+ * const endpoint = await serveHttpV1(info, runtime, demoDefinitions, { port: 0 });
+ * ```
+ */
+export function serveHttpV1(info: Info, runtime: TaskRuntime, definitions: TaskServerDefinitions, options: Omit<HttpEndpointOptions, 'createServer' | 'stateless'>): Promise<HttpEndpoint> {
+  return startHttpEndpoint({
+    ...options,
+    createServer: () => createTaskServer(info, { runtime, ...definitions }),
+    stateless: createStatelessHandler({ runtime, info, ...definitions }),
+  });
+}
