@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { RequesterTask } from './requester.types.js';
+import type { RequesterErrorCode, RequesterTask } from './requester.types.js';
 
 /**
  * The receiver created the task: SEP-1686 `notifications/tasks/created` (`task` null, the id being
@@ -14,11 +14,16 @@ import type { RequesterTask } from './requester.types.js';
 export interface RequesterCreatedEvent { readonly type: 'requester.created'; readonly task: RequesterTask | null }
 /** The original request was answered with its result (SEP-1686: the direct response). */
 export interface RequesterResponseEvent { readonly type: 'requester.response'; readonly result: Record<string, unknown> }
-/** The original request failed: a JSON-RPC error, or the transport went away. */
+/**
+ * The original request failed: a JSON-RPC error, the transport went away, or (2026-07-28) what
+ * the server asked before it decided on a task could not be answered (`code` `input_failed`).
+ */
 export interface RequesterRequestFailedEvent {
   readonly type: 'requester.request.failed';
   readonly message: string;
   readonly rpcCode: number | null;
+  /** Why, when it is not the request itself (`request_failed`, the default). */
+  readonly code?: RequesterErrorCode;
 }
 /** The caller wants the task cancelled. */
 export interface RequesterCancelEvent { readonly type: 'requester.cancel'; readonly reason: string | null }
@@ -48,10 +53,11 @@ export const REQUESTER_EVENT_TYPES = [
 export const requesterEvents = {
   created: (task: RequesterTask | null): RequesterCreatedEvent => ({ type: 'requester.created', task }),
   response: (result: Record<string, unknown>): RequesterResponseEvent => ({ type: 'requester.response', result }),
-  requestFailed: (message: string, rpcCode: number | null = null): RequesterRequestFailedEvent => ({
+  requestFailed: (message: string, rpcCode: number | null = null, code?: RequesterErrorCode): RequesterRequestFailedEvent => ({
     type: 'requester.request.failed',
     message,
     rpcCode,
+    ...(code !== undefined && { code }),
   }),
   cancel: (reason: string | null = null): RequesterCancelEvent => ({ type: 'requester.cancel', reason }),
 } as const;

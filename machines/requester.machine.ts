@@ -77,8 +77,13 @@ function unanswered(context: RequesterContext, task: RequesterTask | null): Reco
  * are answered in `polling.answering` (actor `answerInput`, which sends `tasks/update`), each key
  * once, and polling goes on.
  *
+ * Before it decides, a 2026-07-28 server may ask for input (SEP-2322): `sendRequest` answers and
+ * sends the call again. A cancel then runs `stopAsking` (no more answers or rounds) and, as in
+ * 2025-11-25, waits for the request: a task it still made is cancelled; a request that ends in an
+ * error after the cancel ends `cancelled`.
+ *
  * Effects: action `sendRequest` (entry of `requesting`; answers come back as events),
- * action `sendCancelNotification`, actors `getTask`, `getResult`, `cancelTask`, `answerInput` and `wait` (the
+ * actions `sendCancelNotification` and `stopAsking`, actors `getTask`, `getResult`, `cancelTask`, `answerInput` and `wait` (the
  * pause between polls is an invoked actor rather than an `after` delay, because XState neither
  * persists nor re-arms delays and `createTestModel` refuses them).
  *
@@ -122,6 +127,7 @@ export const requesterMachine = setup({
   actions: {
     sendRequest: () => undefined,
     sendCancelNotification: () => undefined,
+    stopAsking: () => undefined,
     recordCreated: assign(({ context, event }) => {
       if (event.type !== 'requester.created') return {};
       return {
@@ -139,7 +145,7 @@ export const requesterMachine = setup({
       outcome: 'error' as const,
       error:
         event.type === 'requester.request.failed'
-          ? { code: RequesterErrorCode.requestFailed, message: event.message, rpcCode: event.rpcCode }
+          ? { code: event.code ?? RequesterErrorCode.requestFailed, message: event.message, rpcCode: event.rpcCode }
           : null,
     })),
     recordTask: assign(({ context }, task: RequesterTask) => ({ task, pollFrequency: nextPollFrequency(context, task) })),
@@ -190,10 +196,15 @@ export const requesterMachine = setup({
           { guard: 'createdIsValid', target: 'polling', actions: 'recordCreated' },
         ],
         'requester.response': { target: 'done', actions: 'recordResponse' },
-        'requester.request.failed': { target: 'ended', actions: 'recordRequestError' },
+        'requester.request.failed': [
+          // Cancelled before any task existed, and none came of it: what was asked for happened.
+          { guard: 'cancelRequested', target: 'ended', actions: 'recordCancelBeforeCreated' },
+          { target: 'ended', actions: 'recordRequestError' },
+        ],
         'requester.cancel': [
           { guard: 'isSep', target: 'ended', actions: ['sendCancelNotification', 'recordCancelBeforeCreated'] },
-          { guard: not('cancelRequested'), actions: 'markCancelRequested' },
+          // The request may still make a task (cancelled once known); 2026-07-28 stops answering what it asks first.
+          { guard: not('cancelRequested'), actions: ['markCancelRequested', 'stopAsking'] },
         ],
       },
     },

@@ -18,7 +18,7 @@ import type { TaskStatus } from './task.types.js';
 export const RequesterDialect = {
   sep1686: 'sep-1686',
   spec20251125: '2025-11-25',
-  /** The `io.modelcontextprotocol/tasks` extension on the 2026-07-28 wire (SEP-2663). */
+  /** The `io.modelcontextprotocol/tasks` extension on the 2026-07-28 wire (SEP-2663). @experimental a draft protocol. */
   tasksExtension: '2026-07-28',
 } as const;
 /** One of the requester's wire dialects. */
@@ -28,6 +28,7 @@ export type RequesterDialect = (typeof RequesterDialect)[keyof typeof RequesterD
  * An input request a 2026-07-28 task lists while `input_required` (`inputRequests[key]`): an
  * embedded `elicitation/create`, `sampling/createMessage` or `roots/list` request.
  *
+ * @experimental the 2026-07-28 protocol is a draft.
  * @example
  * ```ts
  * const asked: RequesterInputRequest = { method: 'elicitation/create', params: { message: 'Your name?' } };
@@ -189,7 +190,15 @@ export interface RequesterTaskRef {
   readonly dialect: RequesterDialect;
 }
 
-/** Input of the `answerInput` effect actor: the input requests not answered yet, by key. */
+/**
+ * Input of the `answerInput` effect actor: the input requests not answered yet, by key.
+ *
+ * @experimental the 2026-07-28 protocol is a draft.
+ * @example
+ * ```ts
+ * const input: RequesterAnswerInput = { taskId: 't1', dialect: '2026-07-28', inputRequests: { k1: { method: 'elicitation/create' } } };
+ * ```
+ */
 export interface RequesterAnswerInput extends RequesterTaskRef {
   readonly inputRequests: Readonly<Record<string, RequesterInputRequest>>;
 }

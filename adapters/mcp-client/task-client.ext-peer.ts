@@ -3,6 +3,7 @@
  * wire's `_meta` envelope (protocol version, client info, client capabilities with the extension
  * declared) and goes out through a raw dispatch, since an SDK client refuses `resultType: "task"`.
  *
+ * @experimental the 2026-07-28 protocol is a draft.
  * @module
  */
 import type { z } from 'zod';
@@ -10,7 +11,14 @@ import { TASKS_EXTENSION_ID } from '../dialects/ext/index.js';
 import { PROTOCOL_2026_07_28, RequestMetaKey } from '../mcp-server/stateless/wire.js';
 import type { RequesterPeer } from './task-client.wire.js';
 
-/** One JSON-RPC response as a raw dispatch gives it back: a result, or the JSON-RPC error. */
+/**
+ * One JSON-RPC response as a raw dispatch gives it back: a result, or the JSON-RPC error.
+ *
+ * @example
+ * ```ts
+ * const answer: RawDispatchResponse = { kind: 'error', error: { code: -32602, message: 'Task not found' } };
+ * ```
+ */
 export type RawDispatchResponse =
   | { readonly kind: 'result'; readonly result: unknown }
   | { readonly kind: 'error'; readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
@@ -26,7 +34,14 @@ export type RawDispatchResponse =
  */
 export type RawDispatch = (request: { readonly method: string; readonly params?: Record<string, unknown> }, call?: { readonly signal?: AbortSignal }) => Promise<RawDispatchResponse>;
 
-/** A JSON-RPC error answered by the server, with its code (read as `rpcCode` by the requester). */
+/**
+ * A JSON-RPC error answered by the server, with its code (read as `rpcCode` by the requester).
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof RawRpcError && e.code === -32602) console.log('no such task'); }
+ * ```
+ */
 export class RawRpcError extends Error {
   readonly code: number;
   readonly data: unknown;

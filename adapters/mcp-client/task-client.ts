@@ -85,6 +85,8 @@ class ActorPendingTask implements PendingTask {
   readonly taskId: Promise<string>;
   readonly #actor: Actor<RequesterMachine>;
   readonly #request = new AbortController();
+  /** Aborted once the requester stops answering what a 2026-07-28 server asks before any task (cancel, stop). */
+  readonly #asking = new AbortController();
   readonly #hasRequest: boolean;
   #requestSettled = false;
   readonly #unroute: () => void;
@@ -96,6 +98,7 @@ class ActorPendingTask implements PendingTask {
       actions: {
         sendRequest: () => this.#send(wire, flight),
         sendCancelNotification: () => this.#abortRequest('Cancelled by the requester'),
+        stopAsking: () => this.#asking.abort(),
       },
       actors: {
         getTask: fromPromise(({ input }) => wire.getTask(input.taskId)),
@@ -181,8 +184,9 @@ class ActorPendingTask implements PendingTask {
     this.#actor.send(requesterEvents.cancel(reason ?? null));
   }
 
-  /** Stops following the task (not the task itself). */
+  /** Stops following the task (not the task itself), and answering what its server asks. */
   stop(): void {
+    this.#asking.abort();
     this.#actor.stop();
     this.#finish();
   }
@@ -200,7 +204,7 @@ class ActorPendingTask implements PendingTask {
       flight.dialect === 'sep-1686'
         ? wire.callSep(params, flight.taskId ?? '', options, signal).then((r) => requesterEvents.response(r))
         : flight.dialect === '2026-07-28'
-          ? wire.callExt(params, signal).then(created)
+          ? wire.callExt(params, signal, this.#asking.signal).then(created)
           : wire.call2025(params, options, signal).then(created);
     sent.then(
       (event) => {
@@ -210,7 +214,9 @@ class ActorPendingTask implements PendingTask {
       (error: unknown) => {
         this.#requestSettled = true;
         // A rejection we caused ourselves (cancel, cleanup) is not news to the machine.
-        if (!signal.aborted) this.#deliver(requesterEvents.requestFailed(messageOf(error), rpcCodeOf(error)));
+        if (signal.aborted) return;
+        const unanswered = error instanceof TaskClientError && error.code === TaskClientErrorCode.inputFailed;
+        this.#deliver(requesterEvents.requestFailed(messageOf(error), rpcCodeOf(error), unanswered ? 'input_failed' : undefined));
       },
     );
   }
@@ -329,6 +335,7 @@ export class TaskClientCore {
    *
    * @param taskId - the task to follow
    * @param options - the dialect it was created in
+   * @throws TypeError for the 2026-07-28 dialect when the client has no `options.rawDispatch`
    * @example
    * ```ts
    * const result = await new TaskClient(reconnected).resume(taskId).result();

@@ -15,6 +15,7 @@ import type { RawDispatch } from './task-client.ext-peer.js';
  * (the task itself goes on). It also answers what a server asks before it decides on a task
  * (SEP-2322 `input_required` on `tools/call`; `context.taskId` is then `null`).
  *
+ * @experimental the 2026-07-28 protocol is a draft.
  * @example
  * ```ts
  * const onInputRequest: InputRequestHandler = async ({ method, params }) =>

@@ -123,16 +123,20 @@ export class TaskWire {
    * 2026-07-28: the call; the server decides whether it becomes a task (`resultType: "task"`, the
    * task flat in the result) or answers at once.
    */
-  async callExt(params: CallToolParams, signal: AbortSignal): Promise<CreateOutcome> {
+  async callExt(params: CallToolParams, signal: AbortSignal, asking: AbortSignal): Promise<CreateOutcome> {
     let retry: Record<string, unknown> = {};
+    const stopped = (): TaskClientError => new TaskClientError(TaskClientErrorCode.aborted, 'Stopped answering what the server asked before it created a task');
     for (let round = 0; ; round++) {
       const answer = (await this.client.request({ method: 'tools/call', params: { ...params, ...retry } }, AnyResultSchema, { signal })) as Record<string, unknown>;
       if (answer['resultType'] === 'task') return { task: toRequesterTask(answer) };
       if (answer['resultType'] !== 'input_required') return { result: withoutResultType(answer) };
-      // SEP-2322: the server asks before it decides (no task yet); answer and send the call again.
+      // SEP-2322: the server asks before it decides (no task yet); answer and send the call again,
+      // unless the requester stopped asking (a cancel, a dispose) meanwhile.
+      if (asking.aborted) throw stopped();
       if (round + 1 >= MAX_INPUT_ROUNDS) throw new TaskClientError(TaskClientErrorCode.requestFailed, `tools/call still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
       const requests = inputRequestsOf(answer['inputRequests']) ?? {};
-      const inputResponses = await this.#answer(null, requests, signal);
+      const inputResponses = await this.#answer(null, requests, AbortSignal.any([signal, asking]));
+      if (asking.aborted) throw stopped();
       retry = { inputResponses, ...(typeof answer['requestState'] === 'string' && { requestState: answer['requestState'] }) };
     }
   }

@@ -91,8 +91,14 @@ async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, metho
     // Not one of ours (a prompt or resource the McpServer registered itself): the SDK's, as it is.
     if (!isServed(served, method, requestParams)) return null;
     // The checks the SDK's wrapper would run before its handler, which this answer goes ahead of.
+    // 2026-07-28 has no `task` param (the server decides): a stray one is ignored, as `serve` does.
+    if (isModern(ctx)) {
+      const modernParams = { ...requestParams };
+      delete modernParams['task'];
+      checkSpecParams(specTypeSchemas, method, modernParams);
+      return await callStateless(statelessCall(ctx, runtime, served), method, withInputResponses(requestParams, ctx));
+    }
     checkSpecParams(specTypeSchemas, method, requestParams);
-    if (isModern(ctx)) return await callStateless(statelessCall(ctx, runtime, served), method, withInputResponses(requestParams, ctx));
     return await legacyTask(runtime, method, resolveWork(served, runtime, method, requestParams), requestParams, ctx, held);
   } catch (error) {
     throw toJsonRpcError(error);

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
+import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
 import { refuseInbound } from './inbound-checks.js';
 
 /** Makes one server instance (already hosting tasks, see `attachTaskServerV2`). */
@@ -113,11 +113,34 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: T
 /** The methods `refuseInbound` judges, named by the routing header every 2026-07-28 request carries. */
 const CHECKED_METHODS = new Set(['tasks/update', 'subscriptions/listen']);
 
+/** The body as JSON, read up to `limit` bytes; `undefined` past it or when it is not JSON (the SDK answers those). */
+async function boundedJson(request: Request, limit: number): Promise<unknown> {
+  const reader = (request.clone().body as ReadableStream<Uint8Array> | null)?.getReader();
+  if (reader === undefined) return undefined;
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    bytes += next.value.byteLength;
+    if (bytes > limit) {
+      // Not awaited: a branch of a teed body settles its cancel only once the other branch (the SDK's) ends too.
+      void reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(next.value);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** A 2026-07-28 request refused before the SDK (see `inbound-checks.ts`), or `undefined`. */
 async function refusedModern(request: Request): Promise<Response | undefined> {
   // Only these methods' bodies are read twice; the SDK checks the header against the body.
   if (request.method !== 'POST' || !CHECKED_METHODS.has(request.headers.get('mcp-method') ?? '')) return undefined;
-  const message: unknown = await request.clone().json().catch(() => undefined);
+  // No further than the SDK reads: a larger body is its to refuse (413).
+  const message = await boundedJson(request, DEFAULT_MAX_REQUEST_BODY_SIZE);
   const refusal = refuseInbound(message);
   if (refusal === undefined) return undefined;
   const id = (message as { id: unknown }).id;

@@ -22,21 +22,25 @@ export interface InboundRefusal {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The refusal of one inbound JSON-RPC message, or `undefined` when it is the SDK's to serve.
+ * The refusal of one inbound JSON-RPC message, or `undefined` when it is the SDK's to serve (any
+ * message that is not a well-formed request carrying the 2026-07-28 envelope is).
  *
  * @example
  * ```ts
  * refuseInbound({ jsonrpc: '2.0', id: 1, method: 'tasks/update', params: { taskId, inputResponses: [] } });
- * // { status: 200, error: { code: -32602, message: 'Invalid params for tasks/update: …' } }
+ * // (with the 2026-07-28 envelope in params._meta) { status: 200, error: { code: -32602, … } }
  * ```
  */
 export function refuseInbound(message: unknown): InboundRefusal | undefined {
-  if (!isRecord(message) || !isRecord(message['params']) || message['id'] === undefined) return undefined;
+  // Only a well-formed 2026-07-28 request: anything else is the SDK's to answer (or refuse).
+  if (!isRecord(message) || message['jsonrpc'] !== '2.0' || !isRecord(message['params'])) return undefined;
+  if (typeof message['id'] !== 'string' && typeof message['id'] !== 'number') return undefined;
   const params = message['params'];
+  if (!isRecord(params['_meta']) || typeof params['_meta'][RequestMetaKey.protocolVersion] !== 'string') return undefined;
   try {
     if (message['method'] === 'tasks/update') checkInputResponses(params);
     if (message['method'] === 'subscriptions/listen' && isRecord(params['notifications']) && 'taskIds' in params['notifications']) {
-      const caps = isRecord(params['_meta']) ? params['_meta'][RequestMetaKey.clientCapabilities] : undefined;
+      const caps = params['_meta'][RequestMetaKey.clientCapabilities];
       checkTaskSubscription(params, isRecord(caps) ? caps : {});
     }
     return undefined;

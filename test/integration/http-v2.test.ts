@@ -67,3 +67,29 @@ it('closes a 2025-11-25 session idle past its timeout: its id then answers 404',
   const status = (await ping()).status;
   expect(status).toBe(404);
 });
+
+it('reads a tasks/update body for its own checks no further than the SDK would: a larger one is the SDK 413', async () => {
+  const endpoint = createTaskHttpHandlerV2(() => {
+    const server = new McpServer({ name: 'limits', version: '1.0.0' });
+    attachTaskServerV2(server, { runtime, ...demoDefinitions });
+    return server;
+  });
+  cleanups.push(() => endpoint.close());
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+  const headers = { ...HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tasks/update', 'mcp-name': 't1' };
+  const update = (pad: string) => JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tasks/update', params: { taskId: 't1', inputResponses: [], pad, _meta: meta } });
+  // Within the limit, checked here: inputResponses must be a map.
+  const small = await endpoint.fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body: update('') }));
+  expect(await small.json()).toMatchObject({ id: 5, error: { code: -32602 } });
+  // Over it (sent as a stream, with no length to go by): never read whole here; the SDK refuses it.
+  const big = update('x'.repeat(5 * 1024 * 1024));
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const bytes = new TextEncoder().encode(big);
+      for (let i = 0; i < bytes.length; i += 64 * 1024) controller.enqueue(bytes.subarray(i, i + 64 * 1024));
+      controller.close();
+    },
+  });
+  const res = await endpoint.fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body, duplex: 'half' }));
+  expect(res.status).toBe(413);
+});

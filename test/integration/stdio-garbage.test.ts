@@ -76,6 +76,9 @@ describe.each([
       expect(init.result).toMatchObject({ protocolVersion: '2025-11-25' });
       const replies = await peer.garbageThen('after', 'ping', {});
       expect(replies).toEqual([...REPLIES.map((r) => ({ jsonrpc: '2.0', ...r })), { jsonrpc: '2.0', id: 'after', result: {} }]);
+      // The extension's checks are the 2026-07-28 wire's: on this era tasks/update does not exist.
+      const update = await peer.request('update', 'tasks/update', { taskId: 'any', inputResponses: [] });
+      expect(update.error?.code).toBe(-32601);
     } finally {
       await peer.close();
     }

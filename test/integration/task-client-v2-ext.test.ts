@@ -7,7 +7,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRawDispatch, TaskClientV2 } from '../../adapters/mcp-client-v2/index.js';
-import type { InputRequestHandler } from '../../adapters/mcp-client/index.js';
+import type { InputRequestHandler, TaskClientOptions } from '../../adapters/mcp-client-v2/index.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
 
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 /** A v2 client on the 2026-07-28 era (what an agent built on v2 holds) and its task client. */
-async function open(url: string, onInputRequest?: InputRequestHandler): Promise<{ tasks: TaskClientV2; close(): Promise<void> }> {
+async function open(url: string, onInputRequest?: InputRequestHandler, extra: TaskClientOptions = {}): Promise<{ tasks: TaskClientV2; close(): Promise<void> }> {
   const client = new Client({ name: 'task-client-v2-ext', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: HEADERS } }));
   expect(client.getProtocolEra()).toBe('modern');
@@ -37,6 +37,7 @@ async function open(url: string, onInputRequest?: InputRequestHandler): Promise<
     rawDispatch: createRawDispatch(url, { headers: HEADERS }),
     pollFrequency: 50,
     ...(onInputRequest && { onInputRequest }),
+    ...extra,
   });
   return { tasks, close: () => client.close() };
 }
@@ -94,6 +95,51 @@ describe.each([
       expect(asked).toEqual([null]);
     } finally {
       await peer.close();
+    }
+  });
+
+  it('stops answering what the server asks before a task when cancelled or disposed meanwhile', async () => {
+    const signals: AbortSignal[] = [];
+    // The person never answers: the handler waits until it is told to stop.
+    const waitForever: InputRequestHandler = (_request, { signal }) => (signals.push(signal), new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')))));
+    const peer = await open(url(), waitForever);
+    try {
+      const cancelled = peer.tasks.beginCallTool({ name: 'test_tool_with_task', arguments: {} });
+      const settled = cancelled.result().then(() => 'completed', (e: unknown) => (e as Error).name);
+      await expect.poll(() => signals.length).toBe(1);
+      cancelled.cancel();
+      expect(await settled).toBe('TaskCancelledError');
+      expect(signals[0]?.aborted).toBe(true);
+
+      const disposed = peer.tasks.beginCallTool({ name: 'test_tool_with_task', arguments: {} });
+      const ended = disposed.result().then(() => 'completed', (e: unknown) => (e as { code?: string }).code);
+      await expect.poll(() => signals.length).toBe(2);
+      peer.tasks.dispose();
+      expect(await ended).toBe('disposed');
+      expect(signals[1]?.aborted).toBe(true);
+      expect(signals).toHaveLength(2);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('ends with input_failed when what the server asks before a task cannot be answered', async () => {
+    // Declaring elicitation without a way to answer it: the server asks, the client cannot answer.
+    const peer = await open(url(), undefined, { clientCapabilities: { elicitation: {} } });
+    try {
+      const error = await peer.tasks.beginCallTool({ name: 'test_tool_with_task', arguments: {} }).result().then(() => null, (e: unknown) => e as { code?: string; message?: string });
+      expect(error?.code).toBe('input_failed');
+      expect(error?.message).toContain('elicitation/create');
+    } finally {
+      await peer.close();
+    }
+    // Without onInputRequest nothing is declared: the server refuses before it asks (-32021).
+    const bare = await open(url());
+    try {
+      const error = await bare.tasks.beginCallTool({ name: 'test_tool_with_task', arguments: {} }).result().then(() => null, (e: unknown) => e as { code?: string; rpcCode?: number });
+      expect(error).toMatchObject({ code: 'request_failed', rpcCode: -32021 });
+    } finally {
+      await bare.close();
     }
   });
 

@@ -25,6 +25,16 @@ afterAll(async () => {
   await Promise.allSettled([v1?.close(), v2?.close()]);
 });
 
+async function pollFor(read: () => Promise<Rec>, done: (value: Rec) => boolean): Promise<Rec> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`not reached: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 const modern = (url: string) => {
   const w = extWire(url);
   return (method: string, params: Rec = {}, caps?: Rec): Promise<ExtReply> => w.post(method, params, { headers: HEADERS, ...(caps && { caps }) });
@@ -61,6 +71,39 @@ describe.each([
     } finally {
       await post('tasks/cancel', { taskId });
     }
+  });
+
+  it('fails a task whose answer in tasks/update is malformed (here wrapped as {method, result})', async () => {
+    const post = modern(server().url);
+    const caps = { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+    const taskId = String((await post('tools/call', { name: 'ask_name', arguments: {} }, caps)).body.result!['taskId']);
+    const asked = await pollFor(async () => (await post('tasks/get', { taskId })).body.result!, (t) => t['status'] === 'input_required');
+    const key = Object.keys(asked['inputRequests'] as Rec)[0]!;
+    const wrapped = { method: 'elicitation/create', result: { action: 'accept', content: { name: 'Ada' } } };
+    expect((await post('tasks/update', { taskId, inputResponses: { [key]: wrapped } })).body.error).toBeUndefined();
+    const ended = await pollFor(async () => (await post('tasks/get', { taskId })).body.result!, (t) => t['status'] !== 'input_required' && t['status'] !== 'working');
+    expect(ended).toMatchObject({ status: 'failed', statusMessage: expect.stringContaining('malformed') });
+  });
+
+  it('leaves a request that is not well-formed JSON-RPC to the SDK (an object id, a wrong version): no -32602 of ours', async () => {
+    for (const [id, jsonrpc] of [[{ a: 1 }, '2.0'], [7, '1.0']] as const) {
+      const res = await fetch(server().url, {
+        method: 'POST',
+        headers: { ...HEADERS, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tasks/update', 'mcp-name': 't1' },
+        body: JSON.stringify({ jsonrpc, id, method: 'tasks/update', params: { taskId: 't1', inputResponses: [], _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      });
+      // What the SDK answers (each SDK its own way), never this project's -32602 for a valid request.
+      const text = await res.text();
+      expect(text).not.toContain('-32602');
+      if (server() === v2) expect(JSON.parse(text)).toMatchObject({ error: { code: -32600 } });
+    }
+  });
+
+  it('ignores a stray task param on a 2026-07-28 tools/call (that wire has none)', async () => {
+    const post = modern(server().url);
+    const reply = await post('tools/call', { name: 'sleep', arguments: { ms: 1 }, task: { ttl: null } });
+    expect(reply.body.error).toBeUndefined();
+    expect(reply.body.result?.['resultType']).toBe('task');
   });
 
   it('refuses subscriptions/listen for task ids without the extension declared (-32021, HTTP 400)', async () => {

@@ -67,6 +67,16 @@ describe('ExtensionPeer and TaskWire on 2026-07-28', () => {
     });
   });
 
+  it('gives up on a call that keeps asking for input before it decides, after a bounded number of rounds', async () => {
+    const asking = { kind: 'result' as const, result: { resultType: 'input_required', inputRequests: { k: { method: 'elicitation/create', params: {} } } } };
+    const { sent, dispatch } = recording({ 'tools/call': asking });
+    const wire = new TaskWire(new ExtensionPeer(dispatch, framing), '2026-07-28', async () => ({ action: 'decline' }));
+    const error = await wire.callExt({ name: 'loop' }, new AbortController().signal, new AbortController().signal).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'request_failed', message: expect.stringMatching(/still asked for input after 8 rounds/) });
+    expect(sent).toHaveLength(8);
+    expect(sent[1]?.params?.['inputResponses']).toEqual({ k: { action: 'decline' } });
+  });
+
   it('reads a completed task result from tasks/get, without the discriminator, and a cancel from the task after it', async () => {
     const { sent, dispatch } = recording({
       'tasks/get': { kind: 'result', result: { resultType: 'complete', taskId: 't1', status: 'completed', result: { resultType: 'complete', content: [] } } },

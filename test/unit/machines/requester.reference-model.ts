@@ -115,7 +115,7 @@ export function expected(dialect: RequesterDialect, m: ModelState, name: EventNa
         const status = name === 'createdTask' ? 'working' : m.status;
         return m.cancelRequested ? go('cancelling.sendingCancel', { status }) : go('polling.fetching', { status });
       }
-      if (name === 'requestFailed') return go('ended', { outcome: 'error', errorCode: 'request_failed' });
+      if (name === 'requestFailed') return m.cancelRequested ? go('ended', { outcome: 'cancelled' }) : go('ended', { outcome: 'error', errorCode: 'request_failed' });
       if (name === 'cancel') {
         if (sep) return go('ended', { outcome: 'cancelled', cancelRequested: true });
         return m.cancelRequested ? null : go('requesting', { cancelRequested: true });
