@@ -52,8 +52,9 @@ export function checkMessageWith<M>(parse: MessageParser<M>, value: unknown): { 
   if ('message' in parsed) return parsed;
   const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   const id = typeof record['id'] === 'string' || typeof record['id'] === 'number' ? record['id'] : null;
-  // A malformed notification (no id) gets no answer, as JSON-RPC says; anything with an id does.
-  if (id === null && typeof record['method'] === 'string') return null;
+  // A malformed notification (no id at all) gets no answer, as JSON-RPC says; anything with an id
+  // does, an id that is not a string or number being answered with id null.
+  if (!('id' in record) && typeof record['method'] === 'string') return null;
   const { issue } = parsed;
   const where = issue?.path.length ? ` at ${issue.path.map(String).join('.')}` : '';
   const params = record['params'];

@@ -88,7 +88,7 @@ export class TaskFailedError extends TaskClientError {
 export class TaskCancelledError extends TaskClientError {
   readonly task: RequesterTask | null;
   constructor(task: RequesterTask | null, options?: ErrorOptions) {
-    super(TaskClientErrorCode.taskCancelled, `Task ${task?.taskId ?? ''} was cancelled`, options);
+    super(TaskClientErrorCode.taskCancelled, task === null ? 'The call was cancelled before a task was known' : `Task ${task.taskId} was cancelled`, options);
     this.name = 'TaskCancelledError';
     this.task = task;
   }

@@ -135,7 +135,10 @@ export class TaskWire {
       if (asking.aborted) throw stopped();
       if (round + 1 >= MAX_INPUT_ROUNDS) throw new TaskClientError(TaskClientErrorCode.requestFailed, `tools/call still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
       const requests = inputRequestsOf(answer['inputRequests']) ?? {};
-      const inputResponses = await this.#answer(null, requests, AbortSignal.any([signal, asking]));
+      // A handler that does not heed its signal is not waited for once the requester stopped asking.
+      const halted = new Promise<never>((_resolve, reject) => asking.addEventListener('abort', () => reject(stopped()), { once: true }));
+      halted.catch(() => undefined);
+      const inputResponses = await Promise.race([this.#answer(null, requests, AbortSignal.any([signal, asking])), halted]);
       if (asking.aborted) throw stopped();
       retry = { inputResponses, ...(typeof answer['requestState'] === 'string' && { requestState: answer['requestState'] }) };
     }
@@ -190,7 +193,14 @@ export class TaskWire {
       throw new TaskClientError(TaskClientErrorCode.inputFailed, `${who} asks for input (${methods}) and this task client has no onInputRequest to answer it`);
     }
     const responses: Record<string, Record<string, unknown>> = {};
-    for (const key of keys) responses[key] = await handler(requests[key] as RequesterInputRequest, { taskId, key, signal });
+    for (const key of keys) {
+      const request = requests[key] as RequesterInputRequest;
+      try {
+        responses[key] = await handler(request, { taskId, key, signal });
+      } catch (error) {
+        throw new TaskClientError(TaskClientErrorCode.inputFailed, `onInputRequest failed on '${key}' (${request.method}): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+    }
     return responses;
   }
 

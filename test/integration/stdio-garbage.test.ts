@@ -23,6 +23,7 @@ const GARBAGE: [line: string, reply: Message | undefined][] = [
   ['{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":[1]}', { id: 7, error: { code: -32600, message: 'Invalid Request: params must be an object' } }],
   ['{"jsonrpc":"2.0","id":8}', { id: 8, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: .+/) } }],
   ['[{"jsonrpc":"2.0","id":9,"method":"ping"}]', { id: null, error: { code: -32600, message: expect.stringContaining('batches are not supported') } }],
+  ['{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', { id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: .+/) } }],
   ['{"jsonrpc":"2.0","method":"notifications/cancelled","params":3}', undefined],
 ];
 const REPLIES = GARBAGE.flatMap(([, reply]) => (reply ? [reply] : []));

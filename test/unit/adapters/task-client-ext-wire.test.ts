@@ -77,6 +77,25 @@ describe('ExtensionPeer and TaskWire on 2026-07-28', () => {
     expect(sent[1]?.params?.['inputResponses']).toEqual({ k: { action: 'decline' } });
   });
 
+  it('stops a round before any task once the requester stops asking, even when the handler ignores its signal', async () => {
+    const asking = { kind: 'result' as const, result: { resultType: 'input_required', inputRequests: { k: { method: 'elicitation/create', params: {} } } } };
+    const { sent, dispatch } = recording({ 'tools/call': asking });
+    const stop = new AbortController();
+    const deaf = new TaskWire(new ExtensionPeer(dispatch, framing), '2026-07-28', () => (stop.abort(), new Promise<never>(() => undefined)));
+    await expect(deaf.callExt({ name: 'ask' }, new AbortController().signal, stop.signal)).rejects.toMatchObject({ code: 'aborted' });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('reports a handler that throws as input_failed, naming the request', async () => {
+    const asking = { kind: 'result' as const, result: { resultType: 'input_required', inputRequests: { k: { method: 'elicitation/create', params: {} } } } };
+    const { dispatch } = recording({ 'tools/call': asking });
+    const wire = new TaskWire(new ExtensionPeer(dispatch, framing), '2026-07-28', () => Promise.reject(new Error('user closed the dialog')));
+    await expect(wire.callExt({ name: 'ask' }, new AbortController().signal, new AbortController().signal)).rejects.toMatchObject({
+      code: 'input_failed',
+      message: "onInputRequest failed on 'k' (elicitation/create): user closed the dialog",
+    });
+  });
+
   it('reads a completed task result from tasks/get, without the discriminator, and a cancel from the task after it', async () => {
     const { sent, dispatch } = recording({
       'tasks/get': { kind: 'result', result: { resultType: 'complete', taskId: 't1', status: 'completed', result: { resultType: 'complete', content: [] } } },
