@@ -106,14 +106,14 @@ describe.each([
     try {
       const cancelled = peer.tasks.beginCallTool({ name: 'test_tool_with_task', arguments: {} });
       const settled = cancelled.result().then(() => 'completed', (e: unknown) => (e as Error).name);
-      await expect.poll(() => signals.length).toBe(1);
+      await expect.poll(() => signals.length, { timeout: 10_000 }).toBe(1);
       cancelled.cancel();
       expect(await settled).toBe('TaskCancelledError');
       expect(signals[0]?.aborted).toBe(true);
 
       const disposed = peer.tasks.beginCallTool({ name: 'test_tool_with_task', arguments: {} });
       const ended = disposed.result().then(() => 'completed', (e: unknown) => (e as { code?: string }).code);
-      await expect.poll(() => signals.length).toBe(2);
+      await expect.poll(() => signals.length, { timeout: 10_000 }).toBe(2);
       peer.tasks.dispose();
       expect(await ended).toBe('disposed');
       expect(signals[1]?.aborted).toBe(true);
