@@ -31,7 +31,7 @@ class StdioTransportV2 extends JsonRpcLineTransport<JSONRPCMessage> {
   protected override deliver(message: JSONRPCMessage): void {
     const refusal = refuseInbound(message);
     if (refusal === undefined) return super.deliver(message);
-    void this.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, error: refusal.error });
+    void this.send(refusal.body as JSONRPCMessage);
   }
 }
 

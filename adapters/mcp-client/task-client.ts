@@ -307,6 +307,7 @@ export class TaskClientCore {
       const clientCapabilities = options.clientCapabilities ?? (options.onInputRequest === undefined ? {} : { elicitation: {}, sampling: {} });
       this.#extension = new ExtensionPeer(options.rawDispatch, { clientInfo: options.clientInfo ?? CLIENT_INFO, clientCapabilities });
     }
+    // Refuses the 2026-07-28 dialect without a raw dispatch now, not at the first call.
     this.#peer(this.options.dialect);
   }
 

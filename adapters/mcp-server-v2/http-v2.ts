@@ -143,8 +143,7 @@ async function refusedModern(request: Request): Promise<Response | undefined> {
   const message = await boundedJson(request, DEFAULT_MAX_REQUEST_BODY_SIZE);
   const refusal = refuseInbound(message);
   if (refusal === undefined) return undefined;
-  const id = (message as { id: unknown }).id;
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: refusal.error }), { status: refusal.status, headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify(refusal.body), { status: refusal.status, headers: { 'content-type': 'application/json' } });
 }
 
 /**

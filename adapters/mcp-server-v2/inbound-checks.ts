@@ -10,31 +10,27 @@
  */
 import { checkTaskSubscription } from '../mcp-server/stateless/subscriptions.js';
 import { checkInputResponses } from '../mcp-server/stateless/task-methods.js';
-import { RequestMetaKey, StatelessError } from '../mcp-server/stateless/wire.js';
+import { errorReply, RequestMetaKey } from '../mcp-server/stateless/wire.js';
 import { JsonRpcError } from '../mcp-server/wire-errors.js';
-
-/** A refusal: the JSON-RPC error and the HTTP status it travels with. */
-export interface InboundRefusal {
-  readonly status: number;
-  readonly error: { readonly code: number; readonly message: string; readonly data?: unknown };
-}
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The refusal of one inbound JSON-RPC message, or `undefined` when it is the SDK's to serve (any
- * message that is not a well-formed request carrying the 2026-07-28 envelope is).
+ * The reply refusing one inbound JSON-RPC message (its HTTP status and JSON-RPC error, as the
+ * stateless dispatcher replies), or `undefined` when it is the SDK's to serve (any message that is
+ * not a well-formed request carrying the 2026-07-28 envelope is).
  *
  * @example
  * ```ts
  * refuseInbound({ jsonrpc: '2.0', id: 1, method: 'tasks/update', params: { taskId, inputResponses: [] } });
- * // (with the 2026-07-28 envelope in params._meta) { status: 200, error: { code: -32602, … } }
+ * // (with the 2026-07-28 envelope in params._meta) { status: 200, body: { jsonrpc: '2.0', id: 1, error: { code: -32602, … } } }
  * ```
  */
-export function refuseInbound(message: unknown): InboundRefusal | undefined {
+export function refuseInbound(message: unknown): { readonly status: number; readonly body: unknown } | undefined {
   // Only a well-formed 2026-07-28 request: anything else is the SDK's to answer (or refuse).
   if (!isRecord(message) || message['jsonrpc'] !== '2.0' || !isRecord(message['params'])) return undefined;
-  if (typeof message['id'] !== 'string' && typeof message['id'] !== 'number') return undefined;
+  const id = message['id'];
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
   const params = message['params'];
   if (!isRecord(params['_meta']) || typeof params['_meta'][RequestMetaKey.protocolVersion] !== 'string') return undefined;
   try {
@@ -46,7 +42,6 @@ export function refuseInbound(message: unknown): InboundRefusal | undefined {
     return undefined;
   } catch (error) {
     if (!(error instanceof JsonRpcError)) throw error;
-    const body = { code: error.code, message: error.message, ...(error.data !== undefined && { data: error.data }) };
-    return { status: error instanceof StatelessError ? error.httpStatus : 200, error: body };
+    return errorReply(id, error);
   }
 }

@@ -30,7 +30,7 @@ function mostTelling(issue: Issue): Issue {
 export type SpecSchemas = Readonly<Record<string, { readonly '~standard': { readonly validate: (value: unknown) => unknown } }>>;
 
 /** The params type each taskable request is checked against. */
-export const SPEC_PARAMS: Readonly<Record<string, string>> = {
+const SPEC_PARAMS: Readonly<Record<string, string>> = {
   'tools/call': 'CallToolRequestParams',
   'prompts/get': 'GetPromptRequestParams',
   'resources/read': 'ReadResourceRequestParams',

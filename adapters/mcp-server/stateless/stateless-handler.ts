@@ -16,12 +16,12 @@ import { TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
 import { registerWork } from '../register-work.js';
 import type { TaskServerDefinitions } from '../definitions.js';
 import { describePrompt, describeResource, describeTool, servedDefinitions } from '../served-work.js';
-import { JsonRpcCode, JsonRpcError, toJsonRpcError } from '../wire-errors.js';
+import { JsonRpcCode, JsonRpcError } from '../wire-errors.js';
 import { checkRoutingHeaders, type RequestHeaders } from './headers.js';
 import { listenForTasks } from './subscriptions.js';
 import { extTaskMethod } from './task-methods.js';
 import { callStateless, type StatelessCall } from './work-call.js';
-import { PROTOCOL_2026_07_28, readRequestMeta, RequestMetaKey, StatelessError, type StatelessReply } from './wire.js';
+import { errorReply, PROTOCOL_2026_07_28, readRequestMeta, RequestMetaKey, StatelessError, type StatelessReply } from './wire.js';
 
 /** A result to wrap in the JSON-RPC response, or a stream that carries its own messages. */
 type Answer = { readonly result: Record<string, unknown> } | Extract<StatelessReply, { stream: unknown }>;
@@ -46,14 +46,6 @@ export interface StatelessRequestContext {
 
 /** Answers one JSON-RPC request of the stateless wire. */
 export type StatelessHandler = (message: { id: string | number; method: string; params?: unknown }, context: StatelessRequestContext) => Promise<StatelessReply>;
-
-/** Unknown and removed methods are 404 on this wire, envelope problems 400, the rest 200. */
-function errorReply(id: string | number, error: unknown): StatelessReply {
-  const e = toJsonRpcError(error);
-  const status = e instanceof StatelessError ? e.httpStatus : e.code === JsonRpcCode.methodNotFound ? 404 : 200;
-  const body = { jsonrpc: '2.0', id, error: e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data } };
-  return { status, body };
-}
 
 /**
  * Makes the dispatcher for the stateless wire over the given definitions, and registers their work

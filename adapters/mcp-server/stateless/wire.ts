@@ -5,7 +5,7 @@
  * @experimental the 2026-07-28 protocol is a draft.
  * @module
  */
-import { JsonRpcCode, JsonRpcError } from '../wire-errors.js';
+import { JsonRpcCode, JsonRpcError, toJsonRpcError } from '../wire-errors.js';
 
 /** The protocol version this wire speaks. */
 export const PROTOCOL_2026_07_28 = '2026-07-28';
@@ -102,4 +102,20 @@ export function readRequestMeta(params: Record<string, unknown>): RequestMeta {
     throw new StatelessError(JsonRpcCode.invalidParams, `Invalid params: _meta["${RequestMetaKey.clientCapabilities}"] must be an object ({} declares none)`, 400);
   }
   return { protocolVersion: version, clientCapabilities: caps as Record<string, unknown>, clientInfo: m[RequestMetaKey.clientInfo] };
+}
+
+/**
+ * The reply to a request of this wire that failed: unknown and removed methods are 404, envelope
+ * problems 400 (a {@link StatelessError} says which), the rest 200.
+ *
+ * @example
+ * ```ts
+ * errorReply(7, missingCapability(TASKS_REQUIRED, 'why')); // { status: 400, body: { jsonrpc: '2.0', id: 7, error: { code: -32021, … } } }
+ * ```
+ */
+export function errorReply(id: string | number, error: unknown): { readonly status: number; readonly body: unknown } {
+  const e = toJsonRpcError(error);
+  const status = e instanceof StatelessError ? e.httpStatus : e.code === JsonRpcCode.methodNotFound ? 404 : 200;
+  const body = { jsonrpc: '2.0', id, error: e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data } };
+  return { status, body };
 }
