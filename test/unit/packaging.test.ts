@@ -2,7 +2,7 @@
 // package it is for (read from the built files' import graph), and an adapter whose SDK is
 // missing fails on import with an error naming the package and how to install it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -45,6 +45,12 @@ describe('packaging', () => {
       expect(pkg.peerDependencies[sdk], sdk).toBeDefined();
       expect(pkg.peerDependenciesMeta[sdk]?.optional, sdk).toBe(true);
     }
+  });
+
+  it('should build the mcp-tasks command executable (npx runs it by its file mode)', () => {
+    const bin = join(ROOT, 'dist/adapters/cli/main.js');
+    expect(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+    expect(statSync(bin).mode & 0o111, 'run npm run build first').not.toBe(0);
   });
 
   it('should reach from each entry point only the SDK it is for', () => {
