@@ -23,6 +23,34 @@ export function ownerKeyOf(owner: TaskOwner): string {
 }
 
 /**
+ * The owner of tasks whose requesters nothing tells apart: the 2026-07-28 wire without
+ * authentication. Its session is a value no transport gives (a session id is visible ASCII
+ * without spaces; ours are UUIDs), so no session's look-up or listing reaches these tasks: each is
+ * reachable by its id alone. They share one set of limits.
+ *
+ * @example
+ * ```ts
+ * runtime.get(taskId, ANONYMOUS_OWNER);
+ * ```
+ */
+export const ANONYMOUS_OWNER: TaskOwner = Object.freeze({ session: '(anonymous 2026-07-28 requester)', principal: null });
+
+/**
+ * Whether many requesters may share `owner`: {@link ANONYMOUS_OWNER}, or neither session nor
+ * principal (an embedder's transport without sessions). Nothing requester-wide (a webhook for all
+ * its tasks) is kept for such an owner.
+ *
+ * @example
+ * ```ts
+ * isSharedOwner({ session: null, principal: null }); // true
+ * isSharedOwner({ session: 's1', principal: null }); // false
+ * ```
+ */
+export function isSharedOwner(owner: TaskOwner): boolean {
+  return owner.principal === null && (owner.session === null || owner.session === ANONYMOUS_OWNER.session);
+}
+
+/**
  * Names one task among every task ever (its owner, id and creation time, hashed): the same on
  * every node and every run of it. The prefix of its step keys, and of its push events' ids.
  *
@@ -36,9 +64,18 @@ export function taskIncarnation(task: { readonly owner: TaskOwner; readonly task
 }
 
 /**
- * Refuses a task id that is not a non-empty string, or is longer than `maxLength` characters.
+ * A UTF-16 code unit of a surrogate pair standing alone: with the `u` flag a well-formed pair is one
+ * code point and does not match, so this finds exactly the lone ones.
+ */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Refuses a task id that is not a non-empty string of well-formed Unicode, or is longer than
+ * `maxLength` characters. Ids that are not well-formed cannot name a task: a store that keys by the
+ * UTF-8 bytes of an id (NATS) would turn every lone surrogate into U+FFFD, so `"\ud800"`,
+ * `"\udfff"` and `"\ufffd"` would all name one task there and three on memory.
  *
- * @throws InvalidArgumentError for a non-string or empty id
+ * @throws InvalidArgumentError for a non-string, empty or not well-formed id
  * @throws TaskLimitError (limit `maxTaskIdLength`) for an id over the length limit
  * @example
  * ```ts
@@ -47,6 +84,7 @@ export function taskIncarnation(task: { readonly owner: TaskOwner; readonly task
  */
 export function checkTaskId(taskId: unknown, maxLength: number | null): asserts taskId is string {
   if (typeof taskId !== 'string' || taskId.length === 0) throw new InvalidArgumentError('taskId must be a non-empty string');
+  if (LONE_SURROGATE.test(taskId)) throw new InvalidArgumentError('taskId must be well-formed Unicode: it holds a lone surrogate (an unpaired \\ud800-\\udfff escape)');
   if (maxLength !== null && taskId.length > maxLength) {
     throw new TaskLimitError('maxTaskIdLength', `task ids of at most ${maxLength} characters`, null, { when: 'a retry will not pass: use a shorter task id' });
   }
