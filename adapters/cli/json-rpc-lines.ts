@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 
 /** The error reply to a refused message. */
 export interface JsonRpcErrorReply {
@@ -107,6 +108,12 @@ export class JsonRpcLineTransport<M> {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: M) => void;
+  /**
+   * This connection's own id, which the SDK hands request handlers as the session: the requester
+   * at the other end of the pipe owns what it creates, on every backend. Without it every stdio
+   * user of one NATS task space would be the same owner and see each other's tasks.
+   */
+  readonly sessionId: string = randomUUID();
   /** Bytes of the line being read, kept as the chunks they came in (no copy until it ends). */
   #parts: Buffer[] = [];
   #partBytes = 0;

@@ -100,7 +100,7 @@ export class JsonRpcStdioTransport extends JsonRpcLineTransport<JSONRPCMessage> 
 
   /** One request of the 2026-07-28 wire: its answer, or (subscriptions/listen) its stream of messages, one per line. */
   async #answerStateless(stateless: StatelessHandler, message: { id: string | number; method: string; params?: unknown }): Promise<void> {
-    const reply = await stateless(message, { principal: null, signal: this.#closing.signal });
+    const reply = await stateless(message, { principal: null, connection: this.sessionId, signal: this.#closing.signal });
     if ('body' in reply) return this.send(reply.body as JSONRPCMessage);
     await reply.stream((m) => void this.send(m as JSONRPCMessage), this.#closing.signal);
   }

@@ -17,9 +17,9 @@ import { describePrompt, describeResource, describeTool, resolveWork, servedDefi
 import { callStateless } from '../mcp-server/stateless/work-call.js';
 import type { StandaloneInputOptions } from '../mcp-server/standalone-inputs.js';
 import { toJsonRpcError } from '../mcp-server/wire-errors.js';
-import { isModern, ownerOfV2, statelessCall, withInputResponses } from './request-v2.js';
+import { isModern, withInputResponses } from './request-v2.js';
 import { checkSpecParams } from './spec-params.js';
-import { installTaskMethodsV2, register, type HeldConnection } from './task-methods-v2.js';
+import { installTaskMethodsV2, register, type TaskMethodsV2 } from './task-methods-v2.js';
 import { interceptHandlers } from './v2-sdk-internals.js';
 import { pushOption } from '../dialects/extension-meta.js';
 
@@ -54,11 +54,12 @@ function plainContext(ctx: ServerContext): RequestWorkContext {
  * A legacy-era request that asks for a task (`params.task`): created under a fresh id and
  * answered at once with `CreateTaskResult`; `null` when the request does not ask for one.
  */
-async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: ResolvedWork, requestParams: Record<string, unknown>, ctx: ServerContext, held: HeldConnection | undefined) {
+async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: ResolvedWork, requestParams: Record<string, unknown>, ctx: ServerContext, methods: TaskMethodsV2) {
   const asked = taskRequest2025(requestParams);
   checkTaskSupport(work.label, work.taskSupport, asked !== undefined);
   if (!asked) return null;
-  const owner = ownerOfV2(ctx);
+  const owner = methods.ownerOf(ctx);
+  const held = methods.connection(ctx);
   const taskId = crypto.randomUUID();
   // Watched from before it exists: its work starts at once and may change it before the reply.
   const created = held?.notes.watch(taskId, owner);
@@ -85,7 +86,7 @@ function isServed(served: ServedDefinitions, method: TaskableMethod, params: Rec
  * of `tools/call`): a task or an input round on either era, and every 2026-07-28 request. `null`:
  * a plain legacy-era call, left to the SDK's own path (its result checks included).
  */
-async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, method: TaskableMethod, request: unknown, ctx: ServerContext, held: HeldConnection | undefined): Promise<unknown> {
+async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, method: TaskableMethod, request: unknown, ctx: ServerContext, methods: TaskMethodsV2): Promise<unknown> {
   try {
     const requestParams = paramsObject((request as { params?: unknown }).params, method);
     // Not one of ours (a prompt or resource the McpServer registered itself): the SDK's, as it is.
@@ -96,10 +97,10 @@ async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, metho
       const modernParams = { ...requestParams };
       delete modernParams['task'];
       checkSpecParams(specTypeSchemas, method, modernParams);
-      return await callStateless(statelessCall(ctx, runtime, served), method, withInputResponses(requestParams, ctx));
+      return await callStateless(methods.call(ctx, served), method, withInputResponses(requestParams, ctx));
     }
     checkSpecParams(specTypeSchemas, method, requestParams);
-    return await legacyTask(runtime, method, resolveWork(served, runtime, method, requestParams), requestParams, ctx, held);
+    return await legacyTask(runtime, method, resolveWork(served, runtime, method, requestParams), requestParams, ctx, methods);
   } catch (error) {
     throw toJsonRpcError(error);
   }
@@ -157,7 +158,7 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
   // ahead of them; a plain legacy-era call goes on to the SDK's path, checks and all.
   interceptHandlers<ServerContext>(server, (method, sdkHandler) => {
     if (!TASKABLE.has(method)) return sdkHandler;
-    return async (request, ctx) => (await taskAnswer(runtime, served, method as TaskableMethod, request, ctx, methods.connection(ctx))) ?? sdkHandler(request, ctx);
+    return async (request, ctx) => (await taskAnswer(runtime, served, method as TaskableMethod, request, ctx, methods)) ?? sdkHandler(request, ctx);
   });
 
   const methods = installTaskMethodsV2(server, runtime, options.standaloneInput ?? {});

@@ -8,7 +8,7 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import type { TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime } from '../../runtime/index.js';
 import type { ServedDefinitions } from '../mcp-server/served-work.js';
-import type { StatelessCall } from '../mcp-server/stateless/work-call.js';
+import { ownerOf2026, type StatelessCall } from '../mcp-server/stateless/work-call.js';
 import { PROTOCOL_2026_07_28, RequestMetaKey } from '../mcp-server/stateless/wire.js';
 import { JsonRpcCode, JsonRpcError } from '../mcp-server/wire-errors.js';
 
@@ -40,22 +40,29 @@ function principalOf(ctx: ServerContext): string | null {
  * The requester a task is bound to. The 2025-11-25 spec binds tasks to the authorization context:
  * with a principal, that is all (a serialized task reference works from a new connection of the
  * same principal); without one, the session keeps requesters apart. The 2026-07-28 wire has no
- * session: its tasks belong to the principal (or to anonymous).
+ * session: its owner is `ownerOf2026`'s (the principal, a stdio connection, or the anonymous owner
+ * whose tasks only their ids reach).
  *
  * @example
  * ```ts
- * ownerOfV2(ctx); // { session: null, principal: 'alice' }
+ * ownerOfV2(ctx, connection); // { session: null, principal: 'alice' }
  * ```
+ *
+ * @param connection - the id of the connection the server instance serves, for a transport that is
+ *   one requester and names no session (stdio: the SDK's per-connection channel has none)
  */
-export function ownerOfV2(ctx: ServerContext): TaskOwner {
+export function ownerOfV2(ctx: ServerContext, connection: string): TaskOwner {
   const principal = principalOf(ctx);
-  if (principal !== null || isModern(ctx)) return { session: null, principal };
+  // Without HTTP (stdio) the connection is one requester: its own owner, on every backend.
+  const requester = ctx.http === undefined ? (ctx.sessionId ?? connection) : null;
+  if (isModern(ctx)) return ownerOf2026(principal, requester);
+  if (principal !== null) return { session: null, principal };
   // A 2025-11-25 request over HTTP with neither a session nor a principal (the SDK's stateless
   // legacy serving): nothing tells its requester from any other, so it gets no tasks at all.
   if (ctx.sessionId === undefined && ctx.http !== undefined) {
     throw new JsonRpcError(JsonRpcCode.invalidRequest, 'Tasks need a session or an authenticated principal: this 2025-11-25 request over HTTP has neither (serve it with createTaskHttpHandlerV2, or authenticate)');
   }
-  return { session: ctx.sessionId ?? null, principal: null };
+  return { session: requester ?? ctx.sessionId ?? null, principal: null };
 }
 
 /**
@@ -77,15 +84,15 @@ function clientCapabilitiesOf(ctx: ServerContext): Record<string, unknown> {
  *
  * @example
  * ```ts
- * await extTaskMethod(statelessCall(ctx, runtime, served), 'tasks/get', params);
+ * await extTaskMethod(statelessCall(ctx, runtime, served, connection), 'tasks/get', params);
  * ```
  */
-export function statelessCall(ctx: ServerContext, runtime: TaskRuntime, served: ServedDefinitions): StatelessCall {
+export function statelessCall(ctx: ServerContext, runtime: TaskRuntime, served: ServedDefinitions, connection: string): StatelessCall {
   const envelope = envelopeOf(ctx);
   return {
     runtime,
     served,
-    owner: ownerOfV2(ctx),
+    owner: ownerOfV2(ctx, connection),
     meta: {
       protocolVersion: typeof envelope[RequestMetaKey.protocolVersion] === 'string' ? (envelope[RequestMetaKey.protocolVersion] as string) : PROTOCOL_2026_07_28,
       clientCapabilities: clientCapabilitiesOf(ctx),

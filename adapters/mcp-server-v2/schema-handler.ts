@@ -16,7 +16,7 @@ const AnyParams = z.looseObject({});
  *
  * @example
  * ```ts
- * registerWithSchema<ServerContext>(server, 'tasks/list', (params, ctx) => answers.list(params, ownerOfV2(ctx)));
+ * registerWithSchema<ServerContext>(server, 'tasks/list', (params, ctx) => answers.list(params, ownerOf(ctx)));
  * ```
  */
 export function registerWithSchema<Ctx>(peer: object, method: string, handler: (params: Record<string, unknown>, ctx: Ctx) => unknown): void {

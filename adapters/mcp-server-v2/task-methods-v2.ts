@@ -6,7 +6,9 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import type { TaskOwner } from '../../machines/index.js';
 import type { InputRequest, TaskRuntime, TaskView } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
@@ -21,7 +23,8 @@ import { registerWithSchema } from './schema-handler.js';
 export const register = (server: Server, method: string, handler: (params: Record<string, unknown>, ctx: ServerContext) => unknown): void => registerWithSchema<ServerContext>(server, method, handler);
 import { StandaloneInputs, type StandaloneInputOptions } from '../mcp-server/standalone-inputs.js';
 import { StatusNotifications } from '../mcp-server/status-notifications.js';
-import { servedDefinitions } from '../mcp-server/served-work.js';
+import { servedDefinitions, type ServedDefinitions } from '../mcp-server/served-work.js';
+import type { StatelessCall } from '../mcp-server/stateless/work-call.js';
 
 /** What a connection (a session, or stdio) keeps between its requests. */
 export interface HeldConnection {
@@ -33,18 +36,29 @@ export interface HeldConnection {
 
 const NO_DEFINITIONS = servedDefinitions({});
 
+/** What the installed task methods tell the rest of the adapter about a request. */
+export interface TaskMethodsV2 {
+  /** What the request's connection keeps between requests (none on a per-request instance). */
+  connection(ctx: ServerContext): HeldConnection | undefined;
+  /** Whom the request's tasks belong to (see `ownerOfV2`). */
+  ownerOf(ctx: ServerContext): TaskOwner;
+  /** The request as the shared 2026-07-28 code reads it. */
+  call(ctx: ServerContext, served: ServedDefinitions): StatelessCall;
+}
+
 /**
  * Installs the task methods on one v2 server instance.
  *
  * @param standaloneInput - see `AttachTaskServerV2Options.standaloneInput`
- * @returns what a request's connection keeps between requests: its standalone input deliverer
- *   and its status notifications (none on a stateless per-request instance, which keeps nothing)
+ * @returns what a request's connection keeps between requests (its standalone input deliverer
+ *   and its status notifications; none on a stateless per-request instance, which keeps nothing),
+ *   and whom its tasks belong to
  * @example
  * ```ts
  * const methods = installTaskMethodsV2(server, runtime, { afterMs: 300 });
  * ```
  */
-export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, standaloneInput: StandaloneInputOptions): { connection(ctx: ServerContext): HeldConnection | undefined } {
+export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, standaloneInput: StandaloneInputOptions): TaskMethodsV2 {
   const answers = taskAnswers(runtime);
   const channel: InputChannel = {
     inFlight: new Set(),
@@ -70,10 +84,14 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
   // per-request instance does not.
   const connection = (ctx: ServerContext): HeldConnection | undefined => (ctx.sessionId !== undefined || ctx.http === undefined ? held : undefined);
   const standalone = (ctx: ServerContext): StandaloneInputs | undefined => connection(ctx)?.standalone;
+  // One instance per connection on stdio, whose channel names no session: the instance names it.
+  const connectionId = randomUUID();
+  const ownerOf = (ctx: ServerContext): TaskOwner => ownerOfV2(ctx, connectionId);
+  const call = (ctx: ServerContext, served: ServedDefinitions): StatelessCall => statelessCall(ctx, runtime, served, connectionId);
 
   register(server, 'tasks/get', async (params, ctx) => {
-    if (isModern(ctx)) return extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/get', params);
-    const owner = ownerOfV2(ctx);
+    if (isModern(ctx)) return extTaskMethod(call(ctx, NO_DEFINITIONS), 'tasks/get', params);
+    const owner = ownerOf(ctx);
     const { answer, task } = await answers.get(params, owner);
     connection(ctx)?.notes.told(task);
     // A 2025-11-25 task followed here (created on this connection or another) gets its input here.
@@ -81,16 +99,16 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
     return answer;
   });
   register(server, 'tasks/cancel', (params, ctx) =>
-    isModern(ctx) ? extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/cancel', params) : answers.cancel(params, ownerOfV2(ctx)),
+    isModern(ctx) ? extTaskMethod(call(ctx, NO_DEFINITIONS), 'tasks/cancel', params) : answers.cancel(params, ownerOf(ctx)),
   );
   register(server, 'tasks/update', (params, ctx) => {
     // The extension's method: on 2025-11-25 there is no such method (input goes over tasks/result).
     if (!isModern(ctx)) throw new JsonRpcError(JsonRpcCode.methodNotFound, 'Method not found: tasks/update (the tasks extension, protocol 2026-07-28)');
-    return extTaskMethod(statelessCall(ctx, runtime, NO_DEFINITIONS), 'tasks/update', withInputResponses(params, ctx));
+    return extTaskMethod(call(ctx, NO_DEFINITIONS), 'tasks/update', withInputResponses(params, ctx));
   });
-  register(server, 'tasks/list', (params, ctx) => answers.list(params, ownerOfV2(ctx)));
+  register(server, 'tasks/list', (params, ctx) => answers.list(params, ownerOf(ctx)));
   register(server, 'tasks/result', (params, ctx) => {
-    const owner = ownerOfV2(ctx);
+    const owner = ownerOf(ctx);
     const aside = standalone(ctx);
     const notes = connection(ctx)?.notes;
     return answers.result(params, owner, {
@@ -102,5 +120,5 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
       ...(aside && { waiting: (task: TaskView) => aside.stepAside(task, owner) }),
     });
   });
-  return { connection };
+  return { connection, ownerOf, call };
 }

@@ -12,6 +12,7 @@ import type { ResolvedTaskRuntimeOptions } from '../options.js';
 import { checkPushRequest } from '../push/push-request.js';
 import type { PushRegistry } from '../push/push-registry.js';
 import type { PushQueue } from '../push/push.types.js';
+import { isSharedOwner } from '../task-identity.js';
 import type { CreateTaskOptions, TaskOutcome, TaskRuntime, WaitOptions } from '../task-runtime.types.js';
 import type { SubtaskPort } from './subtasks.js';
 import type { TaskState, TaskStore } from './task-store.js';
@@ -70,7 +71,7 @@ export function coreFamilyRules<S extends TaskState>(parts: CoreFamilyParts<S>) 
     const { target, scope } = checkPushRequest(o.push!, parts.push === undefined ? null : (opts.push?.allow ?? null));
     // A requester-wide webhook hears of every task of its owner: never of an owner that many
     // requesters share (anonymous, sessionless: the stateless wire without authentication).
-    if (scope === 'requester' && o.owner.session === null && o.owner.principal === null) {
+    if (scope === 'requester' && isSharedOwner(o.owner)) {
       throw new InvalidArgumentError('Invalid push registration: scope "requester" needs a session or an authenticated requester (anonymous requesters here share one owner); register per task instead');
     }
     // An id taken already (a SEP-1686 requester's choice): refused before the live task's webhook is touched.

@@ -128,7 +128,7 @@ describe('audit destinations of mcp-tasks serve --stdio', () => {
     const task = await create2025(wire, 'sleep', { ms: 10 });
     ok(await wire.request('tasks/result', { taskId: task.taskId }));
     const w = wire;
-    expect(await line(() => w.stderr(), 'task.created', task.taskId)).toMatchObject({ session: null, principal: null, node: 'local' });
+    expect(await line(() => w.stderr(), 'task.created', task.taskId)).toMatchObject({ session: expect.stringMatching(/^[0-9a-f-]{36}$/), principal: null, node: 'local' }); // the stdio connection's own
     expect(await line(() => w.stderr(), 'task.result', task.taskId)).toMatchObject({ op: 'waitForOutcome', hasResult: true });
     expect(wire.violations).toEqual([]);
   });
@@ -140,7 +140,7 @@ describe('audit destinations of mcp-tasks serve --stdio', () => {
     const task = await create2025(wire, 'sleep', { ms: 10 });
     ok(await wire.request('tasks/result', { taskId: task.taskId }));
     const fromFile = await pollUntil('the audit file', () => readFile(file, 'utf8').catch(() => ''), (t) => audit(t, 'task.result', task.taskId).length > 0);
-    expect(audit(fromFile, 'task.created', task.taskId)[0]).toMatchObject({ node: 'edge-1', session: null });
+    expect(audit(fromFile, 'task.created', task.taskId)[0]).toMatchObject({ node: 'edge-1', session: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(audit(wire.stderr(), 'task.created')).toEqual([]); // not on stderr
     await wire.close();
 

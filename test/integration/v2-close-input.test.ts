@@ -32,7 +32,9 @@ it('an input carried by tasks/result stays pending when the v2 connection closes
   await Promise.all([server.connect(b), client.connect(a)]);
   const created = (await client.request({ method: 'tools/call', params: { name: 'ask', arguments: {}, task: { ttl: 60_000 } } } as never, Any)) as any;
   const taskId = created.task.taskId as string;
-  const owner = { session: null, principal: null };
+  // In-memory transport, no session: the connection is its own requester.
+  const owner = (await runtime.observe().list()).find((t) => t.taskId === taskId)!.owner;
+  expect(owner.session).not.toBeNull();
   void client.request({ method: 'tasks/result', params: { taskId } } as never, Any, { timeout: 60_000 }).catch(() => undefined);
   for (let i = 0; asked === 0 && i < 100; i++) await sleep(20);
   await client.close();

@@ -20,7 +20,7 @@ import { JsonRpcCode, JsonRpcError } from '../wire-errors.js';
 import { checkRoutingHeaders, type RequestHeaders } from './headers.js';
 import { listenForTasks } from './subscriptions.js';
 import { extTaskMethod } from './task-methods.js';
-import { callStateless, type StatelessCall } from './work-call.js';
+import { callStateless, ownerOf2026, type StatelessCall } from './work-call.js';
 import { errorReply, PROTOCOL_2026_07_28, readRequestMeta, RequestMetaKey, StatelessError, type StatelessReply } from './wire.js';
 
 /** A result to wrap in the JSON-RPC response, or a stream that carries its own messages. */
@@ -40,6 +40,12 @@ export interface StatelessRequestContext {
   readonly headers?: RequestHeaders;
   /** The authenticated principal, or `null` when the transport does not authenticate. */
   readonly principal: string | null;
+  /**
+   * The connection the request came over when that connection is one requester (stdio: the
+   * process at the other end): without a principal, its tasks are this connection's own.
+   * Absent over HTTP, where a connection tells nothing of who asks.
+   */
+  readonly connection?: string;
   /** Aborted when the requester goes away. */
   readonly signal: AbortSignal;
 }
@@ -74,7 +80,7 @@ export function createStatelessHandler(options: StatelessHandlerOptions): Statel
     // Headers first: a request whose headers lie must not be acted on, whatever its body says.
     if (context.headers) checkRoutingHeaders(context.headers, method, params);
     const meta = readRequestMeta(params);
-    const call: StatelessCall = { runtime, served, meta, owner: { session: null, principal: context.principal }, signal: context.signal };
+    const call: StatelessCall = { runtime, served, meta, owner: ownerOf2026(context.principal, context.connection ?? null), signal: context.signal };
     switch (method) {
       case 'server/discover':
         // No legacy `capabilities.tasks` here: on this version tasks are the extension only.

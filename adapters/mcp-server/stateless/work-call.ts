@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TaskOwner } from '../../../machines/index.js';
 import type { TaskRuntime } from '../../../runtime/index.js';
+import { ANONYMOUS_OWNER } from '../../../runtime/task-identity.js';
 import { declaresTasks, EXT_TASKS, renderTaskExt, TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
 import type { BeforeTaskOutcome, RequestWorkContext } from '../definitions.js';
 import { resolveWork, type ResolvedWork, type ServedDefinitions, type TaskableMethod } from '../served-work.js';
@@ -21,11 +22,32 @@ import { pushOption } from '../../dialects/extension-meta.js';
 export interface StatelessCall {
   readonly runtime: TaskRuntime;
   readonly served: ServedDefinitions;
-  /** No sessions on this wire: tasks belong to the authenticated principal (or to anonymous). */
+  /** No sessions on this wire: see {@link ownerOf2026}. */
   readonly owner: TaskOwner;
   readonly meta: RequestMeta;
   /** Aborted when the requester goes away (a plain call then stops). */
   readonly signal: AbortSignal;
+}
+
+/**
+ * Whom a task of the 2026-07-28 wire belongs to. The wire has no sessions: an authenticated
+ * requester's tasks are its principal's; over a connection that is one requester (stdio), that
+ * connection's; otherwise (anonymous HTTP) {@link ANONYMOUS_OWNER}'s, which no session and no
+ * listing reaches, so each such task is reachable by its id alone: a random UUID the server chose
+ * and told only its creator (the spec lets a task id serve as a bearer handle).
+ *
+ * @param principal - the authenticated principal, or `null`
+ * @param connection - the id of a connection that is one requester (stdio), or `null`
+ * @example
+ * ```ts
+ * ownerOf2026('alice', null);  // { session: null, principal: 'alice' }
+ * ownerOf2026(null, 'c-1');    // { session: 'c-1', principal: null }
+ * ownerOf2026(null, null);     // ANONYMOUS_OWNER
+ * ```
+ */
+export function ownerOf2026(principal: string | null, connection: string | null): TaskOwner {
+  if (principal !== null) return { session: null, principal };
+  return connection === null ? ANONYMOUS_OWNER : { session: connection, principal: null };
 }
 
 /** The extension as a required capability, for -32021 errors. */

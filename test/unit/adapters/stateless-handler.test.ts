@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createStatelessHandler, type TaskToolDefinition } from '../../../adapters/mcp-server/index.js';
 import { createTaskRuntime, type TaskRuntime } from '../../../runtime/index.js';
+import { ANONYMOUS_OWNER } from '../../../runtime/task-identity.js';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 
@@ -54,7 +55,7 @@ describe('createStatelessHandler', () => {
     const round2 = (await send('tools/call', { name: 'greet_later', arguments: {}, inputResponses }, caps)).body as { result: Record<string, unknown> };
     expect(round2.result).toMatchObject({ resultType: 'task', status: 'working' });
     expect(round2.result['requestState']).toBeUndefined();
-    const outcome = await rt.waitForOutcome(String(round2.result['taskId']), { session: null, principal: null });
+    const outcome = await rt.waitForOutcome(String(round2.result['taskId']), ANONYMOUS_OWNER);
     expect(outcome.result).toEqual({ content: [{ type: 'text', text: 'Hello, Alice!' }] });
   });
 
