@@ -15,11 +15,14 @@ export interface RequesterLimits {
   /** Task creations per requester per second. @default 20 */
   readonly createsPerSecond: number | null;
   /**
-   * `get`/`result`/`outcome` calls (tasks/get, tasks/result polls) per requester per second. A
-   * poll of a task that waited at least 0.9 × the interval the task suggested at its previous
-   * poll is free (on NATS, per node: see `PollPacing`), so a requester following the suggestion
-   * is never refused however many tasks it follows.
-   * @default 50
+   * `get`/`result`/`outcome` calls (tasks/get, tasks/result polls) per requester per second, all
+   * of them, in one bucket (bursts of twice the rate). A poll of a task that waited at least 0.9 ×
+   * the interval the task suggested at its previous poll (on NATS, per node: see `PollPacing`)
+   * keeps to the pace: it passes even when the bucket is empty, up to one more burst of debt, so
+   * following the suggestion is not refused over a burst, but no requester polls faster than the
+   * rate for long, however many tasks it keeps. The default lets a requester follow as many tasks
+   * as it may run (`maxConcurrentTasks`) at the default one-second interval.
+   * @default 100
    */
   readonly pollsPerSecond: number | null;
   /** `list` calls per requester per second. @default 10 */
@@ -37,7 +40,7 @@ export interface RequesterLimits {
 export const DEFAULT_LIMITS: RequesterLimits = {
   maxConcurrentTasks: 100,
   createsPerSecond: 20,
-  pollsPerSecond: 50,
+  pollsPerSecond: 100,
   listsPerSecond: 10,
   maxTaskIdLength: 128,
   maxResultBytes: 921_600,
@@ -138,17 +141,20 @@ export class RequesterLimiter {
   /**
    * Counts one call against a rate.
    *
+   * @param paced - the call keeps to a pace the server suggested (a poll no sooner than its task
+   *   asked): it passes on an empty bucket too, down to one burst of debt, which the requester's
+   *   later calls pay back before any other passes
    * @throws TaskLimitError naming the limit and when to retry
    */
-  admit(ownerKey: string, kind: RateKind): void {
+  admit(ownerKey: string, kind: RateKind, paced = false): void {
     const rate = this.limits[kind];
     if (rate === null) return;
     const burst = rate * 2;
     const key = `${kind}\u0000${ownerKey}`;
     const bucket = this.#refill(key, rate);
-    if (bucket.tokens < 1) {
+    if (bucket.tokens < (paced ? 1 - burst : 1)) {
       this.#buckets.set(key, bucket);
-      throw new TaskLimitError(kind, `${rate} per second per requester`, Math.ceil(((1 - bucket.tokens) / rate) * 1000));
+      throw new TaskLimitError(kind, `${rate} per second per requester`, Math.ceil((((paced ? 1 - burst : 1) - bucket.tokens) / rate) * 1000));
     }
     bucket.tokens -= 1;
     this.#onAdmit?.(ownerKey, kind);

@@ -73,8 +73,9 @@ Limits per requester (session + auth principal); over one, a request gets JSON-R
 naming the limit and when to retry; 'off' lifts a limit:
   --max-running-tasks N      tasks not yet ended (default 100)
   --max-creates-per-second N task creations (default 20, bursts of twice that)
-  --max-polls-per-second N   tasks/get and tasks/result (default 50, bursts of twice that); a poll
-                             of a task that waited what the task suggested is free
+  --max-polls-per-second N   every tasks/get and tasks/result of a requester (default 100, bursts of
+                             twice that); a poll of a task that waited what the task suggested passes
+                             on an empty bucket too, up to one more burst
   --max-lists-per-second N   tasks/list (default 10, bursts of twice that)
   --max-task-id-length N     characters in a task id, SEP-1686 requesters choosing theirs (default 128)
   --max-result-bytes N       bytes of JSON a task's result may have; a larger one fails the task (default 921600)

@@ -122,7 +122,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     const ownerKey = ownerKeyOf(owner);
     const key = store.keyOf(ownerKey, taskId);
     const at = now();
-    if (!pacing.kept(key, at)) limiter.admit(ownerKey, 'pollsPerSecond');
+    limiter.admit(ownerKey, 'pollsPerSecond', pacing.kept(key, at));
     try {
       const found = await find(taskId, owner, f);
       const { status, context } = found.state;

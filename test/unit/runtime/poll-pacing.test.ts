@@ -120,13 +120,23 @@ describe('poll charging in the task core', () => {
     return { answered, refused };
   }
 
-  it('should never refuse a requester that polls 20 tasks at the suggested times, with pollsPerSecond 2', async () => {
-    start(2);
-    // One first poll (charged) every 500 ms, as the rate allows; after that every poll is free,
-    // though 20 tasks at 1 s each are 20 polls a second, ten times the rate.
+  it('should never refuse a requester that polls 20 tasks at the suggested times within its rate', async () => {
+    start(20);
+    // 20 tasks at 1 s each are 20 polls a second: the rate. The growing phase of each task (polls
+    // at 25, 50, 100 … ms of its age) goes over it for a moment: paced polls borrow a burst.
     const { answered, refused } = await follow({ tasks: 20, spacing: 500, pace: 1, ms: 30_000 });
     expect(refused).toBe(0);
     expect(answered).toBeGreaterThan(20 * 20);
+  });
+
+  it('should bound a requester that keeps many tasks and polls each at the suggested pace, by its rate', async () => {
+    start(2); // a burst of 4, and a burst more of debt for paced polls
+    // 20 tasks at 1 s each: ten times the rate. Every poll counts, so over 30 s at most about
+    // 2 × 30 + the bursts pass; following the pace does not make polls free without bound.
+    const { answered, refused } = await follow({ tasks: 20, spacing: 500, pace: 1, ms: 30_000 });
+    expect(answered).toBeLessThanOrEqual(2 * 30 + 4 + 4 + 1);
+    expect(answered).toBeGreaterThanOrEqual(2 * 30);
+    expect(refused).toBeGreaterThan(0);
   });
 
   it('should refuse a requester that polls the same tasks faster than suggested', async () => {
@@ -139,22 +149,27 @@ describe('poll charging in the task core', () => {
     start(1); // a burst of 2
     await create('p');
     clock += 25;
-    // Four at once, each sent before any is answered: one is kept, two take the burst, one is refused.
+    // Four at once, each sent before any is answered: one is kept, one more takes what is left of
+    // the burst after it, the other two are refused.
     const all = await Promise.allSettled([0, 1, 2, 3].map(() => runtime.get('p', owner)));
-    expect(all.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    expect(all.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
     const refused = all.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    expect(refused).toHaveLength(1);
-    expect(refused[0]!.reason).toBeInstanceOf(TaskLimitError);
+    expect(refused).toHaveLength(2);
+    for (const r of refused) expect(r.reason).toBeInstanceOf(TaskLimitError);
   });
 
-  it('should not charge a first poll that waited for what the creation suggested', async () => {
-    start(1); // a burst of 2
+  it('should let first polls that waited for what the creation suggested borrow one burst, and no more', async () => {
+    start(1); // a burst of 2, and 2 more of debt for paced polls
     for (let i = 0; i < 6; i++) await create(`c${i}`);
     clock += 25;
-    for (let i = 0; i < 6; i++) await runtime.get(`c${i}`, owner); // six first polls, none charged
-    await runtime.get('c0', owner); // right after: charged (the burst has 2)
-    await runtime.get('c0', owner);
-    await expect(runtime.get('c0', owner)).rejects.toBeInstanceOf(TaskLimitError);
+    // Six first polls, each at its creation's pace: the burst, then the debt; the fifth is refused.
+    for (let i = 0; i < 4; i++) await runtime.get(`c${i}`, owner);
+    const refusal = await runtime.get('c4', owner).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(TaskLimitError);
+    expect(refusal).toMatchObject({ limit: 'pollsPerSecond' });
+    // In debt: a poll not kept to the pace waits until the debt is paid and a token is back (3 s at 1/s).
+    expect((refusal as TaskLimitError).retryAfterMs).toBe(1000);
+    await expect(runtime.get('c0', owner)).rejects.toMatchObject({ retryAfterMs: 3000 });
   });
 
   it('should charge first polls made at once, unknown ids and polls right after another', async () => {
@@ -164,33 +179,35 @@ describe('poll charging in the task core', () => {
     for (let i = 0; i < 4; i++) await runtime.get(`f${i}`, owner);
     await expect(runtime.get('f0', owner)).rejects.toBeInstanceOf(TaskLimitError); // right after
     clock += 1_000; // two tokens back
-    await expect(runtime.get('f0', owner)).resolves.toMatchObject({ taskId: 'f0' }); // kept to the pace: free
+    await expect(runtime.get('f0', owner)).resolves.toMatchObject({ taskId: 'f0' }); // kept to the pace
     await expect(runtime.get('nope', owner)).rejects.toMatchObject({ name: 'TaskNotFoundError' });
-    await expect(runtime.get('nope', owner)).rejects.toMatchObject({ name: 'TaskNotFoundError' });
-    await expect(runtime.get('nope', owner)).rejects.toBeInstanceOf(TaskLimitError); // unknown ids are charged
+    await expect(runtime.get('nope', owner)).rejects.toBeInstanceOf(TaskLimitError); // unknown ids are charged, and need a token
   });
 
   it('should treat result, outcome and waitForOutcome as polls of the same task, and forget a deleted one', async () => {
-    start(1, 50); // a burst of 2; a terminal task suggests 50 ms
+    start(1, 50); // a burst of 2 (and 2 of debt for paced polls); a terminal task suggests 50 ms
     await create('r1');
     await runtime.update('r1', owner, { status: 'completed', result: { ok: true } });
-    await runtime.result('r1', owner); // the first poll: charged
-    // Twelve polls 50 ms apart (0.6 tokens back in all): free, or the third would be refused.
-    for (let i = 0; i < 4; i++) {
-      clock += 50;
-      await runtime.result('r1', owner);
-      clock += 50;
-      await runtime.outcome('r1', owner);
-      clock += 50;
-      await runtime.waitForOutcome('r1', owner);
-    }
+    await runtime.result('r1', owner); // the first poll: a token
+    await runtime.result('r1', owner); // at once, not kept to the pace: the last token
+    await expect(runtime.get('r1', owner)).rejects.toBeInstanceOf(TaskLimitError); // at once again: refused
+    // Each 50 ms after the one before (as the task suggested), by another method: kept to the
+    // pace, so they pass on an empty bucket, into debt, until the debt is a burst.
+    clock += 50;
+    await runtime.outcome('r1', owner);
+    clock += 50;
+    await runtime.waitForOutcome('r1', owner);
+    clock += 50;
+    await expect(runtime.result('r1', owner)).rejects.toMatchObject({ limit: 'pollsPerSecond' });
     // The server's own reads are neither charged nor a pace to keep.
     await runtime.get('r1', owner, { countsAsPoll: false });
     await runtime.delete('r1', owner);
+    clock += 10_000; // the bucket full again
     await create('r1');
-    await runtime.get('r1', owner); // sooner than its creation suggested: charged, and the bucket is now empty
+    await runtime.get('r1', owner); // sooner than its creation suggested: a token
+    await runtime.get('r1', owner); // the last token
     clock += 50;
-    await runtime.get('r1', owner); // kept to the young task's 50 ms: free
+    await runtime.get('r1', owner); // kept to the young task's 50 ms: passes on the empty bucket
     await expect(runtime.get('r1', owner)).rejects.toBeInstanceOf(TaskLimitError);
   });
 });
