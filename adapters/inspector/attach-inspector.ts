@@ -46,6 +46,8 @@ export async function attachInspector(runtime: Pick<TaskRuntime, 'observe'> & Pa
   const access = inspectorAccess(host, options.token);
   const observer = runtime.observe();
   const hub = new EventHub(options.heartbeatMs ?? 15_000);
+  // Only a page that had to show the operator's token sees credential-equivalent values in full.
+  const reveal = access.token !== null;
 
   // Handler machines report by task id and owner; the page knows tasks by observer key.
   const keys = new Map<string, string>();
@@ -62,7 +64,7 @@ export async function attachInspector(runtime: Pick<TaskRuntime, 'observe'> & Pa
       return hub.broadcast('removed', { key: update.key });
     }
     remember(update.task.key, handlerRunKey(update.task.taskId, update.task.owner));
-    hub.broadcast('upsert', { task: listedTask(update.task), entry: update.entry });
+    hub.broadcast('upsert', { task: listedTask(update.task, reveal), entry: update.entry });
   });
   const onRun = (run: HandlerRun): void => {
     const key = keys.get(handlerRunKey(run.taskId, run.owner));
@@ -73,7 +75,7 @@ export async function attachInspector(runtime: Pick<TaskRuntime, 'observe'> & Pa
   const snapshot = async (): Promise<string> => {
     const tasks = await observer.list();
     for (const t of tasks) remember(t.key, handlerRunKey(t.taskId, t.owner));
-    return frame('snapshot', { tasks: tasks.map(listedTask), showResults });
+    return frame('snapshot', { tasks: tasks.map((t) => listedTask(t, reveal)), showResults });
   };
 
   const route = inspectorRoutes({ access, observer, hub, runs, showResults, deliveries: options.pushDeliveries ?? (runtime.pushDeliveries && (({ taskId }) => runtime.pushDeliveries!(taskId))), snapshot });

@@ -76,10 +76,10 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
     if (path === '/inspector.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
     if (path === '/inspector.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_STYLE);
     if (path === '/api/diagram.svg') return send(res, 200, 'image/svg+xml; charset=utf-8', machineSvg(taskMachine));
-    if (path === '/api/tasks') return json(res, 200, { tasks: (await ctx.observer.list()).map(listedTask), showResults: ctx.showResults });
+    if (path === '/api/tasks') return json(res, 200, { tasks: (await ctx.observer.list()).map((t) => listedTask(t, ctx.access.token !== null)), showResults: ctx.showResults });
     if (path.startsWith('/api/tasks/')) {
       const key = decodeURIComponent(path.slice('/api/tasks/'.length));
-      const detail = await taskDetail(ctx.observer, key, { showResults: ctx.showResults, runs: ctx.runs, deliveries: ctx.deliveries });
+      const detail = await taskDetail(ctx.observer, key, { showResults: ctx.showResults, reveal: ctx.access.token !== null, runs: ctx.runs, deliveries: ctx.deliveries });
       return detail ? json(res, 200, detail) : json(res, 404, { error: `No task with key '${key}'` });
     }
     if (path === '/api/events') return ctx.hub.open(res, ctx.snapshot);

@@ -12,6 +12,7 @@ import { machineGraph, toSvg } from './diagram/index.js';
 import type { HandlerRun, HandlerRuns } from './handler-runs.js';
 import type { HandlerView, PushDeliverySource, TaskDetail, TaskOutcomeView } from './inspector.types.js';
 import { detailedTask } from './listed-task.js';
+import { deliveriesWithoutCredentials } from './redaction.js';
 
 /** Each machine is drawn once: a layout takes milliseconds and the picture never changes. */
 const drawings = new WeakMap<AnyStateMachine, string>();
@@ -54,14 +55,14 @@ export function handlerView(key: string, run: HandlerRun): HandlerView {
  *   `runs`: where handler machines report; `deliveries`: where its push deliveries are read
  * @example
  * ```ts
- * const detail = await taskDetail(observer, key, { showResults: false, runs: handlerRuns });
+ * const detail = await taskDetail(observer, key, { showResults: false, reveal: false, runs: handlerRuns });
  * if (detail === null) return notFound(res);
  * ```
  */
 export async function taskDetail(
   observer: TaskObserver,
   key: string,
-  options: { readonly showResults: boolean; readonly runs: HandlerRuns; readonly deliveries?: PushDeliverySource | undefined },
+  options: { readonly showResults: boolean; readonly reveal: boolean; readonly runs: HandlerRuns; readonly deliveries?: PushDeliverySource | undefined },
 ): Promise<TaskDetail | null> {
   const task = (await observer.list()).find((t) => t.key === key);
   if (!task) return null;
@@ -69,9 +70,10 @@ export async function taskDetail(
   const run = options.runs.get(task.taskId, task.owner);
   const handler = run ? { ...handlerView(key, run), svg: machineSvg(run.machine) } : null;
   const outcome = await outcomeOf(observer, task, options.showResults);
-  const detail: TaskDetail = { task: detailedTask(task, options.showResults), timeline, outcome, handler };
+  const detail: TaskDetail = { task: detailedTask(task, options.showResults, options.reveal), timeline, outcome, handler };
   if (!options.deliveries) return detail;
-  return { ...detail, deliveries: await options.deliveries({ taskId: task.taskId, owner: task.owner }) };
+  const deliveries = await options.deliveries({ taskId: task.taskId, owner: task.owner });
+  return { ...detail, deliveries: options.reveal ? deliveries : deliveriesWithoutCredentials(task, deliveries) };
 }
 
 async function outcomeOf(observer: TaskObserver, task: ObservedTask, showResults: boolean): Promise<TaskOutcomeView> {

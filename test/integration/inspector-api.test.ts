@@ -278,7 +278,8 @@ describe('mcp-tasks serve --inspect', () => {
       await events.next((f) => f.event === 'snapshot');
       const id = await createTask(peer.client, 'long_job', { seconds: 30 });
       const task = await taskWithId(base, id);
-      expect(task.owner.session).toBe(peer.sessionId);
+      // No operator token: the session id, this requester's only credential, is shown shortened.
+      expect(task.owner.session).toBe(`${peer.sessionId!.slice(0, 8)}…`);
       await events.next((f) => f.event === 'upsert' && JSON.parse(f.data).task.key === task.key && JSON.parse(f.data).task.statusMessage === 'step 1/10');
       await peer.client.experimental.tasks.cancelTask(id);
       const cancelled = await events.next((f) => f.event === 'upsert' && JSON.parse(f.data).task.key === task.key && JSON.parse(f.data).task.status === 'cancelled');
@@ -321,7 +322,7 @@ describe('mcp-tasks serve --inspect on other transports and backends', () => {
       const url = await until('the inspector log line', async () => inspectorUrlFrom(peer.stderr()));
       const id = await createTask(peer.client, 'sleep', { ms: 5 });
       const task = await until('the stdio task', async () => (await listed(url.slice(0, -1))).find((t) => t.taskId === id && t.status === 'completed'));
-      expect(task).toMatchObject({ label: 'sleep', owner: { session: null, principal: null } });
+      expect(task).toMatchObject({ label: 'sleep', owner: { session: expect.stringMatching(/^[0-9a-f]{8}…$/), principal: null } });
     } finally {
       await peer.close();
     }
@@ -336,7 +337,7 @@ describe('mcp-tasks serve --inspect on other transports and backends', () => {
       peer = await connectSdkClientTo(server);
       const id = await createTask(peer.client, 'long_job', { seconds: 30 });
       const task = await until('the long_job at step 1', async () => (await listed(base)).find((t) => t.taskId === id && t.statusMessage === 'step 1/10'));
-      expect(task).toMatchObject({ status: 'working', node: 'inspected-node', owner: { session: peer.sessionId } });
+      expect(task).toMatchObject({ status: 'working', node: 'inspected-node', owner: { session: `${peer.sessionId!.slice(0, 8)}…` } });
       const detail = (await getJson(`${base}/api/tasks/${task.key}`)).body;
       expect(detail.handler).toMatchObject({ machine: 'long_job', states: ['long_job.working'], status: 'active' });
       await peer.client.experimental.tasks.cancelTask(id);

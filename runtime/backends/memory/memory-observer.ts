@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { createHash } from 'node:crypto';
 import type { TaskContext, TaskStatus } from '../../../machines/index.js';
 import type { ObservedTask, ObserverUpdate, TaskObserver, TimelineEntry } from '../../observer.types.js';
 import { familyEvent, observedFamily } from '../../observer-family.js';
@@ -34,13 +35,47 @@ export interface ObservableEntry {
   readonly expiresAt: number | null;
 }
 
-/** The page's key of a task: the runtime's key (which holds control characters) made URL-safe. */
-function observedKey(key: string): string {
-  return Buffer.from(key, 'utf8').toString('base64url');
+/**
+ * The page's keys of tasks: URL-safe and opaque. The runtime's key holds the owner's session id,
+ * which on an anonymous HTTP endpoint is the requester's only credential, so the page's key is a
+ * hash of it (as on NATS), never an encoding anyone can read the session back from. Both
+ * directions are kept for the tasks in the store, and forgotten with them.
+ */
+function hashed(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('base64url').slice(0, 32);
 }
 
-function runtimeKey(observed: string): string {
-  return Buffer.from(observed, 'base64url').toString('utf8');
+class ObservedKeys {
+  readonly #observed = new Map<string, string>();
+  readonly #runtime = new Map<string, string>();
+
+  of(key: string): string {
+    let observed = this.#observed.get(key);
+    if (observed === undefined) {
+      observed = hashed(key);
+      this.#observed.set(key, observed);
+      this.#runtime.set(observed, key);
+    }
+    return observed;
+  }
+
+  runtimeKey(observed: string): string | undefined {
+    return this.#runtime.get(observed);
+  }
+
+  /** Forgets a removed task; returns the key the page knew it by. */
+  forget(key: string): string {
+    const observed = this.#observed.get(key);
+    if (observed === undefined) return hashed(key);
+    this.#observed.delete(key);
+    this.#runtime.delete(observed);
+    return observed;
+  }
+
+  clear(): void {
+    this.#observed.clear();
+    this.#runtime.clear();
+  }
 }
 
 /**
@@ -56,6 +91,7 @@ function runtimeKey(observed: string): string {
  */
 export class MemoryObservation {
   readonly #node: string;
+  readonly #keys = new ObservedKeys();
   readonly #entries: ReadonlyMap<string, ObservableEntry>;
   /** Every listener of every open observer. */
   readonly #listeners = new Set<(update: ObserverUpdate) => void>();
@@ -110,8 +146,9 @@ export class MemoryObservation {
     if (!this.#recording) return;
     this.#trails.delete(entry.key);
     this.#notes.delete(entry.key);
+    const key = this.#keys.forget(entry.key);
     if (this.#listeners.size === 0) return;
-    this.#emit({ kind: 'removed', key: observedKey(entry.key) });
+    this.#emit({ kind: 'removed', key });
   }
 
   /** Forgets every listener (the runtime was disposed). */
@@ -119,6 +156,7 @@ export class MemoryObservation {
     this.#listeners.clear();
     this.#trails.clear();
     this.#notes.clear();
+    this.#keys.clear();
   }
 
   /**
@@ -133,7 +171,10 @@ export class MemoryObservation {
   open(): TaskObserver {
     this.#recording = true;
     const mine = new Set<(update: ObserverUpdate) => void>();
-    const find = (key: string): ObservableEntry | undefined => this.#entries.get(runtimeKey(key));
+    const find = (key: string): ObservableEntry | undefined => {
+      const runtimeKey = this.#keys.runtimeKey(key);
+      return runtimeKey === undefined ? undefined : this.#entries.get(runtimeKey);
+    };
     return {
       list: async () => Array.from(this.#entries.values(), (entry) => this.#task(entry)),
       timeline: async (key) => {
@@ -171,7 +212,7 @@ export class MemoryObservation {
   #task(entry: ObservableEntry): ObservedTask {
     const c = entry.context;
     return {
-      key: observedKey(entry.key),
+      key: this.#keys.of(entry.key),
       taskId: c.taskId,
       status: entry.status,
       method: c.method,
