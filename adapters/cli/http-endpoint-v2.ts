@@ -4,15 +4,19 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTaskHttpHandlerV2, toNodeListener, type TaskServerFactoryV2 } from '../mcp-server-v2/index.js';
+import { createTaskHttpHandlerV2, type TaskServerFactoryV2 } from '../mcp-server-v2/index.js';
+import { nodeRequestServer } from '../mcp-server-v2/http-v2.js';
 import type { HttpEndpoint } from './http-endpoint.js';
 import type { HttpAuthenticator } from './http-auth.js';
+import { DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies } from '../http/body.js';
+import { closeServer, guardedServer, type HttpTimeouts } from '../http/front.js';
 import { originGuard } from './origin-guard.js';
+import { requestTarget } from '../http/request-target.js';
 
 /** Options of {@link startHttpEndpointV2}. */
-export interface HttpEndpointV2Options {
+export interface HttpEndpointV2Options extends HttpTimeouts {
   readonly port: number;
   /** @default '127.0.0.1' */
   readonly host?: string;
@@ -24,6 +28,10 @@ export interface HttpEndpointV2Options {
   readonly sessionIdleMs?: number;
   readonly allowedHosts?: readonly string[];
   readonly allowedOrigins?: readonly string[];
+  /** See `HttpEndpointOptions.maxPendingBodyBytes`. @default 67_108_864 (64 MiB) */
+  readonly maxPendingBodyBytes?: number | null;
+  /** How long requests in flight may go on once `close()` is called, before they are cut. @default 5_000 */
+  readonly closeGraceMs?: number;
 }
 
 function replyError(res: ServerResponse, status: number, code: number, message: string): void {
@@ -43,24 +51,24 @@ export async function startHttpEndpointV2(options: HttpEndpointV2Options): Promi
   const checkOrigin = originGuard({ bind: host, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
   const endpoint = createTaskHttpHandlerV2(options.createServer, options.sessionIdleMs === undefined ? {} : { sessionIdleMs: options.sessionIdleMs });
   const authenticated = new WeakMap<IncomingMessage, Awaited<ReturnType<HttpAuthenticator>>>();
-  const listener = toNodeListener(endpoint, (req) => authenticated.get(req));
-  const http = createServer((req, res) => {
-    void (async () => {
-      const refused = checkOrigin(req);
-      if (refused) return replyError(res, 403, -32000, refused.message);
-      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-      if (path !== '/mcp') return replyError(res, 404, -32601, `Not found: ${path} (the MCP endpoint is /mcp)`);
-      if (options.authenticate) {
-        const auth = await options.authenticate(req);
-        if (auth === undefined) {
-          res.setHeader('www-authenticate', 'Bearer');
-          return replyError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> with a token this server knows');
-        }
-        authenticated.set(req, auth);
+  const pending = new PendingBodies(options.maxPendingBodyBytes === undefined ? DEFAULT_MAX_PENDING_BODY_BYTES : options.maxPendingBodyBytes);
+  const listener = nodeRequestServer(endpoint, (req) => authenticated.get(req), { pending });
+  const http = guardedServer('mcp', async (req, res) => {
+    const refused = checkOrigin(req);
+    if (refused) return replyError(res, 403, -32000, refused.message);
+    const target = requestTarget(req.url);
+    if ('refused' in target) return replyError(res, 400, -32600, `Bad Request: ${target.refused}`);
+    if (target.path !== '/mcp') return replyError(res, 404, -32601, `Not found: ${target.path} (the MCP endpoint is /mcp)`);
+    if (options.authenticate) {
+      const auth = await options.authenticate(req);
+      if (auth === undefined) {
+        res.setHeader('www-authenticate', 'Bearer');
+        return replyError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <token> with a token this server knows');
       }
-      listener(req, res);
-    })();
-  });
+      authenticated.set(req, auth);
+    }
+    await listener(req, res);
+  }, options);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, host, resolve);
@@ -70,8 +78,7 @@ export async function startHttpEndpointV2(options: HttpEndpointV2Options): Promi
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
     async close() {
       await endpoint.close();
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
+      await closeServer(http, options.closeGraceMs);
     },
   };
 }

@@ -4,27 +4,37 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { SessionDirectory } from '../../runtime/backends/nats/session-store.js';
 import type { StatelessHandler } from '../mcp-server/stateless/index.js';
 import type { HttpAuthenticator } from './http-auth.js';
-import { log } from './log.js';
+import { BodyRefusal, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../http/body.js';
+import { closeServer, guardedServer, type HttpTimeouts } from '../http/front.js';
 import { originGuard } from './origin-guard.js';
+import { requestTarget } from '../http/request-target.js';
 import { isRelayable, placesHere, resumeSession, sessionRecordOf, spreadRequestIds, type SessionRecord } from './session-restore.js';
 import { isStatelessPost, serveStateless } from './stateless-http.js';
 import { checkMessage } from './stdio-transport.js';
 
 /** Options of {@link startHttpEndpoint}. */
-export interface HttpEndpointOptions {
+export interface HttpEndpointOptions extends HttpTimeouts {
   /** TCP port; 0 picks a free one. */
   readonly port: number;
   /** @default '127.0.0.1' */
   readonly host?: string;
   /** Largest request body accepted, in bytes. @default 4 MiB */
   readonly maxBodyBytes?: number;
+  /**
+   * The most bytes of request bodies still arriving held at once, over all connections; a body
+   * that would go over is answered 503 (retry shortly). `null`: no cap.
+   * @default 67_108_864 (64 MiB)
+   */
+  readonly maxPendingBodyBytes?: number | null;
+  /** How long requests in flight may go on once `close()` is called, before they are cut. @default 5_000 */
+  readonly closeGraceMs?: number;
   /**
    * A session with no request for this long is closed (its tasks stay until their keepAlive, but
    * are bound to a session nobody holds any more). @default 3_600_000 (1 hour)
@@ -83,17 +93,6 @@ function replyError(res: ServerResponse, status: number, code: number, message: 
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error }));
 }
 
-async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw new RangeError(`Request body is larger than ${max} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
 /**
  * The JSON-RPC request ids each session has in flight. The SDK transport keeps one reply stream
  * per id, so a second POST reusing an id still in flight would leave one of the two unanswered;
@@ -139,6 +138,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const host = options.host ?? '127.0.0.1';
   const checkOrigin = originGuard({ bind: host, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const pending = new PendingBodies(options.maxPendingBodyBytes === undefined ? DEFAULT_MAX_PENDING_BODY_BYTES : options.maxPendingBodyBytes);
   /** Sessions served by this process, with their SDK server. */
   const sessions = new Map<string, Held>();
   const resuming = new Map<string, Promise<Held | undefined>>();
@@ -216,8 +216,9 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     // name or from a foreign origin is refused before it can read or change anything.
     const refused = checkOrigin(req);
     if (refused) return replyError(res, 403, -32000, refused.message, { header: refused.header, value: refused.value });
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== '/mcp') return replyError(res, 404, -32601, `Not found: ${path} (the MCP endpoint is /mcp)`);
+    const target = requestTarget(req.url);
+    if ('refused' in target) return replyError(res, 400, -32600, `Bad Request: ${target.refused}`);
+    if (target.path !== '/mcp') return replyError(res, 404, -32601, `Not found: ${target.path} (the MCP endpoint is /mcp)`);
     const auth = options.authenticate ? await options.authenticate(req) : undefined;
     if (options.authenticate && auth === undefined) {
       res.setHeader('www-authenticate', 'Bearer');
@@ -236,12 +237,13 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     if (req.method === 'POST') {
       let body: unknown;
       try {
-        body = await readJson(req, maxBody);
+        body = JSON.parse((await readBody(req, { maxBytes: maxBody, pending })).toString('utf8'));
       } catch (error) {
-        if (!(error instanceof RangeError)) return replyError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
+        if (!(error instanceof BodyRefusal)) return replyError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
         // The rest of the body was never read: the connection cannot carry another request.
         res.setHeader('connection', 'close');
-        return replyError(res, 413, -32600, error.message);
+        if (error.status === 503) res.setHeader('retry-after', '1');
+        return replyError(res, error.status, -32600, error.message, error.limit === null ? undefined : { limit: error.limit });
       }
       // Refuse a malformed single message with a reply that says what was wrong (the SDK would
       // answer any of them with a bare "Invalid JSON-RPC message").
@@ -290,13 +292,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     return replyError(res, 405, -32600, `Method not allowed: ${req.method ?? '?'}`);
   };
 
-  const server: HttpServer = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      log('error', 'http request failed', { error: String(error) });
-      if (!res.headersSent) replyError(res, 500, -32603, 'Internal error');
-      else res.end();
-    });
-  });
+  const server: HttpServer = guardedServer('mcp', handle, options);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => resolve());
@@ -310,8 +306,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       stopRelay?.();
       closing.abort();
       await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      await closeServer(server, options.closeGraceMs);
     },
   };
 }

@@ -7,7 +7,7 @@
 import type { TaskRuntime } from '../../runtime/index.js';
 import { attachInspector } from '../inspector/attach-inspector.js';
 import type { Inspector } from '../inspector/inspector.types.js';
-import { log } from './log.js';
+import { log } from '../log.js';
 
 /** The `parseArgs` option specs of the inspector flags. */
 export const INSPECT_FLAG_SPECS = {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { log } from './log.js';
+import { log } from '../log.js';
 import { loadForCommand, SDK_V1 } from './sdk-peers.js';
 
 const HELP = `Usage: mcp-tasks <command> [options]

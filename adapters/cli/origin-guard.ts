@@ -30,11 +30,17 @@ export function isLoopback(host: string): boolean {
  * ```ts
  * hostName('LocalHost:3000'); // 'localhost'
  * hostName('[::1]:3000');     // '[::1]'
+ * hostName('[::1].evil.example'); // '[::1].evil.example' (not an IPv6 literal)
  * ```
  */
 export function hostName(authority: string): string {
   const a = authority.trim().toLowerCase();
-  if (a.startsWith('[')) return a.slice(0, a.indexOf(']') + 1);
+  if (a.startsWith('[')) {
+    // Only an exact bracketed IPv6 literal, with a port or none, is one: `[::1].evil.example` is a
+    // name of its own (never loopback), kept whole so that no allowed name can match it either.
+    const literal = /^(\[[0-9a-f:.]+\])(?::\d*)?$/.exec(a);
+    return literal ? literal[1]! : a;
+  }
   return a.split(':')[0]!;
 }
 

@@ -12,7 +12,7 @@ import { registerWork } from '../mcp-server/register-work.js';
 import { conformanceTools } from './conformance-tools.js';
 import { demoDefinitions } from './demo-tools.js';
 import { bearerTokens, parseAuthTokens } from './http-auth.js';
-import { log } from './log.js';
+import { log } from '../log.js';
 import { allowedList } from './origin-guard.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
@@ -41,6 +41,13 @@ Transport (one of):
                              failing_job, protocol_error_job, confirm_delete, multi_input, test_tool_with_task);
                              give it to worker nodes too
   --session-idle-timeout MS  close an HTTP session after this long without a request (default 3600000)
+  --header-timeout MS        with --http: a request's headers must arrive within this long, else 408 and
+                             the connection closed (default 10000)
+  --body-timeout MS          with --http: a whole request, body included, must arrive within this long,
+                             else 408 and the connection closed (default 30000)
+  --max-pending-body-bytes N with --http: bytes of request bodies still arriving held at once, over all
+                             connections; a body that would go over gets 503 with Retry-After (default
+                             67108864; 'off' lifts it)
   --auth-token TOKEN=NAME    with --http: accept 'Authorization: Bearer TOKEN' as principal NAME (repeatable;
                              also MCP_TASKS_AUTH_TOKENS=TOKEN=NAME,...); any other request gets 401, and
                              sessions and tasks are bound to their principal. Without it HTTP is anonymous.
@@ -147,6 +154,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'push-allow': { type: 'string', multiple: true },
       'push-ack-wait': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
+      'header-timeout': { type: 'string' },
+      'body-timeout': { type: 'string' },
+      'max-pending-body-bytes': { type: 'string' },
       'auth-token': { type: 'string', multiple: true },
       'allowed-host': { type: 'string', multiple: true },
       'allowed-origin': { type: 'string', multiple: true },
@@ -259,6 +269,20 @@ export async function serve(argv: readonly string[]): Promise<void> {
     await inspector?.close();
     await runtime.dispose();
   };
+  /** Ends the process once `closing` settles (or fails): the exit always comes; a second signal exits at once. */
+  const onSignals = (closing: () => Promise<void>): void => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) return process.exit(signal === 'SIGINT' ? 130 : 143);
+      stopping = true;
+      log('info', `${signal}: shutting down (send it again to exit at once)`);
+      void closing()
+        .catch((error: unknown) => log('error', 'shutdown failed', { error: error instanceof Error ? error.message : String(error) }))
+        .finally(() => process.exit(0));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  };
   const backend = nats ? 'nats' : 'memory';
   const info = { name: 'mcp-tasks', version: '0.1.0' };
 
@@ -267,9 +291,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     // registering the work is what either SDK's embedding does for the runtime.
     registerWork(runtime, definitions.tools, definitions);
     log('info', 'mcp-tasks worker ready', { node: (runtime as { nodeId?: string }).nodeId, backend });
-    const stopWorker = (): void => void dispose().then(() => process.exit(0));
-    process.once('SIGINT', stopWorker);
-    process.once('SIGTERM', stopWorker);
+    onSignals(dispose);
     return;
   }
 
@@ -294,10 +316,20 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const authenticated = Object.keys(tokens).length > 0;
   const port = number('http', values.http)!;
   const sessionIdleMs = number('session-idle-timeout', values['session-idle-timeout']);
+  const headersTimeoutMs = number('header-timeout', values['header-timeout']);
+  const bodyTimeoutMs = number('body-timeout', values['body-timeout']);
+  const pendingFlag = values['max-pending-body-bytes'];
+  const maxPendingBodyBytes = pendingFlag === 'off' ? null : number('max-pending-body-bytes', pendingFlag);
+  const front = {
+    ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
+    ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),
+    ...(maxPendingBodyBytes !== undefined && { maxPendingBodyBytes }),
+  };
   const allowedHosts = allowedList(values['allowed-host'], process.env['MCP_TASKS_ALLOWED_HOSTS']);
   const allowedOrigins = allowedList(values['allowed-origin'], process.env['MCP_TASKS_ALLOWED_ORIGINS']);
   const endpoint = serving2 ? await serving2.serveHttpV2(info, runtime, definitions, {
     port,
+    ...front,
     ...(values.host !== undefined && { host: values.host }),
     ...(sessionIdleMs !== undefined && { sessionIdleMs }),
     ...(authenticated && { authenticate: bearerTokens(tokens) }),
@@ -305,6 +337,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     allowedOrigins,
   }) : await serving1!.serveHttpV1(info, runtime, definitions, {
     port,
+    ...front,
     ...(values.host !== undefined && { host: values.host }),
     ...(sessionIdleMs !== undefined && { sessionIdleMs }),
     ...(sessions !== undefined && { sessions }),
@@ -313,9 +346,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     allowedOrigins,
   });
   log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, sdk, authenticated, allowedHosts, allowedOrigins });
-  const stop = (): void => {
-    void endpoint.close().then(dispose).then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  onSignals(async () => {
+    await endpoint.close();
+    await dispose();
+  });
 }

@@ -20,14 +20,14 @@ export type AccessRefusal = { readonly status: 401 | 403; readonly message: stri
  * @example
  * ```ts
  * const access = inspectorAccess('0.0.0.0', undefined);
- * const refusal = access.check(req, url);
+ * const refusal = access.check(req, target.query);
  * ```
  */
 export interface InspectorAccess {
   /** The token requests must carry, or `null` when none is needed. */
   readonly token: string | null;
   /** Whether `req` may be answered. */
-  check(req: IncomingMessage, url: URL): AccessRefusal;
+  check(req: IncomingMessage, query: URLSearchParams): AccessRefusal;
 }
 
 /** Compared as digests so that neither the time taken nor a length mismatch tells anything. */
@@ -36,10 +36,10 @@ function sameToken(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-function presented(req: IncomingMessage, url: URL): string | null {
+function presented(req: IncomingMessage, query: URLSearchParams): string | null {
   const header = req.headers.authorization;
   const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
-  return bearer ?? url.searchParams.get('token');
+  return bearer ?? query.get('token');
 }
 
 /**
@@ -60,9 +60,9 @@ export function inspectorAccess(host: string, token: string | undefined): Inspec
   const hostCheck = originGuard({ bind: host });
   return {
     token: required,
-    check(req, url) {
+    check(req, query) {
       if (required !== null) {
-        const given = presented(req, url);
+        const given = presented(req, query);
         if (given === null || !sameToken(given, required)) {
           return { status: 401, message: 'Unauthorized: open the URL printed at start (?token=...) or send Authorization: Bearer <token>' };
         }

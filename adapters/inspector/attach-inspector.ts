@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { createServer } from 'node:http';
+import { closeServer, guardedServer } from '../http/front.js';
 import type { TaskRuntime } from '../../runtime/index.js';
 import { inspectorAccess } from './access.js';
 import { EventHub, frame } from './event-hub.js';
@@ -79,12 +79,7 @@ export async function attachInspector(runtime: Pick<TaskRuntime, 'observe'> & Pa
   };
 
   const route = inspectorRoutes({ access, observer, hub, runs, showResults, deliveries: options.pushDeliveries ?? (runtime.pushDeliveries && (({ taskId }) => runtime.pushDeliveries!(taskId))), snapshot });
-  const server = createServer((req, res) => {
-    route(req, res).catch((error: unknown) => {
-      if (res.headersSent) return void res.end();
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Internal error: ${String(error)}` }));
-    });
-  });
+  const server = guardedServer('inspector', route);
   const release = async (): Promise<void> => {
     stopWatch();
     stopRuns();
@@ -113,10 +108,8 @@ export async function attachInspector(runtime: Pick<TaskRuntime, 'observe'> & Pa
     close: () =>
       (closing ??= (async () => {
         await release();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        // The page's event streams never end by themselves: no grace for them.
+        await closeServer(server, 0);
       })()),
   };
 }

@@ -11,6 +11,7 @@ import type { InspectorAccess } from './access.js';
 import type { EventHub } from './event-hub.js';
 import type { HandlerRuns } from './handler-runs.js';
 import type { PushDeliverySource } from './inspector.types.js';
+import { requestTarget } from '../http/request-target.js';
 import { listedTask } from './listed-task.js';
 import { pageHtml } from './page/page-html.js';
 import { PAGE_SCRIPT } from './page/page-script.js';
@@ -45,6 +46,15 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
   res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type }).end(body);
 }
 
+/** A path segment percent-decoded, or `null` when its escapes are not UTF-8. */
+function decoded(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 function json(res: ServerResponse, status: number, value: unknown): void {
   send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
 }
@@ -60,9 +70,9 @@ function json(res: ServerResponse, status: number, value: unknown): void {
  */
 export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
-    // Concatenated, not resolved: `//x/y` must stay a path, not become a host.
-    const url = new URL(`http://inspector.invalid${req.url ?? '/'}`);
-    const refusal = ctx.access.check(req, url);
+    const target = requestTarget(req.url);
+    if ('refused' in target) return json(res, 400, { error: `Bad Request: ${target.refused}` });
+    const refusal = ctx.access.check(req, target.query);
     if (refusal) {
       if (refusal.status === 401) res.setHeader('www-authenticate', 'Bearer');
       return json(res, refusal.status, { error: refusal.message });
@@ -71,14 +81,15 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
       res.setHeader('allow', 'GET, HEAD');
       return json(res, 405, { error: `Method not allowed: ${req.method ?? '?'}` });
     }
-    const path = url.pathname;
+    const { path } = target;
     if (path === '/' || path === '/index.html') return send(res, 200, 'text/html; charset=utf-8', pageHtml(ctx.access.token));
     if (path === '/inspector.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
     if (path === '/inspector.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_STYLE);
     if (path === '/api/diagram.svg') return send(res, 200, 'image/svg+xml; charset=utf-8', machineSvg(taskMachine));
     if (path === '/api/tasks') return json(res, 200, { tasks: (await ctx.observer.list()).map((t) => listedTask(t, ctx.access.token !== null)), showResults: ctx.showResults });
     if (path.startsWith('/api/tasks/')) {
-      const key = decodeURIComponent(path.slice('/api/tasks/'.length));
+      const key = decoded(path.slice('/api/tasks/'.length));
+      if (key === null) return json(res, 400, { error: 'Bad Request: the task key is not valid percent-encoded UTF-8' });
       const detail = await taskDetail(ctx.observer, key, { showResults: ctx.showResults, reveal: ctx.access.token !== null, runs: ctx.runs, deliveries: ctx.deliveries });
       return detail ? json(res, 200, detail) : json(res, 404, { error: `No task with key '${key}'` });
     }

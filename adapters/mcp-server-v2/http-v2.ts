@@ -9,6 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
+import { BodyRefusal, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../http/body.js';
+import { requestTarget } from '../http/request-target.js';
 import { refuseInbound } from './inbound-checks.js';
 
 /** Makes one server instance (already hosting tasks, see `attachTaskServerV2`). */
@@ -146,9 +148,40 @@ async function refusedModern(request: Request): Promise<Response | undefined> {
   return new Response(JSON.stringify(refusal.body), { status: refusal.status, headers: { 'content-type': 'application/json' } });
 }
 
+/** Options of {@link toNodeListener}. */
+export interface NodeListenerOptions {
+  /** Largest request body read, in bytes; a larger one is answered 413. @default 4 MiB */
+  readonly maxBodyBytes?: number;
+  /**
+   * The count of request-body bytes still arriving, shared by the listeners of one node; a body
+   * that would take it over its cap is answered 503. @default a count of its own, capped at 64 MiB
+   */
+  readonly pending?: PendingBodies;
+}
+
+function jsonError(res: ServerResponse, status: number, message: string, extra: { readonly data?: unknown; readonly close?: boolean } = {}): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (extra.close) headers['connection'] = 'close';
+  if (status === 503) headers['retry-after'] = '1';
+  res.writeHead(status, headers).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message, ...(extra.data !== undefined && { data: extra.data }) } }));
+}
+
+/** The `Request` URL of a Node request: its Host and target, or `null` when they make no URL. */
+function requestUrl(req: IncomingMessage): string | null {
+  const target = requestTarget(req.url);
+  if ('refused' in target) return null;
+  try {
+    // The host as the client named it (the SDK may read it); an odd one makes no URL, never a throw.
+    return new URL(`${target.path}${target.query.size > 0 ? `?${target.query.toString()}` : ''}`, `http://${req.headers.host ?? 'localhost'}`).href;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Serves a web-standard handler from `node:http`: the request becomes a `Request` (aborted when
- * the client goes away), the `Response` is streamed back as it comes (server-sent events).
+ * the client goes away), the `Response` is streamed back as it comes (server-sent events). A target
+ * or `Host` that makes no URL is answered 400, any other failure 500: a request never throws.
  *
  * @param authenticate - the principal of a request, if the endpoint authenticates (`undefined`: anonymous)
  * @example
@@ -159,39 +192,61 @@ async function refusedModern(request: Request): Promise<Response | undefined> {
 export function toNodeListener(
   handler: Pick<TaskHttpHandlerV2, 'fetch'>,
   authenticate?: (req: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>,
-  options: { readonly maxBodyBytes?: number } = {},
+  options: NodeListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  return (req, res) => {
-    void (async () => {
+  const serve = nodeRequestServer(handler, authenticate, options);
+  return (req, res) => void serve(req, res);
+}
+
+/**
+ * {@link toNodeListener}'s work, as a function whose promise settles when the answer has ended
+ * (it never rejects), for a front that waits for it.
+ *
+ * @example
+ * ```ts
+ * const serve = nodeRequestServer(endpoint, authenticate, { pending });
+ * await serve(req, res);
+ * ```
+ */
+export function nodeRequestServer(
+  handler: Pick<TaskHttpHandlerV2, 'fetch'>,
+  authenticate?: (req: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>,
+  options: NodeListenerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const pending = options.pending ?? new PendingBodies(DEFAULT_MAX_PENDING_BODY_BYTES);
+  return async (req, res) => {
+    try {
+      const url = requestUrl(req);
+      if (url === null) return jsonError(res, 400, `Bad Request: the request target or Host header makes no URL (${JSON.stringify(String(req.url).slice(0, 100))})`);
       const left = new AbortController();
       res.on('close', () => left.abort());
-      const chunks: Buffer[] = [];
-      let bytes = 0;
+      let body: Buffer | undefined;
       if (req.method === 'POST') {
-        for await (const chunk of req) {
-          bytes += (chunk as Buffer).length;
-          // Refused before it is all held in memory.
-          if (bytes > maxBody) return void res.writeHead(413, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body larger than ${maxBody} bytes` } }));
-          chunks.push(chunk as Buffer);
+        try {
+          body = await readBody(req, { maxBytes, pending });
+        } catch (error) {
+          if (!(error instanceof BodyRefusal)) throw error;
+          // Refused before it is all held in memory; the rest is never read, so the connection ends.
+          return jsonError(res, error.status, error.message, { close: true, ...(error.limit !== null && { data: { limit: error.limit } }) });
         }
       }
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-      const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
+      const request = new Request(url, {
         method: req.method ?? 'GET',
         headers,
-        ...(chunks.length > 0 && { body: Buffer.concat(chunks) }),
+        ...(body !== undefined && body.length > 0 && { body }),
         signal: left.signal,
       });
       const authInfo = await authenticate?.(req);
       const response = await handler.fetch(request, authInfo ? { authInfo } : {});
       res.writeHead(response.status, Object.fromEntries(response.headers));
-      const body = response.body;
-      if (!body) return void res.end();
+      const stream = response.body;
+      if (!stream) return void res.end();
       // The client went away: the stream ends now, not at its next message (the SDK then frees
       // the session's one standalone stream at once, for the client's reconnection).
-      const reader = (body as ReadableStream<Uint8Array>).getReader();
+      const reader = (stream as ReadableStream<Uint8Array>).getReader();
       const cancel = (): void => void reader.cancel().catch(() => undefined);
       // Gone already (while the request was authenticated or served): cancelled now, or the SDK
       // would keep the session's one standalone stream for a reader nobody has.
@@ -203,9 +258,10 @@ export function toNodeListener(
         res.write(value);
       }
       res.end();
-    })().catch((error: unknown) => {
+    } catch (error) {
+      // Whoever mounted this listener gets an answer, never an unhandled rejection.
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `Internal error: ${error instanceof Error ? error.message : String(error)}` } }));
-    });
+    }
   };
 }

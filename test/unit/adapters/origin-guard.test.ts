@@ -42,6 +42,15 @@ describe('originGuard', () => {
     expect(allowedList(undefined, undefined)).toEqual([]);
     expect(hostName('[::1]:3000')).toBe('[::1]');
   });
+
+  it('should read only an exact bracketed IPv6 literal (with a port or none) as one', () => {
+    expect(hostName('[::1]')).toBe('[::1]');
+    expect(hostName('[::1].evil.example')).toBe('[::1].evil.example');
+    expect(hostName('[::1]evil:80')).toBe('[::1]evil:80');
+    const check = originGuard({ bind: '127.0.0.1' });
+    for (const host of ['[::1].evil.example', '[::1]:80.evil.example', '[::1]x', '[127.0.0.1].evil.example']) expect(check(req({ host }))?.header, host).toBe('host');
+    for (const host of ['[::1]', '[::1]:3000', '[::ffff:127.0.0.1]:80']) expect(check(req({ host })), host).toBeNull();
+  });
 });
 
 describe('startHttpEndpoint origin options', () => {

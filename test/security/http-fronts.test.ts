@@ -1,0 +1,140 @@
+/**
+ * No request ends a node (issue 31, items 1, 4, 7 and 10), on every HTTP front of `mcp-tasks serve`:
+ * the MCP endpoint of SDK v1 and of SDK v2, and the inspector beside each.
+ *
+ * - Odd request targets (`//`, `///`, `//@`, `/\`, and a fuzzed set sent byte for byte) used to end
+ *   the SDK v2 process (`TypeError: Invalid URL`, unhandled) and got 500 on SDK v1: now each gets
+ *   400 or 404 (or Node's own 400 for what its parser refuses) and the process serves on.
+ * - `Host: [::1].evil.example` was read as loopback: now 403 on every front.
+ * - Headers and bodies that never finish are cut at their deadlines (408), and the bytes of bodies
+ *   still arriving are capped node-wide (503 naming maxPendingBodyBytes).
+ * - SIGTERM ends the process (exit 0) although a client holds an idle keep-alive connection and
+ *   another a half-sent request.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnInspectorServer, type InspectorServer } from '../integration/harness/inspector-server.js';
+import { spawnHttpServer } from '../integration/harness/process.js';
+import { answerOf, openSocket, rawRequest } from './raw-http.js';
+
+const ODD_TARGETS = ['//', '///', '//@', '/\\', '//evil.example/mcp', '/%zz', '/mcp/../mcp', '*', '@evil', 'http://[::1', '/api/tasks/%E0%A4%A8%E0', '/api/tasks/%E0%A4'];
+const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+
+const portOf = (url: string): number => Number(new URL(url).port);
+
+/** Targets a fuzzer makes of the characters that trip URL parsers. */
+const fuzzedTarget = fc
+  .tuple(fc.constantFrom('/', '//', '///', '/\\', '', 'http://'), fc.array(fc.constantFrom('/', '\\', '@', ':', '?', '#', '%', '.', '[', ']', 'a', 'mcp', '%2F', '%00', '~', '!'), { maxLength: 12 }))
+  .map(([head, rest]) => head + rest.join(''))
+  // What Node's own parser refuses never reaches a handler: keep to what it takes.
+  .filter((t) => t !== '' && !t.includes(' '));
+
+describe.each([
+  { sdk: 'v1', flags: [] as string[] },
+  { sdk: 'v2', flags: ['--sdk', 'v2'] },
+])('HTTP fronts of serve --sdk $sdk', ({ flags }) => {
+  let server: InspectorServer;
+  let ports: { mcp: number; inspector: number };
+  beforeAll(async () => {
+    server = await spawnInspectorServer([...flags, '--header-timeout', '800', '--body-timeout', '1500', '--max-pending-body-bytes', '100000']);
+    ports = { mcp: portOf(server.url), inspector: portOf(server.inspectorUrl) };
+  }, 30_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** Still alive, and still serving a normal request on both fronts. */
+  async function stillServing(): Promise<void> {
+    expect(server.child.exitCode).toBeNull();
+    expect((await rawRequest(ports.mcp, '/mcp', { method: 'POST', body: INITIALIZE })).status).toBe(200);
+    expect((await rawRequest(ports.inspector, '/api/tasks')).status).toBe(200);
+  }
+
+  it('should answer odd request targets with 400 or 404 and serve on', async () => {
+    for (const front of ['mcp', 'inspector'] as const) {
+      for (const target of ODD_TARGETS) {
+        const { status, text } = await rawRequest(ports[front], target);
+        expect([400, 404], `${front} ${target}: ${text.slice(0, 300)}`).toContain(status);
+      }
+    }
+    await stillServing();
+  });
+
+  it('should answer a fuzzed set of targets without a 500 or a dropped connection', async () => {
+    await fc.assert(
+      fc.asyncProperty(fuzzedTarget, fc.constantFrom('mcp', 'inspector'), async (target, front) => {
+        const { status } = await rawRequest(ports[front], target);
+        expect([200, 400, 404], `${front} ${JSON.stringify(target)}`).toContain(status);
+      }),
+      { seed: 3105, numRuns: 150, verbose: true },
+    );
+    await stillServing();
+  });
+
+  it("should refuse a Host that only begins like an IPv6 literal, '[::1].evil.example', with 403 on every front", async () => {
+    for (const front of ['mcp', 'inspector'] as const) {
+      for (const host of ['[::1].evil.example', '[::1]evil', '[::1]:3000.evil.example']) {
+        const { status } = await rawRequest(ports[front], front === 'mcp' ? '/mcp' : '/api/tasks', { host, ...(front === 'mcp' && { method: 'POST', body: INITIALIZE }) });
+        expect(status, `${front} Host: ${host}`).toBe(403);
+      }
+    }
+    // The exact literal, with a port, is loopback.
+    expect((await rawRequest(ports.mcp, '/mcp', { host: `[::1]:${ports.mcp}`, method: 'POST', body: INITIALIZE })).status).toBe(200);
+    await stillServing();
+  });
+
+  it('should cut headers and bodies that do not arrive within their deadlines with 408', async () => {
+    const started = Date.now();
+    const headers = await openSocket(ports.mcp);
+    headers.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n'); // the rest never comes
+    const body = await openSocket(ports.mcp);
+    body.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc"`);
+    const [h, b] = await Promise.all([answerOf(headers, 10_000), answerOf(body, 10_000)]);
+    expect(h.status).toBe(408);
+    expect(b.status).toBe(408);
+    expect(Date.now() - started).toBeLessThan(6_000);
+    await stillServing();
+  });
+
+  it('should cap the bytes of unfinished bodies node-wide, answering 503 naming the limit', async () => {
+    const held = await Promise.all(
+      [0, 1, 2].map(async () => {
+        const s = await openSocket(ports.mcp);
+        s.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n${'x'.repeat(30_000)}`);
+        return s;
+      }),
+    );
+    // 90,000 bytes held; 30,000 more go over the 100,000 cap.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const over = await openSocket(ports.mcp);
+    over.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n${'x'.repeat(30_000)}`);
+    const refused = await answerOf(over, 5_000);
+    expect(refused.status).toBe(503);
+    expect(refused.text).toMatch(/retry-after: 1/i);
+    expect(refused.text).toContain('maxPendingBodyBytes');
+    for (const s of held) s.destroy();
+    await stillServing();
+  });
+});
+
+describe.each([
+  { sdk: 'v1', flags: [] as string[] },
+  { sdk: 'v2', flags: ['--sdk', 'v2'] },
+])('shutdown of serve --sdk $sdk', ({ flags }) => {
+  it('should exit 0 on SIGTERM although a client holds an idle keep-alive connection and another a half-sent request', async () => {
+    const server = await spawnHttpServer(flags);
+    const port = portOf(server.url);
+    const idle = await openSocket(port);
+    idle.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${INITIALIZE.length}\r\n\r\n${INITIALIZE}`);
+    await new Promise<void>((resolve) => idle.once('data', () => resolve())); // answered; the connection stays open
+    const half = await openSocket(port);
+    half.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{');
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+    const started = Date.now();
+    server.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    idle.destroy();
+    half.destroy();
+  }, 20_000);
+});
