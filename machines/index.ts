@@ -13,7 +13,7 @@
  */
 export { taskMachine } from './task.machine.js';
 export type { TaskMachine } from './task.machine.js';
-export { taskEvents, TASK_EVENT_TYPES } from './task.events.js';
+export { boundedMessage, MAX_MESSAGE_CHARS, taskEvents, TASK_EVENT_TYPES } from './task.events.js';
 export type {
   TaskEvent,
   TaskStartEvent,

@@ -62,6 +62,28 @@ export const TASK_EVENT_TYPES = [
 ] as const satisfies readonly TaskEvent['type'][];
 
 /**
+ * The most characters a status message or an error message keeps. They are read by people, and
+ * every answer about the task carries them (on NATS, every record and event): a handler throwing
+ * an error with megabytes of text must not make the task that large.
+ */
+export const MAX_MESSAGE_CHARS = 16 * 1024;
+
+/**
+ * A message cut to {@link MAX_MESSAGE_CHARS}, saying how much was left out.
+ *
+ * @example
+ * ```ts
+ * boundedMessage('x'.repeat(20_000)); // the first 16384 characters, then '… (3616 more characters)'
+ * ```
+ */
+export function boundedMessage(message: string): string {
+  if (message.length <= MAX_MESSAGE_CHARS) return message;
+  // Never cut a surrogate pair in two.
+  const end = /[\uD800-\uDBFF]/.test(message.charAt(MAX_MESSAGE_CHARS - 1)) ? MAX_MESSAGE_CHARS - 1 : MAX_MESSAGE_CHARS;
+  return `${message.slice(0, end)}… (${message.length - end} more characters)`;
+}
+
+/**
  * Event creators. Each takes the time explicitly (default `Date.now()`), so replayed histories
  * keep their original timestamps.
  *
@@ -75,11 +97,11 @@ export const taskEvents = {
   start: (at = Date.now()): TaskStartEvent => ({ type: 'task.start', at }),
   inputRequest: (requestId: string, at = Date.now()): TaskInputRequestEvent => ({ type: 'task.input.request', requestId, at }),
   inputResponse: (requestId: string, at = Date.now()): TaskInputResponseEvent => ({ type: 'task.input.response', requestId, at }),
-  message: (message: string, at = Date.now()): TaskStatusMessageEvent => ({ type: 'task.message', message, at }),
+  message: (message: string, at = Date.now()): TaskStatusMessageEvent => ({ type: 'task.message', message: boundedMessage(message), at }),
   complete: (resultRef: string, at = Date.now()): TaskCompleteEvent => ({ type: 'task.complete', resultRef, at }),
-  fail: (error: string, at = Date.now()): TaskFailEvent => ({ type: 'task.fail', error, at }),
-  cancel: (reason: string | null = null, at = Date.now()): TaskCancelEvent => ({ type: 'task.cancel', reason, at }),
-  lose: (error: string, at = Date.now()): TaskLoseEvent => ({ type: 'task.lose', error, at }),
+  fail: (error: string, at = Date.now()): TaskFailEvent => ({ type: 'task.fail', error: boundedMessage(error), at }),
+  cancel: (reason: string | null = null, at = Date.now()): TaskCancelEvent => ({ type: 'task.cancel', reason: reason === null ? null : boundedMessage(reason), at }),
+  lose: (error: string, at = Date.now()): TaskLoseEvent => ({ type: 'task.lose', error: boundedMessage(error), at }),
   child: (childId: string, status: TaskStatus, at = Date.now()): TaskChildEvent => ({ type: 'task.child', childId, status, at }),
   partial: (content: unknown, at = Date.now()): TaskPartialEvent => ({ type: 'task.partial', content, at }),
 } as const;

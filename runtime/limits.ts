@@ -34,6 +34,13 @@ export interface RequesterLimits {
    * @default 921_600 (900 KiB; both backends keep larger results when raised or off)
    */
   readonly maxResultBytes: number | null;
+  /**
+   * Largest params a task may be created with, and largest answer to one of its input requests,
+   * in bytes of JSON; larger ones are refused (a retry will not pass). The NATS backend keeps them
+   * beside the task's record, so any size up to this works there as in memory.
+   * @default 4_194_304 (4 MiB, the HTTP endpoint's largest request body)
+   */
+  readonly maxRequestBytes: number | null;
 }
 
 /** The defaults of {@link RequesterLimits}. */
@@ -44,6 +51,7 @@ export const DEFAULT_LIMITS: RequesterLimits = {
   listsPerSecond: 10,
   maxTaskIdLength: 128,
   maxResultBytes: 921_600,
+  maxRequestBytes: 4_194_304,
 };
 
 interface Bucket {
@@ -62,6 +70,7 @@ export const NO_LIMITS: RequesterLimits = {
   listsPerSecond: null,
   maxTaskIdLength: null,
   maxResultBytes: null,
+  maxRequestBytes: null,
 };
 
 /**

@@ -108,6 +108,29 @@ export function checkTaskId(taskId: unknown, maxLength: number | null): asserts 
  * ```
  */
 export function checkResult(value: unknown, maxBytes: number | null, what = 'result'): void {
+  checkJsonSize(value, maxBytes, what, { limit: 'maxResultBytes', limited: 'results', when: 'the task failed: ask for a smaller result' });
+}
+
+/**
+ * Refuses what a requester sends a task that is larger than `maxRequestBytes` as JSON: a task's
+ * params, or an answer to its input request. The same on every backend (the NATS backend keeps
+ * large ones beside the task's record, in chunks, so that any size up to the limit works there too).
+ *
+ * @param what - what `value` is, for the message: `params`, `input answer`
+ * @throws InvalidArgumentError when `value` cannot be written as JSON
+ * @throws TaskLimitError (limit `maxRequestBytes`, a retry will not pass) when its JSON is too large
+ * @example
+ * ```ts
+ * checkRequest(o.params, opts.limits.maxRequestBytes, 'params');
+ * ```
+ */
+export function checkRequest(value: unknown, maxBytes: number | null, what: string): void {
+  if (maxBytes === null) return;
+  checkJsonSize(value, maxBytes, what, { limit: 'maxRequestBytes', limited: `task params and input answers`, when: `a retry will not pass: send smaller ${what}, or raise the server's --max-request-bytes` });
+}
+
+/** The one JSON size check of both limits. */
+function checkJsonSize(value: unknown, maxBytes: number | null, what: string, o: { readonly limit: 'maxResultBytes' | 'maxRequestBytes'; readonly limited: string; readonly when: string }): void {
   let json: string;
   try {
     json = JSON.stringify(value) ?? '';
@@ -117,7 +140,7 @@ export function checkResult(value: unknown, maxBytes: number | null, what = 'res
   if (maxBytes === null) return;
   // Counting UTF-8 bytes only when the characters alone could be over (each is 1 to 3 bytes).
   if (json.length * 3 <= maxBytes || Buffer.byteLength(json) <= maxBytes) return;
-  throw new TaskLimitError('maxResultBytes', `results of at most ${maxBytes} bytes of JSON`, null, { when: 'the task failed: ask for a smaller result' });
+  throw new TaskLimitError(o.limit, `${o.limited} of at most ${maxBytes} bytes of JSON`, null, { when: o.when });
 }
 
 /**

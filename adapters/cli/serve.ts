@@ -86,6 +86,8 @@ naming the limit and when to retry; 'off' lifts a limit:
   --max-lists-per-second N   tasks/list (default 10, bursts of twice that)
   --max-task-id-length N     characters in a task id, SEP-1686 requesters choosing theirs (default 128)
   --max-result-bytes N       bytes of JSON a task's result may have; a larger one fails the task (default 921600)
+  --max-request-bytes N      bytes of JSON a task's params, or one answer to its input request, may have; a
+                             larger one is refused (default 4194304)
 With --nats the limits hold across the cluster (rates shared between nodes every 250 ms).
 
 Cluster (with --nats; without it, everything runs in this process):
@@ -147,6 +149,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'max-lists-per-second': { type: 'string' },
       'max-task-id-length': { type: 'string' },
       'max-result-bytes': { type: 'string' },
+      'max-request-bytes': { type: 'string' },
       'poll-frequency': { type: 'string' },
       'page-size': { type: 'string' },
       heartbeat: { type: 'string' },
@@ -211,6 +214,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   setLimit('listsPerSecond', 'max-lists-per-second');
   setLimit('maxTaskIdLength', 'max-task-id-length');
   setLimit('maxResultBytes', 'max-result-bytes');
+  setLimit('maxRequestBytes', 'max-request-bytes');
   runtimeOptions.limits = limits;
   const audit = auditOption(values.audit, values['node-id']);
   if (audit) runtimeOptions.audit = audit;

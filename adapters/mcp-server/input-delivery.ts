@@ -8,7 +8,7 @@
  * @module
  */
 import type { TaskOwner } from '../../machines/index.js';
-import type { InputRequest, TaskRuntime } from '../../runtime/index.js';
+import { TaskLimitError, type InputRequest, type TaskRuntime } from '../../runtime/index.js';
 
 /** Sends one input request to the requester and resolves with its answer. */
 export type InputSender = (request: InputRequest, signal: AbortSignal) => Promise<unknown>;
@@ -91,7 +91,7 @@ export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskO
       .then(
         (result) => {
           answered = true;
-          return runtime.answerInput(taskId, owner, request.inputId, { result });
+          return applyAnswer(runtime, taskId, owner, request.inputId, result);
         },
         (error: unknown) => {
           // Aborted because this channel closed, or the connection went: leave it pending for the next one.
@@ -125,4 +125,22 @@ export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskO
     unsubscribe();
     for (const controller of controllers) controller.abort();
   };
+}
+
+/**
+ * Applies a requester's answer to a task's input request. An answer the task cannot take (over
+ * `maxRequestBytes`) is not dropped silently: the work gets the refusal as the input's error, so
+ * the handler (or the task's failure) says why.
+ *
+ * @throws what `answerInput` throws otherwise (not pending: answered already, or the task ended)
+ * @example
+ * ```ts
+ * await applyAnswer(runtime, taskId, owner, input.inputId, result);
+ * ```
+ */
+export async function applyAnswer(runtime: TaskRuntime, taskId: string, owner: TaskOwner, inputId: string, result: unknown): Promise<unknown> {
+  return runtime.answerInput(taskId, owner, inputId, { result }).catch((error: unknown) => {
+    if (!(error instanceof TaskLimitError)) throw error;
+    return runtime.answerInput(taskId, owner, inputId, { error });
+  });
 }

@@ -16,7 +16,7 @@
 import { isTerminalStatus, type TaskOwner } from '../../machines/index.js';
 import type { InputRequest, TaskRuntime, TaskView } from '../../runtime/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
-import { deliverInputs, GiveBack, type InputChannel } from './input-delivery.js';
+import { applyAnswer, deliverInputs, GiveBack, type InputChannel } from './input-delivery.js';
 
 /** Sends one request to the peer unattached to any request of its own (SDK-specific). */
 export type UnattachedSender = (request: { readonly method: string; readonly params: Record<string, unknown> }, signal: AbortSignal) => Promise<unknown>;
@@ -164,7 +164,7 @@ export class StandaloneInputs {
       this.#keep(key, copy);
       const settled = (): void => void this.#outstanding.get(key)?.delete(copy);
       answer.then(
-        (result) => (settled(), this.runtime.answerInput(task.taskId, owner, input.inputId, { result })),
+        (result) => (settled(), applyAnswer(this.runtime, task.taskId, owner, input.inputId, result)),
         settled,
       ).catch(() => undefined);
       queueMicrotask(() => this.#stopDelivering(key));

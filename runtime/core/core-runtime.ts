@@ -12,7 +12,7 @@ import { InvalidArgumentError, RuntimeDisposedError, TaskExpiredError, TaskNotCo
 import { eventsForUpdate } from '../external-update.js';
 import type { RequesterLimiter } from '../limits.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
-import { checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../task-identity.js';
+import { checkRequest, checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../task-identity.js';
 import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskRuntime, TaskView, WaitOptions } from '../task-runtime.types.js';
 import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
 import type { TaskState, TaskStore, TaskWatch } from './task-store.js';
@@ -253,6 +253,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       checkTaskId(o.taskId, opts.limits.maxTaskIdLength);
       const registered = o.handler === undefined ? undefined : handlers.get(o.handler);
       if (o.handler !== undefined && !registered) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
+      checkRequest(o.params, opts.limits.maxRequestBytes, 'params');
       const keepAlive = effectiveKeepAlive(opts, o.keepAlive);
       const ownerKey = ownerKeyOf(o.owner);
       const depth = o.parentId === undefined ? 0 : await depthUnder(o.parentId, o.owner);
@@ -365,6 +366,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
 
     async answerInput(taskId, owner, inputId, answer) {
       const { key } = await find(taskId, owner);
+      if ('result' in answer) checkRequest(answer.result, opts.limits.maxRequestBytes, 'input answer');
       const out = await store.answer(key, inputId, answer);
       if (out === null || !out.changed) {
         throw new InvalidArgumentError(`Input request ${inputId} of task ${taskId} is not pending (answered already, or the task ended)`);

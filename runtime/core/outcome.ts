@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { boundedMessage } from '../../machines/index.js';
 import { InvalidArgumentError, TaskFailure, TaskLimitError } from '../errors.js';
 import { checkResult } from '../task-identity.js';
 
@@ -20,6 +21,17 @@ export type Settled =
       /** Present when the failure keeps a result (a tool result with `isError`, say). */
       readonly result?: { readonly value: unknown };
     };
+
+/** The largest failure detail a task keeps, bytes of JSON (when `maxResultBytes` is not lower). */
+export const MAX_FAILURE_DETAIL_BYTES = 256 * 1024;
+
+/** A failure detail whose `message` (a JSON-RPC error's) is cut as a task's error message is. */
+function withBoundedMessage(detail: unknown): unknown {
+  if (typeof detail !== 'object' || detail === null || typeof (detail as { message?: unknown }).message !== 'string') return detail;
+  const message = (detail as { message: string }).message;
+  const bounded = boundedMessage(message);
+  return bounded === message ? detail : { ...detail, message: bounded };
+}
 
 /** The message of anything thrown; never throws itself (a thrown object may refuse `String`). */
 function messageOf(error: unknown): string {
@@ -58,8 +70,10 @@ export function decideOutcome(settled: { readonly ok: true; readonly value: unkn
     if (!(error instanceof TaskFailure)) return { status: 'failed', error: messageOf(error), failure: null };
     // A failure's result and detail count against the size limit too; too large, neither is kept.
     if (error.hasResult) checkResult(error.result, maxResultBytes);
-    checkResult(error.detail, maxResultBytes, 'failure detail');
-    const failure = error.detail ?? null;
+    // The detail rides with the task's record everywhere (the result does not): its message is
+    // bounded as the task's own is, and the whole of it by MAX_FAILURE_DETAIL_BYTES.
+    const failure = withBoundedMessage(error.detail ?? null);
+    checkResult(failure, maxResultBytes === null ? MAX_FAILURE_DETAIL_BYTES : Math.min(maxResultBytes, MAX_FAILURE_DETAIL_BYTES), 'failure detail');
     return error.hasResult ? { status: 'failed', error: error.message, failure, result: { value: error.result } } : { status: 'failed', error: error.message, failure };
   } catch (refused) {
     if (!unkeepable(refused)) throw refused;

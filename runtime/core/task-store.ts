@@ -90,7 +90,7 @@ export interface TaskStore<S extends TaskState = TaskState> {
   /** Whether the task's work waits for an answer to `inputId`, and if so gives it; returns the task after. */
   answer(key: string, inputId: string, answer: InputAnswer): Moved<S> | null | Promise<Moved<S> | null>;
   /** The input requests the task still waits on, oldest first. */
-  pending(key: string, state: S): InputRequest[];
+  pending(key: string, state: S): InputRequest[] | Promise<InputRequest[]>;
   /**
    * Calls `wake` when the task ends or is removed, until stopped: `ended` is its terminal view
    * (kept for a waiter that then finds it deleted), and `state` the terminal state itself when the

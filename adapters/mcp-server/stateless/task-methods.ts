@@ -7,7 +7,7 @@
  * @experimental the 2026-07-28 protocol is a draft.
  * @module
  */
-import { TaskTerminalError, type TaskView } from '../../../runtime/index.js';
+import { InvalidArgumentError, TaskTerminalError, type TaskView } from '../../../runtime/index.js';
 import { declaresTasks, renderDetailedTask, type TaskDetail } from '../../dialects/ext/index.js';
 import { taskIdParam } from '../request-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from '../wire-errors.js';
@@ -76,8 +76,12 @@ async function applyUpdate(call: StatelessCall, taskId: string, params: Record<s
   for (const [inputId, result] of Object.entries((responses ?? {}) as Record<string, unknown>)) {
     if (!pending.has(inputId)) continue;
     // Applied before the ack, so a tasks/get right after it sees only the keys still open. A key
-    // answered concurrently by another update is superseded, which the spec says to ignore.
-    await call.runtime.answerInput(taskId, call.owner, inputId, { result }).catch(() => undefined);
+    // answered concurrently by another update is superseded, which the spec says to ignore; any
+    // other refusal (an answer over maxRequestBytes, a store that cannot take it) is the requester's
+    // answer: never acknowledged and then dropped.
+    await call.runtime.answerInput(taskId, call.owner, inputId, { result }).catch((error: unknown) => {
+      if (!(error instanceof InvalidArgumentError)) throw error;
+    });
   }
 }
 

@@ -113,9 +113,15 @@ export class NatsStore implements TaskStore<TaskRecord> {
     // refused task is never queued nor stored (its index entry, which names no record, is dropped).
     const claimed = running?.claim(ownerKey, key, this.#opts.limits.maxConcurrentTasks!);
     claimed?.catch(() => undefined);
+    // Large params go beside the record, before it exists: a record is one message, and rides in events.
+    const params = task.work ? await space.store.stow(key, 'params', task.work.params) : null;
     const work = task.work
-      ? { handler: task.work.name, params: task.work.params, retry: task.work.options.retry ?? 'never', maxAttempts: task.work.options.maxAttempts ?? space.maxAttempts }
+      ? { handler: task.work.name, params: params?.value ?? null, ...(params?.stowed && { paramsStowed: params.stowed }), retry: task.work.options.retry ?? 'never', maxAttempts: task.work.options.maxAttempts ?? space.maxAttempts }
       : null;
+    const first = (): TaskRecord => {
+      const record = newRecord(input, work);
+      return params?.stowed ? { ...record, stowed: true } : record;
+    };
     // The run is queued before the record exists (a worker waits a moment for a record it cannot
     // find yet), so a front node that dies in between leaves no task that nothing will run.
     const queueRun = async (order: number): Promise<void> => {
@@ -124,7 +130,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
     };
     let created;
     try {
-      created = await space.store.create(key, ownerKey, newRecord(input, work), queueRun);
+      created = await space.store.create(key, ownerKey, first(), queueRun);
     } catch (error) {
       // Not created: its running-task slot is free again (a duplicate id's slot is its live task's).
       if (running && !(error instanceof DuplicateTaskIdError)) void running.release(ownerKey, key).catch(() => undefined);
@@ -133,7 +139,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
       const read = error instanceof DuplicateTaskIdError ? await space.store.read(key) : null;
       if (!read || !('found' in read) || read.found.record.expiresAt === null || read.found.record.expiresAt > now()) throw error;
       await removeTask(space, key, read.found.record, { expired: true, revision: read.found.revision }).catch(() => undefined);
-      created = await space.store.create(key, ownerKey, newRecord(input, work), queueRun);
+      created = await space.store.create(key, ownerKey, first(), queueRun);
     }
     space.store.post(key, created.record, { kind: 'task.created', view: viewOf(created.record), previous: null, node: space.nodeId, ...(work && { record: created.record, revision: created.revision }) });
     // Driven from outside (as through the SDK's TaskStore): it is working from the start.
@@ -168,19 +174,22 @@ export class NatsStore implements TaskStore<TaskRecord> {
   }
 
   async answer(key: string, inputId: string, answer: InputAnswer): Promise<Moved<TaskRecord> | null> {
-    const stored = 'error' in answer ? { error: answer.error.message } : { result: answer.result };
+    // A large answer goes beside the record (an answer to a question another answer won is left
+    // there until the task is removed: it is bounded by the runtime's maxRequestBytes).
+    const kept = 'error' in answer ? null : await this.#space.store.stow(key, `answer:${inputId}`, answer.result);
+    const stored = 'error' in answer ? { error: answer.error.message } : kept?.stowed ? { stowed: kept.stowed } : { result: answer.result };
     let pending = false;
     const out = await applyToTask(this.#space, key, taskEvents.inputResponse(inputId, this.#opts.now()), {
       extra: (r) => {
         pending = r.context.pendingInputs.includes(inputId) && r.inputs.some((i) => i.inputId === inputId && i.answer === undefined);
-        return { inputs: r.inputs.map((i) => (i.inputId === inputId ? { ...i, answer: stored } : i)) };
+        return { inputs: r.inputs.map((i) => (i.inputId === inputId ? { ...i, answer: stored } : i)), ...(kept?.stowed && { stowed: true as const }) };
       },
     });
     return out && { state: out.record, changed: out.changed && pending };
   }
 
-  pending(_key: string, record: TaskRecord): InputRequest[] {
-    return pendingInputsOf(record);
+  pending(_key: string, record: TaskRecord): Promise<InputRequest[]> {
+    return this.#space.store.inputsOf(pendingInputsOf(record));
   }
 
   watch(key: string, wake: (ended: TaskView | null, state?: TaskRecord) => void): TaskWatch<TaskRecord> {
@@ -208,7 +217,10 @@ export class NatsStore implements TaskStore<TaskRecord> {
 
   onInputRequest(listener: (request: InputRequest) => void, key?: string): () => void {
     const deliver = (event: FeedEvent): void => {
-      if (event.kind === 'task.input.request' && event.input) listener(event.input);
+      if (event.kind !== 'task.input.request' || !event.input) return;
+      if (event.input.paramsStowed === undefined) return listener(event.input);
+      // Large params, stowed beside the record: read back before the request goes out.
+      void this.#space.store.inputsOf([event.input]).then(([request]) => listener(request!), () => undefined);
     };
     if (key !== undefined) return this.#follow(key, deliver);
     return this.#space.feed.watchAll((_key, event) => deliver(event));

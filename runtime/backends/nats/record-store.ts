@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import { getChunked, putChunked } from './result-chunks.js';
+import { stow, unstow, type Kept, type Stowed } from './stowed-values.js';
 import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus, type TaskEvent, type TaskStatus } from '../../../machines/index.js';
@@ -25,7 +26,7 @@ import { EventStream } from './event-stream.js';
 import { readIndexPage, type IndexPage } from './index-page.js';
 import { nameFromPrefix, ownerToken } from './keys.js';
 import { viewOf } from '../../core/view.js';
-import type { TaskRecord } from './task-record.js';
+import type { RecordedInput, TaskRecord } from './task-record.js';
 
 /** What is published on a task's subject after each change. */
 export interface FeedEvent {
@@ -35,8 +36,8 @@ export interface FeedEvent {
   readonly previous: TaskStatus | null;
   /** The node that made the change. */
   readonly node: string;
-  /** The new input request, for `task.input.request`. */
-  readonly input?: InputRequest;
+  /** The new input request, for `task.input.request` (its params may be stowed: see `RecordStore.inputsOf`). */
+  readonly input?: RecordedInput;
   /** The lifecycle event the record took, for the actor of the node running the task. */
   readonly event?: TaskEvent;
   /**
@@ -409,6 +410,57 @@ export class RecordStore {
   }
 
   /**
+   * Keeps a large value of a task beside its record (see `stowed-values.ts`); a small one stays in place.
+   *
+   * @example
+   * ```ts
+   * const params = await store.stow(key, 'params', work.params);
+   * ```
+   */
+  stow(key: string, part: string, value: unknown): Promise<Kept> {
+    return stow(this.#results, key, part, value);
+  }
+
+  /**
+   * Reads a value {@link RecordStore.stow} kept.
+   *
+   * @example
+   * ```ts
+   * const params = await store.unstow(work.paramsStowed ? { stowed: work.paramsStowed } : { value: work.params });
+   * ```
+   */
+  unstow(kept: Kept): Promise<unknown> {
+    return unstow(this.#results, kept);
+  }
+
+  /**
+   * Removes a stowed value no record refers to any more (a checkpoint's, once a later one is kept).
+   *
+   * @example
+   * ```ts
+   * await store.discard(previous.stateStowed);
+   * ```
+   */
+  async discard(stowed: Stowed): Promise<void> {
+    const results = this.#resultBucket;
+    await Promise.all([eraseSubject(this.#jsm, results.stream, results.subject(stowed.at)), eraseSubject(this.#jsm, results.stream, results.subject(`${stowed.at}.>`))]);
+  }
+
+  /**
+   * Input requests as the requester sees them: their stowed params read back.
+   *
+   * @example
+   * ```ts
+   * const requests = await store.inputsOf(pendingInputsOf(record));
+   * ```
+   */
+  inputsOf(recorded: readonly RecordedInput[]): Promise<InputRequest[]> {
+    return Promise.all(
+      recorded.map(async ({ paramsStowed, ...request }) => (paramsStowed === undefined ? request : { ...request, params: await this.unstow({ stowed: paramsStowed }) })),
+    );
+  }
+
+  /**
    * Reads a task's result: from its record when the record carries it, else from the results bucket.
    *
    * @returns `{ result }`, or `null` when none is stored
@@ -452,7 +504,8 @@ export class RecordStore {
     // right after it keeps its own.
     const bounds = taken ?? (await this.removalBounds());
     await removeKey(this.#js, this.#jsm, this.#recordBucket, key, how.expired ? 'DEL' : 'PURGE', how.revision);
-    await this.erase(key, { order: record.order, inline: Boolean(record.inline), marker: null }, bounds, also);
+    // A task with stowed values has them under its key in the results bucket, whatever its result did.
+    await this.erase(key, { order: record.order, inline: Boolean(record.inline) && record.stowed !== true, marker: null }, bounds, also);
   }
 
   /**

@@ -11,6 +11,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { bucketStream, eraseSubject } from './erase.js';
 import { hashToken, nameFromPrefix } from './keys.js';
+import { FrameAssembler, publishFramed } from './relay-frames.js';
 
 /**
  * A directory of sessions: what an HTTP endpoint needs to share its sessions.
@@ -60,21 +61,28 @@ export async function openSessionStore<T = unknown>(
   const self = randomUUID();
   return {
     relay(sessionId, message) {
-      nc.publish(subject, JSON.stringify({ from: self, sessionId, message }));
+      // Any size the endpoint took (an answer of megabytes): framed past one message.
+      publishFramed(nc, subject, Buffer.from(JSON.stringify({ from: self, sessionId, message }), 'utf8'));
     },
     onRelay(handler) {
+      const frames = new FrameAssembler();
       const sub = nc.subscribe(subject, {
         callback: (error, msg) => {
           if (error) return;
+          const whole = frames.take(msg);
+          if (whole === null) return;
           try {
-            const relayed = msg.json<{ from: string; sessionId: string; message: unknown }>();
+            const relayed = JSON.parse(Buffer.from(whole).toString('utf8')) as { from: string; sessionId: string; message: unknown };
             if (relayed.from !== self && typeof relayed.sessionId === 'string') handler(relayed.sessionId, relayed.message);
           } catch {
             // not a relay envelope
           }
         },
       });
-      return () => sub.unsubscribe();
+      return () => {
+        sub.unsubscribe();
+        frames.clear();
+      };
     },
     async remember(sessionId, record) {
       await kv.put(hashToken(sessionId), JSON.stringify({ sessionId, record }));

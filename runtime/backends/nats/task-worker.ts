@@ -18,7 +18,7 @@ import { Slots } from './slots.js';
 import type { FeedWatch } from './event-feed.js';
 import type { Lease } from './leases.js';
 import type { Revisioned } from './record-store.js';
-import type { TaskRecord } from './task-record.js';
+import type { StoredInput, TaskRecord } from './task-record.js';
 import { keepCheckpoint, keepOutcome, writeInputRequest } from './run-writes.js';
 import { applyToTask, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
 
@@ -297,7 +297,24 @@ export class TaskWorker {
     }
     this.#running.set(item.key, run);
     this.tasksRun++;
-    const from = resuming ? moved.record.checkpoint : undefined;
+    // Values stowed beside the record (large params, earlier questions) are read before the run starts.
+    let params: unknown;
+    let asked: StoredInput[];
+    let from: TaskCheckpoint | undefined;
+    try {
+      const kept = resuming ? moved.record.checkpoint : undefined;
+      if (kept) {
+        const { stateStowed, ...checkpoint } = kept;
+        from = stateStowed ? { ...checkpoint, state: await space.store.unstow({ stowed: stateStowed }) } : checkpoint;
+      }
+      params = await space.store.unstow(work.paramsStowed ? { stowed: work.paramsStowed } : { value: work.params });
+      asked = await Promise.all(moved.record.inputs.map(async (i) => (i.paramsStowed ? { ...i, params: await space.store.unstow({ stowed: i.paramsStowed }) } : i)));
+    } catch (error) {
+      // Removed meanwhile (its stowed values went with it): nothing to run.
+      space.log('warn', 'task params unreadable', { key: item.key, error: error instanceof Error ? error.message : String(error) });
+      this.#finish(run, true);
+      return false;
+    }
     space.log('info', 'task run', { taskId: record.context.taskId, attempt: item.attempt, node: space.nodeId, key: item.key, ...(from && { resumedFrom: from.label ?? from.seq, checkpoint: from.seq }) });
     // A run writes only while the record still names it: after a takeover, a stalled worker's late writes are dropped.
     run.ours = (r: TaskRecord): boolean => r.node === space.nodeId && r.attempts === item.attempt && r.order === item.order;
@@ -306,15 +323,15 @@ export class TaskWorker {
       { status: moved.record.status, context: moved.record.context },
       {
         handler: registered.handler,
-        params: work.params,
+        params,
         maxResultBytes: space.maxResultBytes,
         now: space.now,
         attempt: item.attempt,
         // A resumable handler starts from its last checkpoint; any other from the start.
-        resumeFrom: resuming ? (moved.record.checkpoint ?? null) : null,
+        resumeFrom: from ?? null,
         node: space.nodeId,
         // What earlier runs asked: asked again, the same question gets its id (and its answer).
-        asked: moved.record.inputs,
+        asked,
         extras: registered.runOptions,
       },
       this.#portOf(run),
@@ -398,6 +415,14 @@ export class TaskWorker {
     for (const input of record.inputs) {
       const answer = input.answer;
       if (answer === undefined || !run.run?.waitsFor(input.inputId)) continue;
+      if ('stowed' in answer) {
+        // A large answer, read from beside the record; the run takes it if it still waits for it.
+        void this.#space.store.unstow({ stowed: answer.stowed }).then(
+          (result) => run.run?.waitsFor(input.inputId) && run.run.answer(input.inputId, { result }),
+          (error: unknown) => this.#space.log('warn', 'input answer unreadable', { key: run.key, inputId: input.inputId, error: error instanceof Error ? error.message : String(error) }),
+        );
+        continue;
+      }
       run.run.answer(input.inputId, 'result' in answer ? { result: answer.result } : { error: new Error(answer.error) });
     }
   }
