@@ -58,7 +58,8 @@ const backends: { name: string; open: () => Promise<{ front: TaskRuntime; close(
 
 describe.each(backends)('large payloads ($name)', ({ open }) => {
   it('should run a task with 3 MB of params, answer a 3 MB question with 3 MB, and return an 8 MB result, whole', async () => {
-    const { front, close } = await open();
+    const opened = await open();
+    const { front } = opened;
     try {
       const params = { blob: 'p'.repeat(3 * MB) };
       const measured = await front.create({ taskId: 'measure', owner, dialect: '2025-11-25', method: 'tools/call', handler: 'measure', params });
@@ -75,12 +76,13 @@ describe.each(backends)('large payloads ($name)', ({ open }) => {
       const outcome = await front.waitForOutcome(big.taskId, owner, { timeout: 30_000 });
       expect(((outcome.result as { content: { text: string }[] }).content[0]!.text).length).toBe(8 * MB);
     } finally {
-      await close();
+      await opened.close();
     }
   }, 90_000);
 
   it('should refuse params and answers over maxRequestBytes naming the limit', async () => {
-    const { front, close } = await open();
+    const opened = await open();
+    const { front } = opened;
     try {
       const tooBig = { blob: 'p'.repeat(4 * MB + 1) };
       const refused = await front.create({ taskId: 'too-big', owner, dialect: '2025-11-25', method: 'tools/call', handler: 'measure', params: tooBig }).catch((e: unknown) => e);
@@ -94,7 +96,7 @@ describe.each(backends)('large payloads ($name)', ({ open }) => {
       expect(await front.pendingInputRequests(asking.taskId, owner)).toHaveLength(1);
       await front.cancel(asking.taskId, owner);
     } finally {
-      await close();
+      await opened.close();
     }
   }, 60_000);
 });
