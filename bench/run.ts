@@ -16,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   memory: async () => (await import('./memory.js')).run,
   nats: async () => (await import('./nats.js')).run,
   'sdk-v2': async () => (await import('./sdk-v2.js')).run,
+  sessions: async () => (await import('./sessions.js')).run,
 };
 
 async function main(): Promise<void> {

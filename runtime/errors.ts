@@ -167,6 +167,22 @@ export class TaskTerminalError extends TaskRuntimeError {
 }
 
 /**
+ * The `mcp-tasks serve` flag of each limit, named in the limit's error so that a requester can tell
+ * its operator what to raise (an embedding program sets the limit of the same name in its options).
+ */
+export const LIMIT_FLAGS: Readonly<Record<string, string>> = {
+  maxConcurrentTasks: '--max-running-tasks',
+  createsPerSecond: '--max-creates-per-second',
+  pollsPerSecond: '--max-polls-per-second',
+  listsPerSecond: '--max-lists-per-second',
+  maxTaskIdLength: '--max-task-id-length',
+  maxResultBytes: '--max-result-bytes',
+  maxRequestBytes: '--max-request-bytes',
+  maxRetainedTasks: '--max-retained-tasks',
+  maxRetainedBytes: '--max-retained-bytes',
+};
+
+/**
  * A requester went over one of its limits (see `RequesterLimits`); nothing was done.
  *
  * @example
@@ -184,7 +200,8 @@ export class TaskLimitError extends TaskRuntimeError {
    */
   constructor(limit: string, value: string, retryAfterMs: number | null, options?: ErrorOptions & { when?: string }) {
     const when = options?.when ?? (retryAfterMs === null ? 'retry once one of your tasks has ended' : `retry after ${retryAfterMs} ms`);
-    super(TaskErrorCode.limited, `Limit exceeded: ${limit} (${value}); ${when}`, options);
+    const flag = LIMIT_FLAGS[limit];
+    super(TaskErrorCode.limited, `Limit exceeded: ${limit} (${value}); ${when}${flag === undefined ? '' : ` (the server sets it: ${flag})`}`, options);
     this.name = 'TaskLimitError';
     this.limit = limit;
     this.retryAfterMs = retryAfterMs;

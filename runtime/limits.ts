@@ -41,6 +41,20 @@ export interface RequesterLimits {
    * @default 4_194_304 (4 MiB, the HTTP endpoint's largest request body)
    */
   readonly maxRequestBytes: number | null;
+  /**
+   * Tasks one requester may have kept at once (created and not yet removed: running, or ended and
+   * within their keepAlive); past it, a new task is refused until one expires or is deleted. What
+   * a requester was promised is never evicted early. On NATS, counted across the cluster.
+   * @default 1000
+   */
+  readonly maxRetainedTasks: number | null;
+  /**
+   * Bytes of kept results and messages the node may hold (memory: this process's ended tasks,
+   * counted as JSON; NATS: the task space's records and results buckets); past it, every new task
+   * is refused until kept tasks expire or are deleted. Node-wide, not per requester.
+   * @default 268_435_456 (256 MiB)
+   */
+  readonly maxRetainedBytes: number | null;
 }
 
 /** The defaults of {@link RequesterLimits}. */
@@ -52,6 +66,8 @@ export const DEFAULT_LIMITS: RequesterLimits = {
   maxTaskIdLength: 128,
   maxResultBytes: 921_600,
   maxRequestBytes: 4_194_304,
+  maxRetainedTasks: 1000,
+  maxRetainedBytes: 268_435_456,
 };
 
 interface Bucket {
@@ -71,6 +87,8 @@ export const NO_LIMITS: RequesterLimits = {
   maxTaskIdLength: null,
   maxResultBytes: null,
   maxRequestBytes: null,
+  maxRetainedTasks: null,
+  maxRetainedBytes: null,
 };
 
 /**

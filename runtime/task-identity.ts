@@ -100,6 +100,7 @@ export function checkTaskId(taskId: unknown, maxLength: number | null): asserts 
  * @param maxBytes - the `maxResultBytes` limit, or `null` for none
  * @param what - what `value` is, for the message
  * @throws InvalidArgumentError when `value` cannot be written as JSON
+ * @returns the length of its JSON, in characters (what it keeps, about)
  * @throws TaskLimitError (limit `maxResultBytes`) when its JSON is too large
  * @example
  * ```ts
@@ -107,8 +108,8 @@ export function checkTaskId(taskId: unknown, maxLength: number | null): asserts 
  * checkResult({ n: 1n }, null);                    // throws: "The task's result cannot be stored as JSON: …BigInt…"
  * ```
  */
-export function checkResult(value: unknown, maxBytes: number | null, what = 'result'): void {
-  checkJsonSize(value, maxBytes, what, { limit: 'maxResultBytes', limited: 'results', when: 'the task failed: ask for a smaller result' });
+export function checkResult(value: unknown, maxBytes: number | null, what = 'result'): number {
+  return checkJsonSize(value, maxBytes, what, { limit: 'maxResultBytes', limited: 'results', when: 'the task failed: ask for a smaller result' });
 }
 
 /**
@@ -126,20 +127,20 @@ export function checkResult(value: unknown, maxBytes: number | null, what = 'res
  */
 export function checkRequest(value: unknown, maxBytes: number | null, what: string): void {
   if (maxBytes === null) return;
-  checkJsonSize(value, maxBytes, what, { limit: 'maxRequestBytes', limited: `task params and input answers`, when: `a retry will not pass: send smaller ${what}, or raise the server's --max-request-bytes` });
+  void checkJsonSize(value, maxBytes, what, { limit: 'maxRequestBytes', limited: `task params and input answers`, when: `a retry will not pass: send smaller ${what}` });
 }
 
 /** The one JSON size check of both limits. */
-function checkJsonSize(value: unknown, maxBytes: number | null, what: string, o: { readonly limit: 'maxResultBytes' | 'maxRequestBytes'; readonly limited: string; readonly when: string }): void {
+function checkJsonSize(value: unknown, maxBytes: number | null, what: string, o: { readonly limit: 'maxResultBytes' | 'maxRequestBytes'; readonly limited: string; readonly when: string }): number {
   let json: string;
   try {
     json = JSON.stringify(value) ?? '';
   } catch (error) {
     throw new InvalidArgumentError(`The task's ${what} cannot be stored as JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  if (maxBytes === null) return;
+  if (maxBytes === null) return json.length;
   // Counting UTF-8 bytes only when the characters alone could be over (each is 1 to 3 bytes).
-  if (json.length * 3 <= maxBytes || Buffer.byteLength(json) <= maxBytes) return;
+  if (json.length * 3 <= maxBytes || Buffer.byteLength(json) <= maxBytes) return json.length;
   throw new TaskLimitError(o.limit, `${o.limited} of at most ${maxBytes} bytes of JSON`, null, { when: o.when });
 }
 

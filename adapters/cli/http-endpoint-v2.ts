@@ -26,6 +26,8 @@ export interface HttpEndpointV2Options extends HttpTimeouts {
   readonly authenticate?: HttpAuthenticator;
   /** A 2025-11-25 session with no request for this long is closed. @default 3_600_000 */
   readonly sessionIdleMs?: number;
+  /** See `TaskHttpHandlerV2Options.maxSessions`. @default 5_000 */
+  readonly maxSessions?: number | null;
   readonly allowedHosts?: readonly string[];
   readonly allowedOrigins?: readonly string[];
   /** See `HttpEndpointOptions.maxPendingBodyBytes`. @default 67_108_864 (64 MiB) */
@@ -49,7 +51,10 @@ function replyError(res: ServerResponse, status: number, code: number, message: 
 export async function startHttpEndpointV2(options: HttpEndpointV2Options): Promise<HttpEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const checkOrigin = originGuard({ bind: host, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
-  const endpoint = createTaskHttpHandlerV2(options.createServer, options.sessionIdleMs === undefined ? {} : { sessionIdleMs: options.sessionIdleMs });
+  const endpoint = createTaskHttpHandlerV2(options.createServer, {
+    ...(options.sessionIdleMs !== undefined && { sessionIdleMs: options.sessionIdleMs }),
+    ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
+  });
   const authenticated = new WeakMap<IncomingMessage, Awaited<ReturnType<HttpAuthenticator>>>();
   const pending = new PendingBodies(options.maxPendingBodyBytes === undefined ? DEFAULT_MAX_PENDING_BODY_BYTES : options.maxPendingBodyBytes);
   const listener = nodeRequestServer(endpoint, (req) => authenticated.get(req), { pending });

@@ -15,7 +15,8 @@ import { BodyRefusal, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } 
 import { closeServer, guardedServer, type HttpTimeouts } from '../http/front.js';
 import { originGuard } from './origin-guard.js';
 import { requestTarget } from '../http/request-target.js';
-import { isRelayable, placesHere, resumeSession, sessionRecordOf, spreadRequestIds, type SessionRecord } from './session-restore.js';
+import { isRelayable, placesHere, sessionRecordOf, spreadRequestIds, type SessionRecord } from './session-restore.js';
+import { SessionPool, SESSION_DEFAULTS, type Held } from './session-pool.js';
 import { isStatelessPost, serveStateless } from './stateless-http.js';
 import { checkMessage } from './stdio-transport.js';
 
@@ -35,6 +36,16 @@ export interface HttpEndpointOptions extends HttpTimeouts {
   readonly maxPendingBodyBytes?: number | null;
   /** How long requests in flight may go on once `close()` is called, before they are cut. @default 5_000 */
   readonly closeGraceMs?: number;
+  /**
+   * The most sessions this endpoint keeps (with an SDK server, or parked as a record); past it a
+   * new `initialize` is answered 503 with `Retry-After` (existing sessions are never closed for
+   * it). `null`: no cap. @default 5_000
+   */
+  readonly maxSessions?: number | null;
+  /** A session with nothing in flight for this long keeps only its record until its next request. @default 30_000 */
+  readonly parkAfterMs?: number;
+  /** Sessions with an SDK server at once, past which idle ones are parked at once. @default 200 */
+  readonly maxActiveSessions?: number;
   /**
    * A session with no request for this long is closed (its tasks stay until their keepAlive, but
    * are bound to a session nobody holds any more). @default 3_600_000 (1 hour)
@@ -73,14 +84,6 @@ export interface HttpEndpointOptions extends HttpTimeouts {
   readonly allowedOrigins?: readonly string[];
 }
 
-/** A session this process serves: its SDK transport and server, and its shared record. */
-interface Held {
-  readonly transport: StreamableHTTPServerTransport;
-  readonly server: Server;
-  readonly record: SessionRecord;
-  /** When this node last refreshed the record's `lastSeen`. */
-  touched: number;
-}
 
 /** A running endpoint. */
 export interface HttpEndpoint {
@@ -139,58 +142,22 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const checkOrigin = originGuard({ bind: host, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const pending = new PendingBodies(options.maxPendingBodyBytes === undefined ? DEFAULT_MAX_PENDING_BODY_BYTES : options.maxPendingBodyBytes);
-  /** Sessions served by this process, with their SDK server. */
-  const sessions = new Map<string, Held>();
-  const resuming = new Map<string, Promise<Held | undefined>>();
-  const lastSeen = new Map<string, number>();
+  const idleMs = options.sessionIdleMs ?? 3_600_000;
+  const pool = new SessionPool({
+    createServer: options.createServer,
+    directory: options.sessions,
+    idleMs,
+    parkAfterMs: options.parkAfterMs ?? SESSION_DEFAULTS.parkAfterMs,
+    maxActive: options.maxActiveSessions ?? SESSION_DEFAULTS.maxActive,
+    maxSessions: options.maxSessions === undefined ? SESSION_DEFAULTS.maxSessions : options.maxSessions,
+  });
   const inFlight = new InFlightIds();
   /** Aborted on close: ends the stateless wire's subscription streams. */
   const closing = new AbortController();
-  const idleMs = options.sessionIdleMs ?? 3_600_000;
-  const sweeper = setInterval(() => {
-    const now = Date.now();
-    for (const [id, seen] of lastSeen) {
-      if (now - seen < idleMs) continue;
-      lastSeen.delete(id);
-      void sessions.get(id)?.transport.close();
-      // Idle everywhere (no node refreshed it either): the session ends for the whole cluster.
-      void options.sessions?.recall(id).then((r) => (r && now - (r.lastSeen ?? 0) >= idleMs ? options.sessions?.forget(id) : undefined)).catch(() => undefined);
-    }
-  }, Math.min(idleMs, 60_000));
-  sweeper.unref();
-
-  const track = (transport: StreamableHTTPServerTransport): void => {
-    transport.onclose = () => {
-      if (transport.sessionId === undefined) return;
-      sessions.delete(transport.sessionId);
-      lastSeen.delete(transport.sessionId);
-    };
-  };
-
-  /** A session another node began: taken up here from the shared directory. */
-  const resume = (sessionId: string): Promise<Held | undefined> => {
-    // Concurrent first requests of one session on this node share one resume (one server).
-    let pending = resuming.get(sessionId);
-    if (!pending) {
-      pending = (async () => {
-        const record = await options.sessions?.recall(sessionId);
-        // A session idle past the timeout on every node has ended, wherever it began.
-        if (!record || Date.now() - (record.lastSeen ?? Date.now()) >= idleMs) return undefined;
-        const resumed = await resumeSession(sessionId, record, options.createServer, track);
-        const held: Held = { ...resumed, record, touched: Date.now() };
-        sessions.set(sessionId, held);
-        lastSeen.set(sessionId, Date.now());
-        return held;
-      })().finally(() => resuming.delete(sessionId));
-      resuming.set(sessionId, pending);
-    }
-    return pending;
-  };
 
   /** Tells the other nodes now and then that the session is in use, so none ends it as idle. */
   const touch = (sessionId: string, held: Held): void => {
     const now = Date.now();
-    lastSeen.set(sessionId, now);
     if (!options.sessions || now - held.touched < idleMs / 4) return;
     held.touched = now;
     void options.sessions.remember(sessionId, { ...held.record, lastSeen: now }).catch(() => undefined);
@@ -199,7 +166,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   // Answers and cancels that belong to a request another node holds reach it through the relay;
   // a node injects only what its own server is waiting for.
   const stopRelay = options.sessions?.onRelay?.((sessionId, message) => {
-    const held = sessions.get(sessionId);
+    const held = pool.active(sessionId);
     if (!held || !isRelayable(message) || !placesHere(held.server, message)) return;
     held.transport.onmessage?.(message as JSONRPCMessage);
   });
@@ -229,10 +196,14 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     const principal = auth?.clientId ?? null;
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
-    const found = sessionId === undefined ? undefined : (sessions.get(sessionId) ?? (await resume(sessionId)));
+    const found = sessionId === undefined ? undefined : await pool.get(sessionId);
     // Another principal's session does not exist for this one: the same answer as an unknown id.
     const existing = found && (found.record.principal ?? null) === principal ? found : undefined;
-    if (existing && sessionId !== undefined) touch(sessionId, existing);
+    if (existing && sessionId !== undefined) {
+      touch(sessionId, existing);
+      // In flight until answered (a GET stream: until it closes): a session in use is never parked.
+      res.once('close', pool.enter(existing));
+    }
 
     if (req.method === 'POST') {
       let body: unknown;
@@ -262,17 +233,22 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       if (!isInitializeRequest(body)) {
         return replyError(res, 400, -32600, 'Bad Request: no mcp-session-id header, and the message is not an initialize request');
       }
+      if (!pool.hasRoom()) {
+        res.setHeader('retry-after', '60');
+        return replyError(res, 503, -32000, `Server busy: it keeps ${options.maxSessions ?? SESSION_DEFAULTS.maxSessions} sessions already (maxSessions, --max-sessions); retry later, or end sessions you no longer use (DELETE)`, { limit: 'maxSessions' });
+      }
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: async (id) => {
           const record = { ...sessionRecordOf(body), principal, lastSeen: Date.now() };
-          sessions.set(id, { transport, server, record, touched: Date.now() });
-          lastSeen.set(id, Date.now());
+          const held: Held = { transport, server, record, touched: Date.now(), inFlight: 0, active: Date.now() };
+          pool.add(id, held);
+          res.once('close', pool.enter(held));
           // Shared before the reply leaves, so the client's next request may go to any node.
           await options.sessions?.remember(id, record);
         },
       });
-      track(transport);
+      pool.track(transport);
       const server = options.createServer();
       if (options.sessions) spreadRequestIds(server);
       await server.connect(transport);
@@ -302,10 +278,9 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   return {
     url: `http://${host}:${port}/mcp`,
     close: async () => {
-      clearInterval(sweeper);
       stopRelay?.();
       closing.abort();
-      await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
+      await pool.close();
       await closeServer(server, options.closeGraceMs);
     },
   };

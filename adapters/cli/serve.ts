@@ -41,6 +41,8 @@ Transport (one of):
                              failing_job, protocol_error_job, confirm_delete, multi_input, test_tool_with_task);
                              give it to worker nodes too
   --session-idle-timeout MS  close an HTTP session after this long without a request (default 3600000)
+  --max-sessions N           with --http: sessions kept at once; past it a new initialize gets 503 with
+                             Retry-After, existing sessions are never closed for it (default 5000; 'off')
   --header-timeout MS        with --http: a request's headers must arrive within this long, else 408 and
                              the connection closed (default 10000)
   --body-timeout MS          with --http: a whole request, body included, must arrive within this long,
@@ -88,6 +90,10 @@ naming the limit and when to retry; 'off' lifts a limit:
   --max-result-bytes N       bytes of JSON a task's result may have; a larger one fails the task (default 921600)
   --max-request-bytes N      bytes of JSON a task's params, or one answer to its input request, may have; a
                              larger one is refused (default 4194304)
+  --max-retained-tasks N     tasks a requester may keep at once, running or ended within their keepAlive;
+                             past it a new task is refused until one expires or is deleted (default 1000)
+  --max-retained-bytes N     bytes of kept results and messages on this node (with --nats: in the task
+                             space's buckets); past it every new task is refused (default 268435456)
 With --nats the limits hold across the cluster (rates shared between nodes every 250 ms).
 
 Cluster (with --nats; without it, everything runs in this process):
@@ -150,6 +156,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'max-task-id-length': { type: 'string' },
       'max-result-bytes': { type: 'string' },
       'max-request-bytes': { type: 'string' },
+      'max-retained-tasks': { type: 'string' },
+      'max-retained-bytes': { type: 'string' },
       'poll-frequency': { type: 'string' },
       'page-size': { type: 'string' },
       heartbeat: { type: 'string' },
@@ -157,6 +165,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'push-allow': { type: 'string', multiple: true },
       'push-ack-wait': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
+      'max-sessions': { type: 'string' },
       'header-timeout': { type: 'string' },
       'body-timeout': { type: 'string' },
       'max-pending-body-bytes': { type: 'string' },
@@ -215,6 +224,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   setLimit('maxTaskIdLength', 'max-task-id-length');
   setLimit('maxResultBytes', 'max-result-bytes');
   setLimit('maxRequestBytes', 'max-request-bytes');
+  setLimit('maxRetainedTasks', 'max-retained-tasks');
+  setLimit('maxRetainedBytes', 'max-retained-bytes');
   runtimeOptions.limits = limits;
   const audit = auditOption(values.audit, values['node-id']);
   if (audit) runtimeOptions.audit = audit;
@@ -324,7 +335,10 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const bodyTimeoutMs = number('body-timeout', values['body-timeout']);
   const pendingFlag = values['max-pending-body-bytes'];
   const maxPendingBodyBytes = pendingFlag === 'off' ? null : number('max-pending-body-bytes', pendingFlag);
+  const sessionsFlag = values['max-sessions'];
+  const maxSessions = sessionsFlag === 'off' ? null : number('max-sessions', sessionsFlag);
   const front = {
+    ...(maxSessions !== undefined && { maxSessions }),
     ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
     ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),
     ...(maxPendingBodyBytes !== undefined && { maxPendingBodyBytes }),

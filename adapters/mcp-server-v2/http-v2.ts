@@ -24,6 +24,12 @@ export interface TaskHttpHandlerV2Options {
    * @default 3_600_000 (1 hour)
    */
   readonly sessionIdleMs?: number;
+  /**
+   * The most 2025-11-25 sessions kept at once; past it a new `initialize` is answered 503 with
+   * `Retry-After` (existing sessions are never closed for it). `null`: no cap.
+   * @default 5_000
+   */
+  readonly maxSessions?: number | null;
 }
 
 /** A web-standard MCP endpoint: one request in, one response out. */
@@ -62,6 +68,7 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: T
   const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; principal: string | null; seen: number }>();
   // Sessions nobody uses any more are closed: each holds a server, its transport and its watchers.
   const idleMs = options.sessionIdleMs ?? 3_600_000;
+  const maxSessions = options.maxSessions === undefined ? 5_000 : options.maxSessions;
   const sweeper = setInterval(() => {
     const now = Date.now();
     for (const [id, session] of sessions) {
@@ -82,6 +89,11 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: T
       return session.transport.handleRequest(request, authInfo ? { authInfo } : {});
     }
     if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    if (maxSessions !== null && sessions.size >= maxSessions) {
+      const busy = jsonRpcError(503, -32000, `Server busy: it keeps ${maxSessions} sessions already (maxSessions, --max-sessions); retry later, or end sessions you no longer use (DELETE)`);
+      busy.headers.set('retry-after', '60');
+      return busy;
+    }
     // No session yet: this must be the initialize that opens one (the transport checks that).
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -127,6 +127,11 @@ export function awaitsResponse(protocol: object, id: number): boolean {
   return (readSdkField(protocol, '_responseHandlers') as Map<unknown, unknown>).has(id);
 }
 
+/** True when the peer waits for an answer to any request it sent. @throws SdkInternalsError @example `awaitsAnyResponse(server)` */
+export function awaitsAnyResponse(protocol: object): boolean {
+  return (readSdkField(protocol, '_responseHandlers') as Map<unknown, unknown>).size > 0;
+}
+
 /** True when the peer is handling the incoming request `requestId`. @throws SdkInternalsError @example `isHandlingRequest(server, 3)` */
 export function isHandlingRequest(protocol: object, requestId: unknown): boolean {
   return (readSdkField(protocol, '_requestHandlerAbortControllers') as Map<unknown, unknown>).has(requestId);

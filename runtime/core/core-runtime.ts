@@ -8,7 +8,7 @@
  */
 import { isTerminalStatus, taskEvents, type TaskInput, type TaskOwner } from '../../machines/index.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { InvalidArgumentError, RuntimeDisposedError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskTerminalError, TaskTimeoutError, isTransient } from '../errors.js';
+import { InvalidArgumentError, RuntimeDisposedError, TaskLimitError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskTerminalError, TaskTimeoutError, isTransient } from '../errors.js';
 import { eventsForUpdate } from '../external-update.js';
 import type { RequesterLimiter } from '../limits.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
@@ -135,6 +135,29 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     }
   }
 
+  /**
+   * Refuses a new task past the retention limits: the requester keeps too many tasks, or the node
+   * holds too many bytes of kept results. Nothing kept is evicted for it: what was promised stays.
+   */
+  function checkKept(ownerKey: string): Promise<void> | undefined {
+    const { maxRetainedTasks, maxRetainedBytes } = opts.limits;
+    if (maxRetainedTasks === null && maxRetainedBytes === null) return undefined;
+    const kept = store.kept(ownerKey, { tasks: maxRetainedTasks !== null, bytes: maxRetainedBytes !== null });
+    if (kept instanceof Promise) return kept.then(judgeKept);
+    judgeKept(kept);
+    return undefined;
+  }
+
+  function judgeKept(kept: { readonly tasks: number; readonly bytes: number }): void {
+    const { maxRetainedTasks, maxRetainedBytes } = opts.limits;
+    if (maxRetainedTasks !== null && kept.tasks >= maxRetainedTasks) {
+      throw new TaskLimitError('maxRetainedTasks', `${maxRetainedTasks} kept tasks per requester`, null, { when: 'retry once one of your tasks has expired, or delete one you no longer need' });
+    }
+    if (maxRetainedBytes !== null && kept.bytes >= maxRetainedBytes) {
+      throw new TaskLimitError('maxRetainedBytes', `${maxRetainedBytes} bytes of kept results and messages on this server`, null, { when: 'retry once kept tasks have expired' });
+    }
+  }
+
   async function outcomeOf(key: string, state: S): Promise<TaskOutcome> {
     const kept = state.hasResult ? await store.result(key, state) : null;
     return { task: viewOf(state), result: kept?.value, hasResult: kept !== null, failure: state.failure ?? undefined };
@@ -258,6 +281,10 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       const ownerKey = ownerKeyOf(o.owner);
       const depth = o.parentId === undefined ? 0 : await depthUnder(o.parentId, o.owner);
       limiter.admit(ownerKey, 'createsPerSecond');
+      // No await when nothing needs reading (memory always, NATS within a second of its last
+      // reading): a task exists as soon as create runs, so a poll right behind it finds it.
+      const checking = checkKept(ownerKey);
+      if (checking) await checking;
       const input = machineInput(o, keepAlive, opts.pollFrequency, now(), depth);
       const work = registered ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null, runOptions } : null;
       const key = store.keyOf(ownerKey, o.taskId);

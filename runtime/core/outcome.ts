@@ -11,9 +11,11 @@ import { checkResult } from '../task-identity.js';
 
 /** The decided outcome of a task's work, ready to be kept by the backend. */
 export type Settled =
-  | { readonly status: 'completed'; readonly result: unknown }
+  | { readonly status: 'completed'; readonly result: unknown; /** Characters of the result's JSON. */ readonly bytes: number }
   | {
       readonly status: 'failed';
+      /** Characters of the JSON of what the failure keeps (its result and detail). */
+      readonly bytes: number;
       /** The task's error message. */
       readonly error: string;
       /** The `TaskFailure`'s detail (JSON-safe), or `null`. */
@@ -63,20 +65,20 @@ export function decideOutcome(settled: { readonly ok: true; readonly value: unkn
   try {
     if (settled.ok) {
       // Not JSON, or too large to keep: the task fails saying why, instead of holding it.
-      checkResult(settled.value, maxResultBytes);
-      return { status: 'completed', result: settled.value };
+      const bytes = checkResult(settled.value, maxResultBytes);
+      return { status: 'completed', result: settled.value, bytes };
     }
     const error = settled.error;
-    if (!(error instanceof TaskFailure)) return { status: 'failed', error: messageOf(error), failure: null };
+    if (!(error instanceof TaskFailure)) return { status: 'failed', error: messageOf(error), failure: null, bytes: 0 };
     // A failure's result and detail count against the size limit too; too large, neither is kept.
-    if (error.hasResult) checkResult(error.result, maxResultBytes);
+    const resultBytes = error.hasResult ? checkResult(error.result, maxResultBytes) : 0;
     // The detail rides with the task's record everywhere (the result does not): its message is
     // bounded as the task's own is, and the whole of it by MAX_FAILURE_DETAIL_BYTES.
     const failure = withBoundedMessage(error.detail ?? null);
-    checkResult(failure, maxResultBytes === null ? MAX_FAILURE_DETAIL_BYTES : Math.min(maxResultBytes, MAX_FAILURE_DETAIL_BYTES), 'failure detail');
-    return error.hasResult ? { status: 'failed', error: error.message, failure, result: { value: error.result } } : { status: 'failed', error: error.message, failure };
+    const bytes = resultBytes + checkResult(failure, maxResultBytes === null ? MAX_FAILURE_DETAIL_BYTES : Math.min(maxResultBytes, MAX_FAILURE_DETAIL_BYTES), 'failure detail');
+    return error.hasResult ? { status: 'failed', error: error.message, failure, result: { value: error.result }, bytes } : { status: 'failed', error: error.message, failure, bytes };
   } catch (refused) {
     if (!unkeepable(refused)) throw refused;
-    return { status: 'failed', error: refused.message, failure: null };
+    return { status: 'failed', error: refused.message, failure: null, bytes: 0 };
   }
 }

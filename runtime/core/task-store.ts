@@ -110,6 +110,13 @@ export interface TaskStore<S extends TaskState = TaskState> {
   subscribe(listener: (change: TaskChange) => void, key?: string): () => void;
   onInputRequest(listener: (request: InputRequest) => void, key?: string): () => void;
   stats(): { live: number; retained: number };
+  /**
+   * What is kept now, for the retention limits: how many tasks `ownerKey` has stored (running or
+   * ended, until removed), and how many bytes of results and messages the backend holds (memory:
+   * this process's ended tasks; NATS: the task space's buckets). May be a reading up to a second
+   * old. Only what `what` asks for is read.
+   */
+  kept(ownerKey: string, what: { readonly tasks: boolean; readonly bytes: boolean }): { tasks: number; bytes: number } | Promise<{ tasks: number; bytes: number }>;
   security(): SecurityReport;
   observe(): TaskObserver;
   dispose(): Promise<void>;

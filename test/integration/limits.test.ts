@@ -44,7 +44,7 @@ describe.each([
     const refused = answers.filter((a) => a.error?.code === LIMITED);
     expect(answers.filter((a) => a.result !== undefined).length).toBeGreaterThanOrEqual(4); // the burst
     expect(refused.length).toBeGreaterThan(0);
-    expect(refused[0]!.error!.message).toMatch(/^Limit exceeded: pollsPerSecond \(2 per second per requester\); retry after \d+ ms$/);
+    expect(refused[0]!.error!.message).toMatch(/^Limit exceeded: pollsPerSecond \(2 per second per requester\); retry after \d+ ms \(the server sets it: --max-[a-z-]+\)$/);
     expect(refused[0]!.error!.data).toMatchObject({ limit: 'pollsPerSecond' });
     // Once the budget has refilled (a refused poll uses none of it), tasks/get answers again.
     const later = await vi.waitFor(
@@ -63,7 +63,7 @@ describe.each([
     const first = await create2025(wire, 'sleep', { ms: 400 });
     const second = await wire.request('tools/call', { name: 'sleep', arguments: { ms: 1 }, task: { ttl: 60_000 } });
     expect(second.error?.code).toBe(LIMITED);
-    expect(second.error?.message).toBe('Limit exceeded: maxConcurrentTasks (1 running tasks per requester); retry once one of your tasks has ended');
+    expect(second.error?.message).toBe('Limit exceeded: maxConcurrentTasks (1 running tasks per requester); retry once one of your tasks has ended (the server sets it: --max-running-tasks)');
     // A plain call is not a task: it is not limited by running tasks.
     expect((await wire.request('tools/call', { name: 'echo', arguments: { text: 'hi' } })).result).toBeDefined();
     for (let i = 0; i < 50 && statusOf(await getTask(wire, first.taskId)) !== 'completed'; i++) await new Promise((r) => setTimeout(r, 50));
@@ -78,7 +78,7 @@ describe.each([
     const refused = answers.filter((a) => a.error?.code === LIMITED);
     expect(created.length).toBe(2); // the burst: twice the rate
     expect(refused.length).toBe(3);
-    expect(refused[0]!.error!.message).toMatch(/^Limit exceeded: createsPerSecond \(1 per second per requester\); retry after \d+ ms$/);
+    expect(refused[0]!.error!.message).toMatch(/^Limit exceeded: createsPerSecond \(1 per second per requester\); retry after \d+ ms \(the server sets it: --max-[a-z-]+\)$/);
     expect(refused[0]!.error!.data).toMatchObject({ limit: 'createsPerSecond', retryAfterMs: expect.any(Number) });
     for (const a of created) expect(statusOf(await settle(wire, (a.result!['task'] as { taskId: string }).taskId))).toBe('completed');
   });
@@ -89,7 +89,7 @@ describe.each([
     const answers = await Promise.all(Array.from({ length: 4 }, () => wire!.request('tasks/list', {})));
     expect(answers.filter((a) => a.result !== undefined).length).toBe(2);
     const refused = answers.find((a) => a.error?.code === LIMITED);
-    expect(refused?.error?.message).toMatch(/^Limit exceeded: listsPerSecond \(1 per second per requester\); retry after \d+ ms$/);
+    expect(refused?.error?.message).toMatch(/^Limit exceeded: listsPerSecond \(1 per second per requester\); retry after \d+ ms \(the server sets it: --max-[a-z-]+\)$/);
     expect(statusOf(await settle(wire, task.taskId))).toBe('completed');
   });
 
@@ -104,7 +104,7 @@ describe.each([
     const fine = await createSep(wire, 'sleep', { ms: 1 }, { taskId: 'x'.repeat(40) });
     const long = 'y'.repeat(41);
     const create = await wire.request('tools/call', { name: 'sleep', arguments: { ms: 1 }, _meta: { 'modelcontextprotocol.io/task': { taskId: long, keepAlive: 60_000 } } });
-    const message = 'Limit exceeded: maxTaskIdLength (task ids of at most 40 characters); a retry will not pass: use a shorter task id';
+    const message = 'Limit exceeded: maxTaskIdLength (task ids of at most 40 characters); a retry will not pass: use a shorter task id (the server sets it: --max-task-id-length)';
     expect(create.error).toMatchObject({ code: LIMITED, message, data: { limit: 'maxTaskIdLength', retryAfterMs: null } });
     expect((await wire.request('tasks/get', { taskId: long })).error).toMatchObject({ code: LIMITED, message });
     expect(statusOf(await settle(wire, fine.taskId))).toBe('completed');
@@ -117,7 +117,7 @@ describe.each([
     expect(statusOf(await settle(wire, small.taskId))).toBe('failed');
     const refused = await settle(wire, large.taskId);
     expect(statusOf(refused)).toBe('failed');
-    expect(refused['statusMessage']).toBe('Limit exceeded: maxResultBytes (results of at most 300 bytes of JSON); the task failed: ask for a smaller result');
+    expect(refused['statusMessage']).toBe('Limit exceeded: maxResultBytes (results of at most 300 bytes of JSON); the task failed: ask for a smaller result (the server sets it: --max-result-bytes)');
     const kept = await wire.request('tasks/result', { taskId: small.taskId });
     expect(textOf(kept.result!)).toBe('short');
     const notKept = await wire.request('tasks/result', { taskId: large.taskId });

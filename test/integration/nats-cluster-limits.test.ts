@@ -51,7 +51,7 @@ describe('NATS cluster: limits per requester across nodes', () => {
       const refused = await wire.request('tools/call', call);
       expect(refused.error, diag()).toMatchObject({
         code: LIMITED,
-        message: 'Limit exceeded: maxConcurrentTasks (2 running tasks per requester); retry once one of your tasks has ended',
+        message: 'Limit exceeded: maxConcurrentTasks (2 running tasks per requester); retry once one of your tasks has ended (the server sets it: --max-running-tasks)',
         data: { limit: 'maxConcurrentTasks', retryAfterMs: null },
       });
     }

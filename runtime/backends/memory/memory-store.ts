@@ -51,6 +51,10 @@ export class Entry implements RunPort {
   result: unknown = undefined;
   hasResult = false;
   failure: unknown = undefined;
+  /** Characters of the JSON of its result and failure detail, as the outcome's check counted them. */
+  outcomeBytes = 0;
+  /** What it counts against the node's kept bytes once it has ended (see `MemoryStore.kept`). */
+  keptBytes = 0;
   expiresAt: number | null = null;
   /** Wakes of waiters and watchers of this task. */
   watchers: Set<(ended: TaskView | null) => void> | null = null;
@@ -79,6 +83,7 @@ export class Entry implements RunPort {
   end(outcome: Settled, at: number): void {
     const run = this.run;
     if (!run) return;
+    this.outcomeBytes = outcome.bytes;
     if (outcome.status === 'completed') {
       this.result = outcome.result;
       this.hasResult = true;
@@ -128,6 +133,8 @@ export class MemoryStore implements TaskStore<Entry> {
   readonly #scheduler: DeadlineScheduler;
   #seq = 0;
   #disposed = false;
+  /** Bytes of the ended tasks' results and messages held now (see `kept`). */
+  #keptBytes = 0;
 
   constructor(opts: ResolvedTaskRuntimeOptions, limiter: RequesterLimiter, audit: AuditLog | null, node: string) {
     this.#opts = opts;
@@ -195,6 +202,7 @@ export class MemoryStore implements TaskStore<Entry> {
     if (!entry) return;
     entry.result = value;
     entry.hasResult = true;
+    entry.outcomeBytes = JSON.stringify(value ?? null).length;
   }
 
   result(_key: string, entry: Entry): { value: unknown } | null {
@@ -239,6 +247,10 @@ export class MemoryStore implements TaskStore<Entry> {
 
   onInputRequest(listener: (request: InputRequest) => void, key?: string): () => void {
     return this.#inputListeners.add(listener, key);
+  }
+
+  kept(ownerKey: string): { tasks: number; bytes: number } {
+    return { tasks: this.#index.count(ownerKey), bytes: this.#keptBytes };
   }
 
   stats(): { live: number; retained: number } {
@@ -312,6 +324,10 @@ export class MemoryStore implements TaskStore<Entry> {
       entry.result = undefined;
       entry.hasResult = false;
     }
+    // What it keeps from now until removed: its outcome, its messages, its intermediate results.
+    const c = entry.context;
+    entry.keptBytes = (entry.hasResult ? entry.outcomeBytes : 0) + (c.statusMessage?.length ?? 0) + (c.error?.length ?? 0) + (c.partials !== undefined && c.partials.length > 0 ? JSON.stringify(c.partials).length : 0);
+    this.#keptBytes += entry.keptBytes;
     const { keepAlive, updatedAt } = entry.context;
     if (keepAlive !== null) {
       entry.expiresAt = updatedAt + keepAlive;
@@ -333,6 +349,8 @@ export class MemoryStore implements TaskStore<Entry> {
 
   #remove(entry: Entry): void {
     this.#entries.delete(entry.key);
+    this.#keptBytes -= entry.keptBytes;
+    entry.keptBytes = 0;
     this.#observation.removed(entry);
     this.#index.remove(entry.ownerKey, entry.seq);
     this.#scheduler.cancel(entry.key);

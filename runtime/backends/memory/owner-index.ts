@@ -48,6 +48,12 @@ export class OwnerIndex {
     o.slots.push({ seq, key, alive: true });
   }
 
+  /** How many entries `owner` has. */
+  count(owner: string): number {
+    const o = this.#owners.get(owner);
+    return o === undefined ? 0 : o.slots.length - o.dead;
+  }
+
   /** Removes the entry with sequence `seq` of `owner`. */
   remove(owner: string, seq: number): void {
     const o = this.#owners.get(owner);

@@ -19,6 +19,7 @@ import { taskKey } from './keys.js';
 import { NatsObserver } from './nats-observer.js';
 import type { FeedEvent } from './record-store.js';
 import type { RunningTasks } from './running-tasks.js';
+import { KeptReadings } from './kept-readings.js';
 import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { applyToTask, persistently, removeTask, type TaskSpace } from './task-space.js';
 import type { TaskWorker } from './task-worker.js';
@@ -59,6 +60,8 @@ export class NatsStore implements TaskStore<TaskRecord> {
   readonly #stopCounting: () => void;
   /** Tasks created here a moment ago, followed by the feed since their first record. */
   readonly #fresh: FreshTasks;
+  /** What the task space keeps, for the retention limits (read at most once a second). */
+  readonly #kept: KeptReadings;
 
   constructor(space: TaskSpace, opts: ResolvedTaskRuntimeOptions, parts: { running: RunningTasks | null; worker: TaskWorker | null; audit: AuditLog | null }) {
     this.#space = space;
@@ -67,6 +70,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
     this.#worker = parts.worker;
     this.#audit = parts.audit;
     this.#fresh = new FreshTasks(space.feed, Date.now);
+    this.#kept = new KeptReadings(space.store, Date.now);
     this.#stopCounting = space.feed.watchAll((key, event) => {
       if (event.kind === 'task.deleted' || event.kind === 'task.created') this.#retained.delete(key);
       else if (isTerminalStatus(event.view.status)) {
@@ -141,6 +145,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
       await removeTask(space, key, read.found.record, { expired: true, revision: read.found.revision }).catch(() => undefined);
       created = await space.store.create(key, ownerKey, first(), queueRun);
     }
+    this.#kept.created(ownerKey);
     space.store.post(key, created.record, { kind: 'task.created', view: viewOf(created.record), previous: null, node: space.nodeId, ...(work && { record: created.record, revision: created.revision }) });
     // Driven from outside (as through the SDK's TaskStore): it is working from the start.
     if (!work) return (await applyToTask(space, key, taskEvents.start(now())))?.record ?? created.record;
@@ -224,6 +229,10 @@ export class NatsStore implements TaskStore<TaskRecord> {
     };
     if (key !== undefined) return this.#follow(key, deliver);
     return this.#space.feed.watchAll((_key, event) => deliver(event));
+  }
+
+  kept(ownerKey: string, what: { readonly tasks: boolean; readonly bytes: boolean }): { tasks: number; bytes: number } | Promise<{ tasks: number; bytes: number }> {
+    return this.#kept.kept(ownerKey, what);
   }
 
   stats(): { live: number; retained: number } {

@@ -434,6 +434,35 @@ export class RecordStore {
   }
 
   /**
+   * How many tasks an owner has stored (its entries in the listing index: one per task, from its
+   * create until its removal), read from the stream now.
+   *
+   * @example
+   * ```ts
+   * const count = await store.countOf(ownerKey);
+   * ```
+   */
+  async countOf(ownerKey: string): Promise<number> {
+    const subject = `${this.#indexSubject}.${ownerToken(ownerKey)}`;
+    const info = await this.#jsm.streams.info(this.#indexStream, { subjects_filter: subject });
+    return info.state.subjects?.[subject] ?? 0;
+  }
+
+  /**
+   * The bytes the task space keeps of its tasks: its records and results buckets (results, stowed
+   * values, records with their messages), read from the streams now.
+   *
+   * @example
+   * ```ts
+   * const bytes = await store.storedBytes();
+   * ```
+   */
+  async storedBytes(): Promise<number> {
+    const [records, results] = await Promise.all([this.#jsm.streams.info(this.#recordBucket.stream), this.#jsm.streams.info(this.#resultBucket.stream)]);
+    return records.state.bytes + results.state.bytes;
+  }
+
+  /**
    * Removes a stowed value no record refers to any more (a checkpoint's, once a later one is kept).
    *
    * @example

@@ -33,7 +33,7 @@ describe('per-requester limits', () => {
     for (let i = 0; i < 4; i++) await runtime.get('t1', a); // a burst of twice the rate
     const refused = await runtime.get('t1', a).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TaskLimitError);
-    expect((refused as TaskLimitError).message).toBe('Limit exceeded: pollsPerSecond (2 per second per requester); retry after 500 ms');
+    expect((refused as TaskLimitError).message).toBe('Limit exceeded: pollsPerSecond (2 per second per requester); retry after 500 ms (the server sets it: --max-polls-per-second)');
     expect((refused as TaskLimitError).retryAfterMs).toBe(500);
     await expect(runtime.result('t1', a)).rejects.toBeInstanceOf(TaskLimitError);
     // Another requester is not slowed down, and the refused one's task is unharmed.
@@ -47,7 +47,7 @@ describe('per-requester limits', () => {
     const { runtime, tick } = runtimeWith({ createsPerSecond: 1, listsPerSecond: 1 });
     await create(runtime, 'c1');
     await create(runtime, 'c2');
-    await expect(create(runtime, 'c3')).rejects.toThrow('Limit exceeded: createsPerSecond (1 per second per requester); retry after 1000 ms');
+    await expect(create(runtime, 'c3')).rejects.toThrow('Limit exceeded: createsPerSecond (1 per second per requester); retry after 1000 ms (the server sets it: --max-creates-per-second)');
     await expect(runtime.get('c3', a)).rejects.toMatchObject({ name: 'TaskNotFoundError' }); // nothing was created
     await runtime.list(a);
     await runtime.list(a);
@@ -60,7 +60,7 @@ describe('per-requester limits', () => {
   it('refuse a task over the running-task limit until one ends', async () => {
     const { runtime, finish } = runtimeWith({ maxConcurrentTasks: 1 });
     await create(runtime, 'r1', a, 'hold');
-    await expect(create(runtime, 'r2', a, 'hold')).rejects.toThrow('Limit exceeded: maxConcurrentTasks (1 running tasks per requester); retry once one of your tasks has ended');
+    await expect(create(runtime, 'r2', a, 'hold')).rejects.toThrow('Limit exceeded: maxConcurrentTasks (1 running tasks per requester); retry once one of your tasks has ended (the server sets it: --max-running-tasks)');
     await expect(create(runtime, 'r2', b, 'hold')).resolves.toMatchObject({ taskId: 'r2' });
     await new Promise((resolve) => setImmediate(resolve));
     finish();
@@ -72,7 +72,7 @@ describe('per-requester limits', () => {
   it('reach the wire as JSON-RPC error -32029 with the limit and retry time as data', () => {
     const wire = toJsonRpcError(new TaskLimitError('pollsPerSecond', '2 per second per requester', 500));
     expect(wire.code).toBe(-32029);
-    expect(wire.message).toBe('Limit exceeded: pollsPerSecond (2 per second per requester); retry after 500 ms');
+    expect(wire.message).toBe('Limit exceeded: pollsPerSecond (2 per second per requester); retry after 500 ms (the server sets it: --max-polls-per-second)');
     expect(wire.data).toEqual({ limit: 'pollsPerSecond', retryAfterMs: 500 });
   });
 

@@ -129,7 +129,7 @@ describe('TaskRun', () => {
       const result = { content: [{ type: 'text', text: 'slept' }] };
       call().resolve(result);
       await flush();
-      expect(t.ends).toEqual([{ outcome: { status: 'completed', result }, at: 50_002 }]);
+      expect(t.ends).toEqual([{ outcome: { status: 'completed', result, bytes: JSON.stringify(result).length }, at: 50_002 }]);
       expect(t.run.status).toBe('completed');
       expect(t.context()).toMatchObject({ resultRef: `result-of-${t.run.actor.id}`, updatedAt: 50_002, error: null });
       expect(t.statuses()).toEqual(['submitted', 'working', 'working', 'completed']);
@@ -157,7 +157,7 @@ describe('TaskRun', () => {
       expect(call().ctx).toMatchObject({ taskId: INPUT.taskId, owner: INPUT.owner, dialect: INPUT.dialect });
       call().resolve({ done: true });
       await flush();
-      expect(t.ends).toEqual([{ outcome: { status: 'completed', result: { done: true } }, at: expect.any(Number) }]);
+      expect(t.ends).toEqual([{ outcome: { status: 'completed', result: { done: true }, bytes: 13 }, at: expect.any(Number) }]);
       expect(t.run.status).toBe('completed');
       expect(t.statuses()).toEqual(['working', 'completed']);
       expect(t.context()).toMatchObject({ statusMessage: 'step 1', resultRef: `result-of-${t.run.actor.id}` });
@@ -196,7 +196,7 @@ describe('TaskRun', () => {
       expect(t.run.answer('input-1', { result: { action: 'accept' } })).toBe(true);
       await flush();
       expect(answers).toEqual([{ action: 'accept' }]);
-      expect(t.ends).toEqual([{ outcome: { status: 'completed', result: { answers: [{ action: 'accept' }] } }, at: expect.any(Number) }]);
+      expect(t.ends).toEqual([{ outcome: { status: 'completed', result: { answers: [{ action: 'accept' }] }, bytes: JSON.stringify({ answers: [{ action: 'accept' }] }).length }, at: expect.any(Number) }]);
       expect(t.run.status).toBe('completed');
       expect(t.statuses()).not.toContain('submitted');
       expect(t.statuses()[0]).toBe('input_required');
@@ -216,7 +216,7 @@ describe('TaskRun', () => {
       t.run.begin();
       await flush();
       expect(t.ends).toHaveLength(1);
-      expect(t.ends[0]?.outcome).toStrictEqual({ status: 'failed', error: message, failure: null });
+      expect(t.ends[0]?.outcome).toStrictEqual({ status: 'failed', error: message, failure: null, bytes: 0 });
       expect(t.run.status).toBe('failed');
       expect(t.context()).toMatchObject({ error: message, statusMessage: message, resultRef: null });
       expect(t.counts.ended).toBe(1);
@@ -224,15 +224,16 @@ describe('TaskRun', () => {
 
     it('should keep the result and detail of a thrown TaskFailure', async () => {
       const toolResult = { content: [{ type: 'text', text: 'no such file' }], isError: true };
+      const json = (v: unknown): number => JSON.stringify(v)?.length ?? 0;
       const cases: [TaskFailure, Settled][] = [
         [
           new TaskFailure('Tool reported an error', { result: toolResult, detail: { code: -32_000 } }),
-          { status: 'failed', error: 'Tool reported an error', failure: { code: -32_000 }, result: { value: toolResult } },
+          { status: 'failed', error: 'Tool reported an error', failure: { code: -32_000 }, result: { value: toolResult }, bytes: json(toolResult) + json({ code: -32_000 }) },
         ],
-        [new TaskFailure('Refused', { detail: { why: 'policy' } }), { status: 'failed', error: 'Refused', failure: { why: 'policy' } }],
-        [new TaskFailure('Bare'), { status: 'failed', error: 'Bare', failure: null }],
+        [new TaskFailure('Refused', { detail: { why: 'policy' } }), { status: 'failed', error: 'Refused', failure: { why: 'policy' }, bytes: json({ why: 'policy' }) }],
+        [new TaskFailure('Bare'), { status: 'failed', error: 'Bare', failure: null, bytes: json(null) }],
         // A result of `undefined` is still a result the failure keeps.
-        [new TaskFailure('Kept nothing', { result: undefined }), { status: 'failed', error: 'Kept nothing', failure: null, result: { value: undefined } }],
+        [new TaskFailure('Kept nothing', { result: undefined }), { status: 'failed', error: 'Kept nothing', failure: null, result: { value: undefined }, bytes: json(null) }],
       ];
       for (const [failure, expected] of cases) {
         const t = setUp({ input: INPUT }, () => Promise.reject(failure));
@@ -266,7 +267,7 @@ describe('TaskRun', () => {
         t.run.begin();
         await flush();
         const message = messageOf(value, max);
-        expect(t.ends.map((e) => e.outcome), what).toStrictEqual([{ status: 'failed', error: message, failure: null }]);
+        expect(t.ends.map((e) => e.outcome), what).toStrictEqual([{ status: 'failed', error: message, failure: null, bytes: 0 }]);
         expect(t.run.status).toBe('failed');
         expect(t.context()).toMatchObject({ error: message, resultRef: null });
       }
@@ -277,7 +278,7 @@ describe('TaskRun', () => {
       within.run.send(taskEvents.start(2_000));
       within.run.begin();
       await flush();
-      expect(within.ends.map((e) => e.outcome)).toEqual([{ status: 'completed', result: big }]);
+      expect(within.ends.map((e) => e.outcome)).toEqual([{ status: 'completed', result: big, bytes: JSON.stringify(big).length }]);
     });
   });
 
@@ -325,7 +326,7 @@ describe('TaskRun', () => {
       await flush();
       expect(calls).toBe(1);
       expect(abortedAt).toEqual([false, false]);
-      expect(t.ends.map((e) => e.outcome)).toEqual([{ status: 'completed', result: ['A', 'B'] }]);
+      expect(t.ends.map((e) => e.outcome)).toEqual([{ status: 'completed', result: ['A', 'B'], bytes: 9 }]);
       expect(t.statuses()).toEqual(['submitted', 'working', 'input_required', 'working', 'input_required', 'working', 'completed']);
       // The work returned before the task ended: its signal never fires.
       expect(signal?.aborted).toBe(false);
