@@ -92,6 +92,9 @@ describe.each([
     const [h, b] = await Promise.all([answerOf(headers, 10_000), answerOf(body, 10_000)]);
     expect(h.status).toBe(408);
     expect(b.status).toBe(408);
+    // Each names its limit and the flag that raises it, in a JSON-RPC error.
+    expect(h.text).toMatch(/"code":-32600,"message":"Request Timeout: the request headers did not arrive within 800 ms \(headersTimeoutMs; raise it with --header-timeout MS\)"/);
+    expect(b.text).toMatch(/"code":-32600,"message":"Request Timeout: the request did not arrive whole within 1500 ms \(bodyTimeoutMs; raise it with --body-timeout MS\)"/);
     expect(Date.now() - started).toBeLessThan(6_000);
     await stillServing();
   });
