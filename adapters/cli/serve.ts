@@ -45,6 +45,8 @@ Transport (one of):
                              the connection closed (default 10000)
   --body-timeout MS          with --http: a whole request, body included, must arrive within this long,
                              else 408 and the connection closed (default 30000)
+  --max-body-bytes N         with --http: the largest request body, else 413 and the connection closed
+                             (default 4194304)
   --max-pending-body-bytes N with --http: bytes of request bodies still arriving held at once, over all
                              connections; a body that would go over gets 503 with Retry-After (default
                              67108864; 'off' lifts it)
@@ -157,6 +159,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'header-timeout': { type: 'string' },
       'body-timeout': { type: 'string' },
       'max-pending-body-bytes': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
       'auth-token': { type: 'string', multiple: true },
       'allowed-host': { type: 'string', multiple: true },
       'allowed-origin': { type: 'string', multiple: true },
@@ -318,11 +321,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const sessionIdleMs = number('session-idle-timeout', values['session-idle-timeout']);
   const headersTimeoutMs = number('header-timeout', values['header-timeout']);
   const bodyTimeoutMs = number('body-timeout', values['body-timeout']);
+  const maxBodyBytes = number('max-body-bytes', values['max-body-bytes']);
   const pendingFlag = values['max-pending-body-bytes'];
   const maxPendingBodyBytes = pendingFlag === 'off' ? null : number('max-pending-body-bytes', pendingFlag);
   const front = {
     ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
     ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),
+    ...(maxBodyBytes !== undefined && { maxBodyBytes }),
     ...(maxPendingBodyBytes !== undefined && { maxPendingBodyBytes }),
   };
   const allowedHosts = allowedList(values['allowed-host'], process.env['MCP_TASKS_ALLOWED_HOSTS']);

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
-import { BodyRefusal, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../http/body.js';
+import { BodyRefusal, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../http/body.js';
 import { requestTarget } from '../http/request-target.js';
 import { refuseInbound } from './inbound-checks.js';
 
@@ -33,9 +33,6 @@ export interface TaskHttpHandlerV2 {
   /** Closes every 2025-11-25 session and the 2026-07-28 leg. */
   close(): Promise<void>;
 }
-
-/** The largest request body read, as the SDK v1 endpoint: 4 MiB. */
-const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 function jsonRpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), { status, headers: { 'content-type': 'application/json' } });

@@ -36,7 +36,7 @@ describe.each([
   let server: InspectorServer;
   let ports: { mcp: number; inspector: number };
   beforeAll(async () => {
-    server = await spawnInspectorServer([...flags, '--header-timeout', '800', '--body-timeout', '1500', '--max-pending-body-bytes', '100000']);
+    server = await spawnInspectorServer([...flags, '--header-timeout', '800', '--body-timeout', '1500', '--max-pending-body-bytes', '100000', '--max-body-bytes', '50000']);
     ports = { mcp: portOf(server.url), inspector: portOf(server.inspectorUrl) };
   }, 30_000);
   afterAll(async () => {
@@ -96,6 +96,13 @@ describe.each([
     expect(h.text).toMatch(/"code":-32600,"message":"Request Timeout: the request headers did not arrive within 800 ms \(headersTimeoutMs; raise it with --header-timeout MS\)"/);
     expect(b.text).toMatch(/"code":-32600,"message":"Request Timeout: the request did not arrive whole within 1500 ms \(bodyTimeoutMs; raise it with --body-timeout MS\)"/);
     expect(Date.now() - started).toBeLessThan(6_000);
+    await stillServing();
+  });
+
+  it('should refuse a body over --max-body-bytes with 413 naming the limit and its flag', async () => {
+    const answer = await rawRequest(ports.mcp, '/mcp', { method: 'POST', body: `${INITIALIZE.slice(0, -1)},"pad":"${'x'.repeat(60_000)}"}` });
+    expect(answer.status).toBe(413);
+    expect(answer.text).toContain('Request body is larger than 50000 bytes (maxBodyBytes; raise it with --max-body-bytes N)');
     await stillServing();
   });
 
