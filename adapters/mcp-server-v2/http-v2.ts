@@ -214,6 +214,11 @@ export function nodeRequestServer(
   const pending = options.pending ?? new PendingBodies(DEFAULT_MAX_PENDING_BODY_BYTES);
   return async (req, res) => {
     try {
+      // Methods a `Request` cannot carry (fetch forbids them): refused here, not thrown there as a 500.
+      if (/^(?:CONNECT|TRACE|TRACK)$/i.test(req.method ?? '')) {
+        res.setHeader('allow', 'GET, POST, DELETE');
+        return jsonError(res, 405, `Method not allowed: ${req.method ?? '?'}`);
+      }
       const url = requestUrl(req);
       if (url === null) return jsonError(res, 400, `Bad Request: the request target or Host header makes no URL (${JSON.stringify(String(req.url).slice(0, 100))})`);
       const left = new AbortController();

@@ -66,11 +66,18 @@ describe.each([
     await stillServing();
   });
 
-  it('should answer a fuzzed set of targets without a 500 or a dropped connection', async () => {
+  it('should answer a method a fetch Request cannot carry (TRACE) with 405, not 500', async () => {
+    const answer = await rawRequest(ports.mcp, '/mcp', { method: 'TRACE' });
+    expect(answer.status, answer.text.slice(0, 300)).toBe(405);
+    expect(answer.text).toContain('Method not allowed: TRACE');
+    await stillServing();
+  });
+
+  it('should answer a fuzzed set of targets and methods without a 500 or a dropped connection', async () => {
     await fc.assert(
-      fc.asyncProperty(fuzzedTarget, fc.constantFrom('mcp', 'inspector'), async (target, front) => {
-        const { status } = await rawRequest(ports[front], target);
-        expect([200, 400, 404], `${front} ${JSON.stringify(target)}`).toContain(status);
+      fc.asyncProperty(fuzzedTarget, fc.constantFrom('mcp', 'inspector'), fc.constantFrom('GET', 'GET', 'GET', 'POST', 'DELETE', 'HEAD', 'PUT', 'OPTIONS', 'TRACE', 'PROPFIND', 'M-SEARCH'), async (target, front, method) => {
+        const { status } = await rawRequest(ports[front], target, { method });
+        expect([200, 400, 404, 405], `${method} ${front} ${JSON.stringify(target)}`).toContain(status);
       }),
       { seed: 3105, numRuns: 150, verbose: true },
     );
