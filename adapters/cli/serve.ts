@@ -13,6 +13,7 @@ import { conformanceTools } from './conformance-tools.js';
 import { demoDefinitions } from './demo-tools.js';
 import { bearerTokens, parseAuthTokens } from './http-auth.js';
 import { log } from '../log.js';
+import { DEFAULT_CLOSE_GRACE_MS } from '../http/front.js';
 import { allowedList } from './origin-guard.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
@@ -114,6 +115,12 @@ function loadServeV1(): Promise<typeof ServeV1> {
 function loadServeV2(): Promise<typeof ServeV2> {
   return loadForCommand(SDK_V2_SERVER, 'mcp-tasks serve --sdk v2', () => import('./serve-v2.js'));
 }
+
+/**
+ * How long a signalled shutdown may take in all: the endpoint's close grace (in-flight requests),
+ * then the inspector's and the runtime's.
+ */
+const SHUTDOWN_DEADLINE_MS = DEFAULT_CLOSE_GRACE_MS * 2 + 10_000;
 
 function number(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -272,13 +279,22 @@ export async function serve(argv: readonly string[]): Promise<void> {
     await inspector?.close();
     await runtime.dispose();
   };
-  /** Ends the process once `closing` settles (or fails): the exit always comes; a second signal exits at once. */
+  /**
+   * Ends the process once `closing` settles (or fails), or at the latest after SHUTDOWN_DEADLINE_MS
+   * (a runtime whose disposal hangs, on a NATS server gone, say): the exit always comes; a second
+   * signal exits at once.
+   */
   const onSignals = (closing: () => Promise<void>): void => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) return process.exit(signal === 'SIGINT' ? 130 : 143);
       stopping = true;
       log('info', `${signal}: shutting down (send it again to exit at once)`);
+      // Unref'd: a shutdown that ends sooner exits sooner.
+      setTimeout(() => {
+        log('warn', `shutdown took longer than ${SHUTDOWN_DEADLINE_MS} ms: exiting now`);
+        process.exit(0);
+      }, SHUTDOWN_DEADLINE_MS).unref();
       void closing()
         .catch((error: unknown) => log('error', 'shutdown failed', { error: error instanceof Error ? error.message : String(error) }))
         .finally(() => process.exit(0));
