@@ -30,6 +30,8 @@ export interface HttpEndpointV2Options extends HttpTimeouts {
   readonly maxSessions?: number | null;
   readonly allowedHosts?: readonly string[];
   readonly allowedOrigins?: readonly string[];
+  /** See `HttpEndpointOptions.maxBodyBytes`. @default 4_194_304 (4 MiB) */
+  readonly maxBodyBytes?: number;
   /** See `HttpEndpointOptions.maxPendingBodyBytes`. @default 67_108_864 (64 MiB) */
   readonly maxPendingBodyBytes?: number | null;
   /** How long requests in flight may go on once `close()` is called, before they are cut. @default 5_000 */
@@ -57,7 +59,7 @@ export async function startHttpEndpointV2(options: HttpEndpointV2Options): Promi
   });
   const authenticated = new WeakMap<IncomingMessage, Awaited<ReturnType<HttpAuthenticator>>>();
   const pending = new PendingBodies(options.maxPendingBodyBytes === undefined ? DEFAULT_MAX_PENDING_BODY_BYTES : options.maxPendingBodyBytes);
-  const listener = nodeRequestServer(endpoint, (req) => authenticated.get(req), { pending });
+  const listener = nodeRequestServer(endpoint, (req) => authenticated.get(req), { pending, ...(options.maxBodyBytes !== undefined && { maxBodyBytes: options.maxBodyBytes }) });
   const http = guardedServer('mcp', async (req, res) => {
     const refused = checkOrigin(req);
     if (refused) return replyError(res, 403, -32000, refused.message);

@@ -11,7 +11,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { SessionDirectory } from '../../runtime/backends/nats/session-store.js';
 import type { StatelessHandler } from '../mcp-server/stateless/index.js';
 import type { HttpAuthenticator } from './http-auth.js';
-import { BodyRefusal, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../http/body.js';
+import { BodyRefusal, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../http/body.js';
 import { closeServer, guardedServer, type HttpTimeouts } from '../http/front.js';
 import { originGuard } from './origin-guard.js';
 import { requestTarget } from '../http/request-target.js';
@@ -26,7 +26,7 @@ export interface HttpEndpointOptions extends HttpTimeouts {
   readonly port: number;
   /** @default '127.0.0.1' */
   readonly host?: string;
-  /** Largest request body accepted, in bytes. @default 4 MiB */
+  /** Largest request body accepted, in bytes; a larger one gets 413 (`serve --max-body-bytes`). @default 4_194_304 (4 MiB) */
   readonly maxBodyBytes?: number;
   /**
    * The most bytes of request bodies still arriving held at once, over all connections; a body
@@ -140,7 +140,7 @@ class InFlightIds {
 export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<HttpEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const checkOrigin = originGuard({ bind: host, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
-  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const pending = new PendingBodies(options.maxPendingBodyBytes === undefined ? DEFAULT_MAX_PENDING_BODY_BYTES : options.maxPendingBodyBytes);
   const idleMs = options.sessionIdleMs ?? 3_600_000;
   const pool = new SessionPool({

@@ -13,6 +13,7 @@ import { conformanceTools } from './conformance-tools.js';
 import { demoDefinitions } from './demo-tools.js';
 import { bearerTokens, parseAuthTokens } from './http-auth.js';
 import { log } from '../log.js';
+import { DEFAULT_CLOSE_GRACE_MS } from '../http/front.js';
 import { allowedList } from './origin-guard.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
@@ -47,6 +48,8 @@ Transport (one of):
                              the connection closed (default 10000)
   --body-timeout MS          with --http: a whole request, body included, must arrive within this long,
                              else 408 and the connection closed (default 30000)
+  --max-body-bytes N         with --http: the largest request body, else 413 and the connection closed
+                             (default 4194304)
   --max-pending-body-bytes N with --http: bytes of request bodies still arriving held at once, over all
                              connections; a body that would go over gets 503 with Retry-After (default
                              67108864; 'off' lifts it)
@@ -121,6 +124,12 @@ function loadServeV2(): Promise<typeof ServeV2> {
   return loadForCommand(SDK_V2_SERVER, 'mcp-tasks serve --sdk v2', () => import('./serve-v2.js'));
 }
 
+/**
+ * How long a signalled shutdown may take in all: the endpoint's close grace (in-flight requests),
+ * then the inspector's and the runtime's.
+ */
+const SHUTDOWN_DEADLINE_MS = DEFAULT_CLOSE_GRACE_MS * 2 + 10_000;
+
 function number(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -169,6 +178,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'header-timeout': { type: 'string' },
       'body-timeout': { type: 'string' },
       'max-pending-body-bytes': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
       'auth-token': { type: 'string', multiple: true },
       'allowed-host': { type: 'string', multiple: true },
       'allowed-origin': { type: 'string', multiple: true },
@@ -284,13 +294,22 @@ export async function serve(argv: readonly string[]): Promise<void> {
     await inspector?.close();
     await runtime.dispose();
   };
-  /** Ends the process once `closing` settles (or fails): the exit always comes; a second signal exits at once. */
+  /**
+   * Ends the process once `closing` settles (or fails), or at the latest after SHUTDOWN_DEADLINE_MS
+   * (a runtime whose disposal hangs, on a NATS server gone, say): the exit always comes; a second
+   * signal exits at once.
+   */
   const onSignals = (closing: () => Promise<void>): void => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) return process.exit(signal === 'SIGINT' ? 130 : 143);
       stopping = true;
       log('info', `${signal}: shutting down (send it again to exit at once)`);
+      // Unref'd: a shutdown that ends sooner exits sooner.
+      setTimeout(() => {
+        log('warn', `shutdown took longer than ${SHUTDOWN_DEADLINE_MS} ms: exiting now`);
+        process.exit(0);
+      }, SHUTDOWN_DEADLINE_MS).unref();
       void closing()
         .catch((error: unknown) => log('error', 'shutdown failed', { error: error instanceof Error ? error.message : String(error) }))
         .finally(() => process.exit(0));
@@ -333,6 +352,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const sessionIdleMs = number('session-idle-timeout', values['session-idle-timeout']);
   const headersTimeoutMs = number('header-timeout', values['header-timeout']);
   const bodyTimeoutMs = number('body-timeout', values['body-timeout']);
+  const maxBodyBytes = number('max-body-bytes', values['max-body-bytes']);
   const pendingFlag = values['max-pending-body-bytes'];
   const maxPendingBodyBytes = pendingFlag === 'off' ? null : number('max-pending-body-bytes', pendingFlag);
   const sessionsFlag = values['max-sessions'];
@@ -341,6 +361,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...(maxSessions !== undefined && { maxSessions }),
     ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
     ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),
+    ...(maxBodyBytes !== undefined && { maxBodyBytes }),
     ...(maxPendingBodyBytes !== undefined && { maxPendingBodyBytes }),
   };
   const allowedHosts = allowedList(values['allowed-host'], process.env['MCP_TASKS_ALLOWED_HOSTS']);

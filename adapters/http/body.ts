@@ -9,6 +9,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 
+/** The largest request body read, by default: 4 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
 /** The most bytes of unfinished request bodies held at once, by default: 64 MiB. */
 export const DEFAULT_MAX_PENDING_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -80,7 +83,7 @@ export async function readBody(req: IncomingMessage, options: { readonly maxByte
   try {
     for await (const chunk of req) {
       const bytes = (chunk as Buffer).length;
-      if (size + bytes > maxBytes) throw new BodyRefusal(413, `Request body is larger than ${maxBytes} bytes`, 'maxBodyBytes');
+      if (size + bytes > maxBytes) throw new BodyRefusal(413, `Request body is larger than ${maxBytes} bytes (maxBodyBytes; raise it with --max-body-bytes N)`, 'maxBodyBytes');
       if (!pending.take(bytes)) {
         throw new BodyRefusal(503, `Server busy: more than ${pending.max} bytes of request bodies are arriving at once (maxPendingBodyBytes, --max-pending-body-bytes); retry shortly`, 'maxPendingBodyBytes');
       }

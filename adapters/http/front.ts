@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { log } from '../log.js';
 
 /** Deadlines of one HTTP server's requests. */
@@ -41,6 +42,8 @@ export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 export function guardedServer(label: string, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void, timeouts: HttpTimeouts = {}): Server {
   const headersTimeout = timeouts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(timeouts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, headersTimeout);
+  /** Per connection, the request being served while its body still arrives: a deadline then is the body's. */
+  const arriving = new WeakMap<Duplex, { readonly req: IncomingMessage; readonly res: ServerResponse }>();
   const server = createServer(
     {
       headersTimeout,
@@ -52,6 +55,10 @@ export function guardedServer(label: string, handle: (req: IncomingMessage, res:
       // A reset connection is an event, not an error of the node.
       req.on('error', () => undefined);
       res.on('error', () => undefined);
+      arriving.set(req.socket, { req, res });
+      req.once('end', () => {
+        if (arriving.get(req.socket)?.req === req) arriving.delete(req.socket);
+      });
       let answered: Promise<void> | void;
       try {
         answered = handle(req, res);
@@ -61,13 +68,30 @@ export function guardedServer(label: string, handle: (req: IncomingMessage, res:
       if (answered instanceof Promise) answered.catch((error: unknown) => failed(label, req, res, error));
     },
   );
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // Node's own answer to what its parser refused (400, 408, 413, 431), when the socket can still take one.
-    if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
-    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+  server.on('clientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => {
+    const served = arriving.get(socket);
+    // Gone, or answered already (a body nobody read, still arriving): a second answer would be garbage.
+    if (!socket.writable || error.code === 'ECONNRESET' || served?.res.headersSent === true || served?.res.writableEnded === true) return void socket.destroy();
+    const { status, message, data } = socketRefusal(error, served !== undefined, { headersTimeout, requestTimeout });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message, ...(data !== undefined && { data }) } });
+    // Destroyed once written: the connection is half-open, and a client still sending would keep it.
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, () => socket.destroy());
   });
   return server;
+}
+
+/**
+ * Node's own refusals (its parser's, its deadlines'), each naming what was wrong and, for a
+ * limit, how to raise it. A deadline met while the request was being served is the body's.
+ */
+function socketRefusal(error: NodeJS.ErrnoException & { reason?: string }, inBody: boolean, ms: { readonly headersTimeout: number; readonly requestTimeout: number }): { status: number; message: string; data?: unknown } {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return inBody
+      ? { status: 408, message: `Request Timeout: the request did not arrive whole within ${ms.requestTimeout} ms (bodyTimeoutMs; raise it with --body-timeout MS)`, data: { limit: 'bodyTimeoutMs' } }
+      : { status: 408, message: `Request Timeout: the request headers did not arrive within ${ms.headersTimeout} ms (headersTimeoutMs; raise it with --header-timeout MS)`, data: { limit: 'headersTimeoutMs' } };
+  }
+  if (error.code === 'HPE_HEADER_OVERFLOW') return { status: 431, message: "Request Header Fields Too Large: the request headers pass Node's limit (16 KiB unless node --max-http-header-size says otherwise)" };
+  return { status: 400, message: `Bad Request: the request is not valid HTTP/1.1 (${error.code ?? 'unknown'}${error.reason === undefined ? '' : `: ${error.reason}`})` };
 }
 
 function failed(label: string, req: IncomingMessage, res: ServerResponse, error: unknown): void {

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
-import { BodyRefusal, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../http/body.js';
+import { BodyRefusal, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../http/body.js';
 import { requestTarget } from '../http/request-target.js';
 import { refuseInbound } from './inbound-checks.js';
 
@@ -39,9 +39,6 @@ export interface TaskHttpHandlerV2 {
   /** Closes every 2025-11-25 session and the 2026-07-28 leg. */
   close(): Promise<void>;
 }
-
-/** The largest request body read, as the SDK v1 endpoint: 4 MiB. */
-const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 function jsonRpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), { status, headers: { 'content-type': 'application/json' } });
@@ -229,6 +226,11 @@ export function nodeRequestServer(
   const pending = options.pending ?? new PendingBodies(DEFAULT_MAX_PENDING_BODY_BYTES);
   return async (req, res) => {
     try {
+      // Methods a `Request` cannot carry (fetch forbids them): refused here, not thrown there as a 500.
+      if (/^(?:CONNECT|TRACE|TRACK)$/i.test(req.method ?? '')) {
+        res.setHeader('allow', 'GET, POST, DELETE');
+        return jsonError(res, 405, `Method not allowed: ${req.method ?? '?'}`);
+      }
       const url = requestUrl(req);
       if (url === null) return jsonError(res, 400, `Bad Request: the request target or Host header makes no URL (${JSON.stringify(String(req.url).slice(0, 100))})`);
       const left = new AbortController();

@@ -12,13 +12,19 @@
  *   another a half-sent request.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawnInspectorServer, type InspectorServer } from '../integration/harness/inspector-server.js';
 import { spawnHttpServer } from '../integration/harness/process.js';
 import { answerOf, openSocket, rawRequest } from './raw-http.js';
 
 const ODD_TARGETS = ['//', '///', '//@', '/\\', '//evil.example/mcp', '/%zz', '/mcp/../mcp', '*', '@evil', 'http://[::1', '/api/tasks/%E0%A4%A8%E0', '/api/tasks/%E0%A4'];
 const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+
+/** An initialize whose params carry `bytes` more characters. */
+const padded = (bytes: number): string => {
+  const message = JSON.parse(INITIALIZE) as { params: Record<string, unknown> };
+  return JSON.stringify({ ...message, params: { ...message.params, pad: 'x'.repeat(bytes) } });
+};
 
 const portOf = (url: string): number => Number(new URL(url).port);
 
@@ -36,7 +42,7 @@ describe.each([
   let server: InspectorServer;
   let ports: { mcp: number; inspector: number };
   beforeAll(async () => {
-    server = await spawnInspectorServer([...flags, '--header-timeout', '800', '--body-timeout', '1500', '--max-pending-body-bytes', '100000']);
+    server = await spawnInspectorServer([...flags, '--header-timeout', '800', '--body-timeout', '1500', '--max-pending-body-bytes', '100000', '--max-body-bytes', '50000']);
     ports = { mcp: portOf(server.url), inspector: portOf(server.inspectorUrl) };
   }, 30_000);
   afterAll(async () => {
@@ -60,11 +66,18 @@ describe.each([
     await stillServing();
   });
 
-  it('should answer a fuzzed set of targets without a 500 or a dropped connection', async () => {
+  it('should answer a method a fetch Request cannot carry (TRACE) with 405, not 500', async () => {
+    const answer = await rawRequest(ports.mcp, '/mcp', { method: 'TRACE' });
+    expect(answer.status, answer.text.slice(0, 300)).toBe(405);
+    expect(answer.text).toContain('Method not allowed: TRACE');
+    await stillServing();
+  });
+
+  it('should answer a fuzzed set of targets and methods without a 500 or a dropped connection', async () => {
     await fc.assert(
-      fc.asyncProperty(fuzzedTarget, fc.constantFrom('mcp', 'inspector'), async (target, front) => {
-        const { status } = await rawRequest(ports[front], target);
-        expect([200, 400, 404], `${front} ${JSON.stringify(target)}`).toContain(status);
+      fc.asyncProperty(fuzzedTarget, fc.constantFrom('mcp', 'inspector'), fc.constantFrom('GET', 'GET', 'GET', 'POST', 'DELETE', 'HEAD', 'PUT', 'OPTIONS', 'TRACE', 'PROPFIND', 'M-SEARCH'), async (target, front, method) => {
+        const { status } = await rawRequest(ports[front], target, { method });
+        expect([200, 400, 404, 405], `${method} ${front} ${JSON.stringify(target)}`).toContain(status);
       }),
       { seed: 3105, numRuns: 150, verbose: true },
     );
@@ -92,27 +105,43 @@ describe.each([
     const [h, b] = await Promise.all([answerOf(headers, 10_000), answerOf(body, 10_000)]);
     expect(h.status).toBe(408);
     expect(b.status).toBe(408);
+    // Each names its limit and the flag that raises it, in a JSON-RPC error.
+    expect(h.text).toMatch(/"code":-32600,"message":"Request Timeout: the request headers did not arrive within 800 ms \(headersTimeoutMs; raise it with --header-timeout MS\)"/);
+    expect(b.text).toMatch(/"code":-32600,"message":"Request Timeout: the request did not arrive whole within 1500 ms \(bodyTimeoutMs; raise it with --body-timeout MS\)"/);
     expect(Date.now() - started).toBeLessThan(6_000);
     await stillServing();
   });
 
-  it('should cap the bytes of unfinished bodies node-wide, answering 503 naming the limit', async () => {
-    const held = await Promise.all(
-      [0, 1, 2].map(async () => {
+  it('should refuse a body over --max-body-bytes with 413 naming the limit and its flag', async () => {
+    const answer = await rawRequest(ports.mcp, '/mcp', { method: 'POST', body: padded(60_000) });
+    expect(answer.status).toBe(413);
+    expect(answer.text).toContain('Request body is larger than 50000 bytes (maxBodyBytes; raise it with --max-body-bytes N)');
+    await stillServing();
+  });
+
+  it('should refuse, with 503 naming the limit, every body that would take the bytes of unfinished bodies over the cap', async () => {
+    // Twelve clients each send 30,000 bytes of a 60,000-byte body and stall: the 100,000-byte cap holds three.
+    const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n`;
+    const sockets = await Promise.all(
+      Array.from({ length: 12 }, async () => {
         const s = await openSocket(ports.mcp);
-        s.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n${'x'.repeat(30_000)}`);
+        s.write(`${head}${'x'.repeat(30_000)}`);
         return s;
       }),
     );
-    // 90,000 bytes held; 30,000 more go over the 100,000 cap.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const over = await openSocket(ports.mcp);
-    over.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n${'x'.repeat(30_000)}`);
-    const refused = await answerOf(over, 5_000);
-    expect(refused.status).toBe(503);
-    expect(refused.text).toMatch(/retry-after: 1/i);
-    expect(refused.text).toContain('maxPendingBodyBytes');
-    for (const s of held) s.destroy();
+    const answers = await Promise.all(sockets.map((s) => answerOf(s, 10_000)));
+    const refused = answers.filter((a) => a.status === 503);
+    const cut = answers.filter((a) => a.status === 408);
+    // Every one answered: refused at once, or cut at the body deadline.
+    expect(refused.length + cut.length, answers.map((a) => a.text.slice(0, 40)).join(' | ')).toBe(12);
+    // The cut ones held their 30,000 bytes together until their deadline: never more than the cap.
+    expect(cut.length * 30_000).toBeLessThanOrEqual(100_000);
+    for (const r of refused) {
+      expect(r.text).toMatch(/retry-after: 1/i);
+      expect(r.text).toContain('maxPendingBodyBytes, --max-pending-body-bytes');
+    }
+    // Every byte given back: a 45,000-byte body passes again.
+    expect((await rawRequest(ports.mcp, '/mcp', { method: 'POST', body: padded(45_000) })).status).toBe(200);
     await stillServing();
   });
 });
@@ -135,6 +164,22 @@ describe.each([
     expect(await exited).toBe(0);
     expect(Date.now() - started).toBeLessThan(8_000);
     idle.destroy();
+    half.destroy();
+  }, 20_000);
+
+  it('should exit at once on a second signal while a request is still in flight', async () => {
+    const server = await spawnHttpServer(flags);
+    const half = await openSocket(portOf(server.url));
+    // Dispatched and waiting for its body: the first signal would give it the close grace (5 s).
+    half.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+    server.child.kill('SIGTERM');
+    await vi.waitFor(() => expect(server.stderr()).toContain('SIGTERM: shutting down'), { timeout: 5_000, interval: 20 });
+    const again = Date.now();
+    server.child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(Date.now() - again).toBeLessThan(2_000);
     half.destroy();
   }, 20_000);
 });
