@@ -10,9 +10,10 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { createTaskRuntime, type TaskRuntime } from '../runtime/index.js';
+import { settledHeap } from './lib/heap.js';
 import type { Benchmark, BenchRow } from './lib/report.js';
 
 const SESSION = 'bench-session';
@@ -29,26 +30,12 @@ interface Phase {
   dispose(): Promise<void> | void;
 }
 
-/**
- * Heap in use after full collections, with a turn after each so weak callbacks run too. Two, not
- * more: a third never moved the figure, and one full gc over 100k live actors takes seconds.
- */
-async function settledHeap(): Promise<number> {
-  const gc = globalThis.gc;
-  if (!gc) throw new Error('The memory benchmark needs --expose-gc: run it with `npm run bench` (or `node --expose-gc dist-bench/bench/run.js`).');
-  for (let i = 0; i < 2; i++) {
-    gc();
-    await turn();
-  }
-  return process.memoryUsage().heapUsed;
-}
-
 /** Heap bytes per task that `phase` holds once filled with `n` tasks. */
 async function bytesPerTask(n: number, makePhase: () => Phase): Promise<number> {
   const phase = makePhase();
-  const before = await settledHeap();
+  const before = await settledHeap('memory');
   await phase.fill(n);
-  const after = await settledHeap();
+  const after = await settledHeap('memory');
   await phase.dispose();
   return (after - before) / n;
 }
@@ -148,7 +135,7 @@ function sdk(complete: boolean): Phase {
  */
 export const run: Benchmark = async ({ quick }) => {
   const n = quick ? 20_000 : 100_000;
-  await settledHeap(); // fails early, before any work, when gc is not exposed
+  await settledHeap('memory'); // fails early, before any work, when gc is not exposed
   const live = { ours: await bytesPerTask(n, oursLive), baseline: await bytesPerTask(n, () => sdk(false)) };
   const done = { ours: await bytesPerTask(n, oursCompleted), baseline: await bytesPerTask(n, () => sdk(true)) };
   const label = n.toLocaleString('en-US');

@@ -11,26 +11,18 @@
  *
  * @module
  */
-import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startHttpEndpoint, type HttpEndpointOptions } from '../adapters/cli/http-endpoint.js';
 import { demoDefinitions } from '../adapters/cli/demo-tools.js';
 import { createTaskServer } from '../adapters/mcp-server/index.js';
 import { createTaskRuntime } from '../runtime/index.js';
+import { settledHeap } from './lib/heap.js';
 import type { Benchmark } from './lib/report.js';
 
 const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const PARK_AFTER_MS = 500;
 
-async function settledHeap(): Promise<number> {
-  const gc = globalThis.gc;
-  if (!gc) throw new Error('The sessions benchmark needs --expose-gc: run it with `npm run bench`.');
-  for (let i = 0; i < 2; i++) {
-    gc();
-    await turn();
-  }
-  return process.memoryUsage().heapUsed;
-}
 
 async function open(url: string): Promise<string> {
   const res = await fetch(url, { method: 'POST', headers: HEADERS, body: INITIALIZE });
@@ -61,10 +53,10 @@ async function phase(n: number, options: Partial<HttpEndpointOptions>): Promise<
   try {
     await openMany(endpoint.url, 20); // warm the code paths
     await sleep(PARK_AFTER_MS * 3);
-    const before = await settledHeap();
+    const before = await settledHeap('sessions');
     const ids = await openMany(endpoint.url, n);
     await sleep(PARK_AFTER_MS * 3);
-    const after = await settledHeap();
+    const after = await settledHeap('sessions');
     const times: number[] = [];
     for (const id of ids.slice(0, 15)) {
       times.push(await timedList(endpoint.url, id));
