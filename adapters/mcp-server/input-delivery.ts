@@ -8,7 +8,7 @@
  * @module
  */
 import type { TaskOwner } from '../../machines/index.js';
-import { TaskLimitError, type InputRequest, type TaskRuntime } from '../../runtime/index.js';
+import { TaskLimitError, type InputAnswer, type InputRequest, type TaskRuntime } from '../../runtime/index.js';
 
 /** Sends one input request to the requester and resolves with its answer. */
 export type InputSender = (request: InputRequest, signal: AbortSignal) => Promise<unknown>;
@@ -91,13 +91,13 @@ export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskO
       .then(
         (result) => {
           answered = true;
-          return applyAnswer(runtime, taskId, owner, request.inputId, result);
+          return applyAnswer(runtime, taskId, owner, request.inputId, { result });
         },
         (error: unknown) => {
           // Aborted because this channel closed, or the connection went: leave it pending for the next one.
           given = error instanceof GiveBack;
           if (controller.signal.aborted || stopped || isConnectionGone(error)) return undefined;
-          return runtime.answerInput(taskId, owner, request.inputId, { error: error instanceof Error ? error : new Error(String(error)) });
+          return applyAnswer(runtime, taskId, owner, request.inputId, { error: error instanceof Error ? error : new Error(String(error)) });
         },
       )
       // Not pending any more: the task ended or another channel answered; a late answer is discarded.
@@ -128,18 +128,19 @@ export function deliverInputs(runtime: TaskRuntime, taskId: string, owner: TaskO
 }
 
 /**
- * Applies a requester's answer to a task's input request. An answer the task cannot take (over
- * `maxRequestBytes`) is not dropped silently: the work gets the refusal as the input's error, so
- * the handler (or the task's failure) says why.
+ * Applies a requester's answer to a task's input request: its result, or the error it replied
+ * with. An answer the task cannot take (over `maxRequestBytes`, a reply's error message too) is
+ * not dropped silently: the work gets the refusal as the input's error, so the handler (or the
+ * task's failure) says why.
  *
  * @throws what `answerInput` throws otherwise (not pending: answered already, or the task ended)
  * @example
  * ```ts
- * await applyAnswer(runtime, taskId, owner, input.inputId, result);
+ * await applyAnswer(runtime, taskId, owner, input.inputId, { result });
  * ```
  */
-export async function applyAnswer(runtime: TaskRuntime, taskId: string, owner: TaskOwner, inputId: string, result: unknown): Promise<unknown> {
-  return runtime.answerInput(taskId, owner, inputId, { result }).catch((error: unknown) => {
+export async function applyAnswer(runtime: TaskRuntime, taskId: string, owner: TaskOwner, inputId: string, answer: InputAnswer): Promise<unknown> {
+  return runtime.answerInput(taskId, owner, inputId, answer).catch((error: unknown) => {
     if (!(error instanceof TaskLimitError)) throw error;
     return runtime.answerInput(taskId, owner, inputId, { error });
   });

@@ -164,7 +164,7 @@ export class StandaloneInputs {
       this.#keep(key, copy);
       const settled = (): void => void this.#outstanding.get(key)?.delete(copy);
       answer.then(
-        (result) => (settled(), applyAnswer(this.runtime, task.taskId, owner, input.inputId, result)),
+        (result) => (settled(), applyAnswer(this.runtime, task.taskId, owner, input.inputId, { result })),
         settled,
       ).catch(() => undefined);
       queueMicrotask(() => this.#stopDelivering(key));

@@ -393,7 +393,8 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
 
     async answerInput(taskId, owner, inputId, answer) {
       const { key } = await find(taskId, owner);
-      if ('result' in answer) checkRequest(answer.result, opts.limits.maxRequestBytes, 'input answer');
+      // A reply's error message is the requester's as much as a result is.
+      checkRequest('result' in answer ? answer.result : answer.error.message, opts.limits.maxRequestBytes, 'input answer');
       const out = await store.answer(key, inputId, answer);
       if (out === null || !out.changed) {
         throw new InvalidArgumentError(`Input request ${inputId} of task ${taskId} is not pending (answered already, or the task ended)`);

@@ -8,6 +8,7 @@
  * @module
  */
 import { InvalidArgumentError, TaskTerminalError, type TaskView } from '../../../runtime/index.js';
+import { checkRequest } from '../../../runtime/task-identity.js';
 import { declaresTasks, renderDetailedTask, type TaskDetail } from '../../dialects/ext/index.js';
 import { taskIdParam } from '../request-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from '../wire-errors.js';
@@ -67,18 +68,22 @@ export function checkInputResponses(params: Record<string, unknown>): void {
   }
 }
 
-/** Answers the pending input requests named in `inputResponses`; any other key is ignored, as the spec says. */
+/**
+ * Answers the pending input requests named in `inputResponses`; any other key is ignored, as the
+ * spec says. An answer over `maxRequestBytes` refuses the whole update before any answer is
+ * applied (an update is taken whole or not at all).
+ */
 async function applyUpdate(call: StatelessCall, taskId: string, params: Record<string, unknown>): Promise<void> {
   checkInputResponses(params);
-  const responses = params['inputResponses'];
   // Also the existence check: an unknown task is -32602 even with nothing to answer.
   const pending = new Set((await call.runtime.pendingInputRequests(taskId, call.owner)).map((i) => i.inputId));
-  for (const [inputId, result] of Object.entries((responses ?? {}) as Record<string, unknown>)) {
-    if (!pending.has(inputId)) continue;
+  const answers = Object.entries((params['inputResponses'] ?? {}) as Record<string, unknown>).filter(([inputId]) => pending.has(inputId));
+  for (const [, result] of answers) checkRequest(result, call.runtime.options.limits.maxRequestBytes, 'input answer');
+  for (const [inputId, result] of answers) {
     // Applied before the ack, so a tasks/get right after it sees only the keys still open. A key
     // answered concurrently by another update is superseded, which the spec says to ignore; any
-    // other refusal (an answer over maxRequestBytes, a store that cannot take it) is the requester's
-    // answer: never acknowledged and then dropped.
+    // other refusal (a store that cannot take it) is the requester's answer: never acknowledged
+    // and then dropped.
     await call.runtime.answerInput(taskId, call.owner, inputId, { result }).catch((error: unknown) => {
       if (!(error instanceof InvalidArgumentError)) throw error;
     });
