@@ -87,7 +87,7 @@ export interface TaskRuntimeOptions {
    * @default 100
    */
   maxPartials?: number;
-  /** See `maxPartials`. @default 65_536 (64 KiB) */
+  /** See `maxPartials`. At most 262_144 on NATS (they travel in every event of their task). @default 65_536 (64 KiB) */
   maxPartialBytes?: number;
   /**
    * Heartbeat of status streams, ms: a task running longer than this is told again (a

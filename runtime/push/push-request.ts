@@ -9,6 +9,12 @@ import type { PushAllowList } from './push-allow.js';
 import { PushEventFilter, type PushTarget } from './push.types.js';
 
 /**
+ * The longest webhook URL kept: a registration is kept on every node (and, on NATS, travels in
+ * every delivery job), so its size is bounded by far less than a request body.
+ */
+export const MAX_PUSH_URL_LENGTH = 4096;
+
+/**
  * A webhook registration, as a requester gives it.
  *
  * @example
@@ -17,6 +23,7 @@ import { PushEventFilter, type PushTarget } from './push.types.js';
  * ```
  */
 export interface PushRequest {
+  /** At most {@link MAX_PUSH_URL_LENGTH} characters. */
   readonly url: string;
   /** HMAC-SHA256 key of the signature, 16 to 512 characters. */
   readonly secret: string;
@@ -43,6 +50,7 @@ export function checkPushRequest(request: PushRequest, allow: PushAllowList | nu
   if (typeof request !== 'object' || request === null) fail('expected an object { url, secret, events?, scope? }');
   const { url, secret, events = PushEventFilter.terminal, scope = 'task' } = request;
   if (typeof url !== 'string' || url === '') fail('url must be a non-empty string');
+  if (url.length > MAX_PUSH_URL_LENGTH) fail(`url must be at most ${MAX_PUSH_URL_LENGTH} characters`);
   if (typeof secret !== 'string' || secret.length < 16 || secret.length > 512) fail('secret must be a string of 16 to 512 characters');
   if (events !== PushEventFilter.terminal && events !== PushEventFilter.all) fail("events must be 'terminal' or 'all'");
   if (scope !== 'task' && scope !== 'requester') fail("scope must be 'task' or 'requester'");

@@ -35,6 +35,8 @@ export const NatsErrorReason = {
   revisionMismatch: 'revision_mismatch',
   /** A lease was taken over (or released) by someone else. */
   leaseLost: 'lease_lost',
+  /** A task record too large for a NATS message even with its large parts kept apart. */
+  tooLarge: 'too_large',
 } as const;
 /** One {@link NatsErrorReason}. */
 export type NatsErrorReason = (typeof NatsErrorReason)[keyof typeof NatsErrorReason];
@@ -127,6 +129,27 @@ export class LeaseLostError extends NatsBackendError {
 export function isWrongLastSequence(error: unknown): boolean {
   if (!(error instanceof JetStreamApiError)) return false;
   return error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown;
+}
+
+/**
+ * A task's record would not fit in a NATS message (`max_payload`) even with its large parts
+ * (params, inputs, answers, failure detail, checkpoint) kept apart: what stays in it (the status
+ * message, the error, partial results) is too large. Decided: trying again does not help.
+ *
+ * @example
+ * ```ts
+ * ctx.setStatusMessage('x'.repeat(2e6)); // on NATS, the write fails with RecordTooLargeError
+ * ```
+ */
+export class RecordTooLargeError extends NatsBackendError {
+  constructor(taskId: string, bytes: number, maxBytes: number, options?: ErrorOptions) {
+    super(
+      NatsErrorReason.tooLarge,
+      `Task ${taskId}: its record would be ${bytes} bytes, more than a NATS message carries here (${maxBytes}): its status message, error or partial results are too large`,
+      options,
+    );
+    this.name = 'RecordTooLargeError';
+  }
 }
 
 /**

@@ -71,6 +71,9 @@ export interface NatsTaskRuntime extends TaskRuntime {
 
 
 
+/** The most `maxPartialBytes` may be on NATS (see {@link createNatsTaskRuntime}). */
+const MAX_PARTIAL_BYTES = 256 * 1024;
+
 function positive(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got ${value}`);
   return value;
@@ -93,6 +96,9 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   const { now } = opts;
   const role = options.role ?? 'both';
   if (!['front', 'worker', 'both'].includes(role)) throw new InvalidArgumentError(`role must be front, worker or both, got '${role}'`);
+  // Partial results travel in the task's record and in every event of the task (its view): bounded
+  // well below what a NATS message carries.
+  if (opts.maxPartialBytes > MAX_PARTIAL_BYTES) throw new InvalidArgumentError(`maxPartialBytes must be at most ${MAX_PARTIAL_BYTES} on NATS (partial results travel in every event of their task), got ${opts.maxPartialBytes}`);
   const leaseTtlMs = positive('leaseTtlMs', options.leaseTtlMs ?? 10_000);
   const maxAttempts = positive('maxAttempts', options.maxAttempts ?? 3);
   const concurrency = positive('workerConcurrency', options.workerConcurrency ?? 64);

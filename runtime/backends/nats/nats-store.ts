@@ -96,7 +96,10 @@ export class NatsStore implements TaskStore<TaskRecord> {
     }
     const read = await this.#space.store.read(key);
     if (read === null) return null;
-    return 'found' in read ? read.found.record : 'expired';
+    if (!('found' in read)) return 'expired';
+    const record = read.found.record;
+    // A failure's detail kept apart (large) is read back: the core hands it to the outcome.
+    return record.payloads?.['failure'] === undefined ? record : this.#space.store.payloads.read(key, record, (slot) => slot === 'failure');
   }
 
   async create(task: NewTask): Promise<TaskView> {
@@ -117,15 +120,9 @@ export class NatsStore implements TaskStore<TaskRecord> {
     // refused task is never queued nor stored (its index entry, which names no record, is dropped).
     const claimed = running?.claim(ownerKey, key, this.#opts.limits.maxConcurrentTasks!);
     claimed?.catch(() => undefined);
-    // Large params go beside the record, before it exists: a record is one message, and rides in events.
-    const params = task.work ? await space.store.stow(key, 'params', task.work.params) : null;
     const work = task.work
-      ? { handler: task.work.name, params: params?.value ?? null, ...(params?.stowed && { paramsStowed: params.stowed }), retry: task.work.options.retry ?? 'never', maxAttempts: task.work.options.maxAttempts ?? space.maxAttempts }
+      ? { handler: task.work.name, params: task.work.params, retry: task.work.options.retry ?? 'never', maxAttempts: task.work.options.maxAttempts ?? space.maxAttempts }
       : null;
-    const first = (): TaskRecord => {
-      const record = newRecord(input, work);
-      return params?.stowed ? { ...record, stowed: true } : record;
-    };
     // The run is queued before the record exists (a worker waits a moment for a record it cannot
     // find yet), so a front node that dies in between leaves no task that nothing will run.
     const queueRun = async (order: number): Promise<void> => {
@@ -134,7 +131,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
     };
     let created;
     try {
-      created = await space.store.create(key, ownerKey, first(), queueRun);
+      created = await space.store.create(key, ownerKey, newRecord(input, work), queueRun);
     } catch (error) {
       // Not created: its running-task slot is free again (a duplicate id's slot is its live task's).
       if (running && !(error instanceof DuplicateTaskIdError)) void running.release(ownerKey, key).catch(() => undefined);
@@ -143,7 +140,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
       const read = error instanceof DuplicateTaskIdError ? await space.store.read(key) : null;
       if (!read || !('found' in read) || read.found.record.expiresAt === null || read.found.record.expiresAt > now()) throw error;
       await removeTask(space, key, read.found.record, { expired: true, revision: read.found.revision }).catch(() => undefined);
-      created = await space.store.create(key, ownerKey, first(), queueRun);
+      created = await space.store.create(key, ownerKey, newRecord(input, work), queueRun);
     }
     this.#kept.created(ownerKey);
     space.store.post(key, created.record, { kind: 'task.created', view: viewOf(created.record), previous: null, node: space.nodeId, ...(work && { record: created.record, revision: created.revision }) });
@@ -179,22 +176,21 @@ export class NatsStore implements TaskStore<TaskRecord> {
   }
 
   async answer(key: string, inputId: string, answer: InputAnswer): Promise<Moved<TaskRecord> | null> {
-    // A large answer goes beside the record (an answer to a question another answer won is left
-    // there until the task is removed: it is bounded by the runtime's maxRequestBytes).
-    const kept = 'error' in answer ? null : await this.#space.store.stow(key, `answer:${inputId}`, answer.result);
-    const stored = 'error' in answer ? { error: answer.error.message } : kept?.stowed ? { stowed: kept.stowed } : { result: answer.result };
+    const stored = 'error' in answer ? { error: answer.error.message } : { result: answer.result };
     let pending = false;
     const out = await applyToTask(this.#space, key, taskEvents.inputResponse(inputId, this.#opts.now()), {
       extra: (r) => {
         pending = r.context.pendingInputs.includes(inputId) && r.inputs.some((i) => i.inputId === inputId && i.answer === undefined);
-        return { inputs: r.inputs.map((i) => (i.inputId === inputId ? { ...i, answer: stored } : i)), ...(kept?.stowed && { stowed: true as const }) };
+        return { inputs: r.inputs.map((i) => (i.inputId === inputId ? { ...i, answer: stored } : i)) };
       },
     });
     return out && { state: out.record, changed: out.changed && pending };
   }
 
-  pending(_key: string, record: TaskRecord): Promise<InputRequest[]> {
-    return this.#space.store.inputsOf(pendingInputsOf(record));
+  async pending(key: string, record: TaskRecord): Promise<InputRequest[]> {
+    const open = new Set(pendingInputsOf(record).map((i) => `input:${i.inputId}:params`));
+    // Only the questions still open are read back when kept apart.
+    return pendingInputsOf(await this.#space.store.payloads.read(key, record, (slot) => open.has(slot)));
   }
 
   watch(key: string, wake: (ended: TaskView | null, state?: TaskRecord) => void): TaskWatch<TaskRecord> {
@@ -202,7 +198,9 @@ export class NatsStore implements TaskStore<TaskRecord> {
     // one (a late event of a task deleted and created again under the id is not).
     let order: number | null = null;
     const watch = this.#space.feed.watch(key, (event) => {
-      if (isTerminalStatus(event.view.status)) wake(event.view, event.record !== undefined && event.record.order === order ? event.record : undefined);
+      // Its record, when it is all there (a failure's detail kept apart is read by the waiter).
+      const whole = event.record !== undefined && event.record.order === order && event.record.payloads?.['failure'] === undefined;
+      if (isTerminalStatus(event.view.status)) wake(event.view, whole ? event.record : undefined);
       else if (event.kind === 'task.deleted') wake(null);
     });
     // Only the first `from` places the cursor: events after the record the waiter read first.
@@ -221,14 +219,19 @@ export class NatsStore implements TaskStore<TaskRecord> {
   }
 
   onInputRequest(listener: (request: InputRequest) => void, key?: string): () => void {
-    const deliver = (event: FeedEvent): void => {
+    const deliver = (at: string, event: FeedEvent): void => {
       if (event.kind !== 'task.input.request' || !event.input) return;
-      if (event.input.paramsStowed === undefined) return listener(event.input);
-      // Large params, stowed beside the record: read back before the request goes out.
-      void this.#space.store.inputsOf([event.input]).then(([request]) => listener(request!), () => undefined);
+      if (event.inputApart === undefined) return listener(event.input);
+      // Its params were kept apart from the record (large): read back first.
+      const { order, id } = event.inputApart;
+      const input = event.input;
+      this.#space.store.payloads.part(at, order, id).then(
+        (params) => listener({ ...input, params }),
+        (error: unknown) => this.#space.log('warn', 'could not read an input request kept apart', { key: at, inputId: input.inputId, error: String(error) }),
+      );
     };
-    if (key !== undefined) return this.#follow(key, deliver);
-    return this.#space.feed.watchAll((_key, event) => deliver(event));
+    if (key !== undefined) return this.#follow(key, (event) => deliver(key, event));
+    return this.#space.feed.watchAll(deliver);
   }
 
   kept(ownerKey: string, what: { readonly tasks: boolean; readonly bytes: boolean }): { tasks: number; bytes: number } | Promise<{ tasks: number; bytes: number }> {

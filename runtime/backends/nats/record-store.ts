@@ -11,8 +11,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
-import { getChunked, putChunked } from './result-chunks.js';
-import { stow, unstow, type Kept, type Stowed } from './stowed-values.js';
+import { chunkBytesFor, getChunked, putChunked } from './chunked-kv.js';
+import { PayloadStore } from './payload-store.js';
+import { planRecord } from './record-payloads.js';
 import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus, type TaskEvent, type TaskStatus } from '../../../machines/index.js';
@@ -26,7 +27,7 @@ import { EventStream } from './event-stream.js';
 import { readIndexPage, type IndexPage } from './index-page.js';
 import { nameFromPrefix, ownerToken } from './keys.js';
 import { viewOf } from '../../core/view.js';
-import type { RecordedInput, TaskRecord } from './task-record.js';
+import type { TaskRecord } from './task-record.js';
 
 /** What is published on a task's subject after each change. */
 export interface FeedEvent {
@@ -36,8 +37,8 @@ export interface FeedEvent {
   readonly previous: TaskStatus | null;
   /** The node that made the change. */
   readonly node: string;
-  /** The new input request, for `task.input.request` (its params may be stowed: see `RecordStore.inputsOf`). */
-  readonly input?: RecordedInput;
+  /** The new input request, for `task.input.request`. */
+  readonly input?: InputRequest;
   /** The lifecycle event the record took, for the actor of the node running the task. */
   readonly event?: TaskEvent;
   /**
@@ -49,6 +50,11 @@ export interface FeedEvent {
   readonly revision?: number;
   /** Runs of the task started so far, once it has started (a new attempt: a resumed or re-run task). */
   readonly attempt?: number;
+  /**
+   * On `task.input.request` whose params were kept apart (large, see `record-payloads.ts`): where
+   * they are (`input.params` is then `null`).
+   */
+  readonly inputApart?: { readonly order: number; readonly id: string };
 }
 
 /** Names and replication of the NATS structures. */
@@ -97,6 +103,9 @@ export class RecordStore {
   readonly events: EventStream<FeedEvent>;
   readonly #records: KV;
   readonly #results: KV;
+  /** The large parts of records, kept apart (in the results bucket). */
+  readonly payloads: PayloadStore;
+  readonly #chunkBytes: number;
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
   readonly #indexStream: string;
@@ -129,6 +138,9 @@ export class RecordStore {
     this.#expired = new ExpiredMemory(o.expiredMemory);
     this.#records = o.records;
     this.#results = o.results;
+    const maxPayload = o.nc.info?.max_payload;
+    this.payloads = new PayloadStore(o.results, o.jsm, this.#resultBucket, maxPayload);
+    this.#chunkBytes = chunkBytesFor(maxPayload);
     this.events = o.events;
     this.#js = o.js;
     this.#jsm = o.jsm;
@@ -244,24 +256,38 @@ export class RecordStore {
     // Index first: an index entry whose record never came (or is another task's) is skipped by
     // list because the record's `order` does not name it.
     const ack = await this.#js.publish(`${this.#indexSubject}.${ownerToken(ownerKey)}`, JSON.stringify({ key }));
-    const stored: TaskRecord = { ...record, order: ack.seq, writer: this.#nodeId };
+    const order = ack.seq;
+    let kept = false;
     try {
       // What must exist before the task does (its queued run): a task is never stranded, even
       // when this node dies while the queue does not answer (a record queued alongside would be).
-      await beforeRecord?.(ack.seq);
-      const revision = await this.#createRecord(key, JSON.stringify(stored));
-      const created = { record: stored, revision };
+      await beforeRecord?.(order);
+      // Large params go apart from the record, stored first.
+      const plan = planRecord({ ...record, order, writer: this.#nodeId });
+      kept = plan.store.size > 0;
+      await this.payloads.store(key, plan);
+      const revision = await this.#createRecord(key, plan.json);
+      const created = { record: plan.record, revision };
       this.#known.set(key, created);
       this.#expired.forget(key);
-      this.onWrite?.(viewOf(stored), null);
+      this.onWrite?.(viewOf(plan.record), null);
       return created;
     } catch (e) {
       // Kept trying in the background while NATS is away (a create that failed in an outage), or
       // the entry of a task that never was would stay in the index for good.
-      void persistently(() => this.dropIndexEntry(ack.seq), { giveUpMs: 120_000 }).catch(() => undefined);
+      void persistently(() => this.dropIndexEntry(order), { giveUpMs: 120_000 }).catch(() => undefined);
+      // And what it stored apart, unless its record was written after all (a reply lost).
+      if (kept) void persistently(() => this.#dropCreated(key, order), { giveUpMs: 120_000 }).catch(() => undefined);
       if (isWrongLastSequence(e)) throw new DuplicateTaskIdError(record.context.taskId, { cause: e });
       throw e;
     }
+  }
+
+  /** Purges what a create that failed stored apart, unless its record is there after all. */
+  async #dropCreated(key: string, order: number): Promise<void> {
+    const read = await this.read(key);
+    if (read !== null && 'found' in read && read.found.record.order === order) return;
+    await this.payloads.purge(key, order);
   }
 
   /**
@@ -304,12 +330,18 @@ export class RecordStore {
     base?: Revisioned,
   ): Promise<{ readonly record: TaskRecord; readonly changed: boolean } | null> {
     let current: Revisioned | null = base ?? this.#known.get(key) ?? null;
+    // Parts this call stored apart for a write that then lost its race: erased unless the record
+    // ends up naming them (the task removed meanwhile, or no longer wanting the change).
+    const stored = new Map<string, number>();
     for (let attempt = 0; attempt < 50; attempt++) {
       // A base the caller just read from the leader counts as a fresh read.
       let fresh = attempt === 0 && base !== undefined;
       if (current === null) {
         const read = await this.read(key);
-        if (read === null || !('found' in read)) return null;
+        if (read === null || !('found' in read)) {
+          await this.#dropUnwritten(key, stored, null);
+          return null;
+        }
         current = read.found;
         fresh = true;
       }
@@ -318,14 +350,27 @@ export class RecordStore {
       const changed = change(current.record);
       if (changed === null) {
         // A "no change" decided on this node's own last write may be stale: decide again on a fresh read.
-        if (fresh) return { record: current.record, changed: false };
+        if (fresh) {
+          await this.#dropUnwritten(key, stored, current.record);
+          return { record: current.record, changed: false };
+        }
         current = null;
         continue;
       }
-      const next: TaskRecord = { ...changed, writeId, writer: this.#nodeId };
+      const plan = planRecord({ ...changed, writeId, writer: this.#nodeId });
       let revision: number;
       try {
-        revision = await this.#records.update(key, JSON.stringify(next), current.revision);
+        if (plan.store.size > 0 && current.record.payloads === undefined) {
+          // The first part of this task to go apart: the record says so before anything is
+          // stored, so its removal purges it even if this write then loses its race.
+          const flagged = { ...current.record, payloads: {} };
+          current = { record: flagged, revision: await this.#records.update(key, JSON.stringify(flagged), current.revision) };
+          this.#remember(key, current);
+          continue;
+        }
+        await this.payloads.store(key, plan);
+        for (const id of plan.store.keys()) stored.set(id, plan.record.order);
+        revision = await this.#records.update(key, plan.json, current.revision);
       } catch (e) {
         this.#known.delete(key);
         // Someone else wrote it (or it is gone): read it from the leader and decide again. Any
@@ -335,10 +380,25 @@ export class RecordStore {
         current = null;
         continue;
       }
+      const next = plan.record;
       this.#remember(key, { record: next, revision });
+      // A replaced checkpoint's part: nothing names it now (the task's removal would purge it anyway).
+      if (plan.dropped.length > 0) void this.payloads.erase(key, next.order, plan.dropped).catch(() => undefined);
       return this.#written(key, current.record, next, describe);
     }
     throw new InvalidArgumentError(`Task record ${key} kept changing under 50 attempts to update it`);
+  }
+
+  /**
+   * For a mutate that wrote nothing (the task gone, or the change no longer wanted): erases what
+   * it stored apart that `record` (the task as it is now, `null` when gone) does not name, since
+   * nothing else ever will.
+   */
+  async #dropUnwritten(key: string, stored: ReadonlyMap<string, number>, record: TaskRecord | null): Promise<void> {
+    const named = new Set(record?.payloads === undefined ? [] : Object.values(record.payloads));
+    for (const [id, order] of stored) {
+      if (record?.order !== order || !named.has(id)) await this.payloads.erase(key, order, [id]).catch(() => undefined);
+    }
   }
 
   async #written(
@@ -406,31 +466,7 @@ export class RecordStore {
    * ```
    */
   async putResult(key: string, result: unknown): Promise<void> {
-    await putChunked(this.#results, key, JSON.stringify(result ?? null));
-  }
-
-  /**
-   * Keeps a large value of a task beside its record (see `stowed-values.ts`); a small one stays in place.
-   *
-   * @example
-   * ```ts
-   * const params = await store.stow(key, 'params', work.params);
-   * ```
-   */
-  stow(key: string, part: string, value: unknown): Promise<Kept> {
-    return stow(this.#results, key, part, value);
-  }
-
-  /**
-   * Reads a value {@link RecordStore.stow} kept.
-   *
-   * @example
-   * ```ts
-   * const params = await store.unstow(work.paramsStowed ? { stowed: work.paramsStowed } : { value: work.params });
-   * ```
-   */
-  unstow(kept: Kept): Promise<unknown> {
-    return unstow(this.#results, kept);
+    await putChunked(this.#results, key, JSON.stringify(result ?? null), this.#chunkBytes);
   }
 
   /**
@@ -449,8 +485,8 @@ export class RecordStore {
   }
 
   /**
-   * The bytes the task space keeps of its tasks: its records and results buckets (results, stowed
-   * values, records with their messages), read from the streams now.
+   * The bytes the task space keeps of its tasks: its records and results buckets (results, parts of
+   * records kept apart, records with their messages), read from the streams now.
    *
    * @example
    * ```ts
@@ -460,33 +496,6 @@ export class RecordStore {
   async storedBytes(): Promise<number> {
     const [records, results] = await Promise.all([this.#jsm.streams.info(this.#recordBucket.stream), this.#jsm.streams.info(this.#resultBucket.stream)]);
     return records.state.bytes + results.state.bytes;
-  }
-
-  /**
-   * Removes a stowed value no record refers to any more (a checkpoint's, once a later one is kept).
-   *
-   * @example
-   * ```ts
-   * await store.discard(previous.stateStowed);
-   * ```
-   */
-  async discard(stowed: Stowed): Promise<void> {
-    const results = this.#resultBucket;
-    await Promise.all([eraseSubject(this.#jsm, results.stream, results.subject(stowed.at)), eraseSubject(this.#jsm, results.stream, results.subject(`${stowed.at}.>`))]);
-  }
-
-  /**
-   * Input requests as the requester sees them: their stowed params read back.
-   *
-   * @example
-   * ```ts
-   * const requests = await store.inputsOf(pendingInputsOf(record));
-   * ```
-   */
-  inputsOf(recorded: readonly RecordedInput[]): Promise<InputRequest[]> {
-    return Promise.all(
-      recorded.map(async ({ paramsStowed, ...request }) => (paramsStowed === undefined ? request : { ...request, params: await this.unstow({ stowed: paramsStowed }) })),
-    );
   }
 
   /**
@@ -533,8 +542,7 @@ export class RecordStore {
     // right after it keeps its own.
     const bounds = taken ?? (await this.removalBounds());
     await removeKey(this.#js, this.#jsm, this.#recordBucket, key, how.expired ? 'DEL' : 'PURGE', how.revision);
-    // A task with stowed values has them under its key in the results bucket, whatever its result did.
-    await this.erase(key, { order: record.order, inline: Boolean(record.inline) && record.stowed !== true, marker: null }, bounds, also);
+    await this.erase(key, { order: record.order, inline: Boolean(record.inline), marker: null, payloads: record.payloads !== undefined }, bounds, also);
   }
 
   /**
@@ -564,18 +572,26 @@ export class RecordStore {
 
   /**
    * Purges what is left of a removed task, up to `bounds` (what was there before the removal
-   * decided): its result (unless it rode in the record), events and index entry, whatever `also`
-   * erases, and its record's subject through `marker` when given (a removal whose own purge did
-   * not go through). Every part is tried; the first failure is then thrown, so a caller that
-   * retries (the expiry loop) finishes the removal once NATS answers again. Safe to repeat.
+   * decided): its result (unless it rode in the record), the parts of its record kept apart,
+   * events and index entry, whatever `also` erases, and its record's subject through `marker` when
+   * given (a removal whose own purge did not go through). Every part is tried; the first failure
+   * is then thrown, so a caller that retries (the expiry loop) finishes the removal once NATS
+   * answers again. Safe to repeat.
    *
-   * @param known - the task's `order` (its index entry), whether its result was inline, the sequence of its record's marker
+   * @param known - the task's `order` (its incarnation: its index entry, its parts kept apart),
+   *   whether its result was inline, the sequence of its record's marker, whether its record
+   *   kept parts apart (`payloads`: unknown counts as yes)
    * @example
    * ```ts
-   * await store.erase(key, { order: item.order, inline: false, marker: 42 }, await store.removalBounds());
+   * await store.erase(key, { order: item.order, inline: false, marker: 42, payloads: true }, await store.removalBounds());
    * ```
    */
-  async erase(key: string, known: { readonly order: number; readonly inline: boolean; readonly marker: number | null }, bounds: RemovalBounds, also?: () => Promise<unknown>): Promise<void> {
+  async erase(
+    key: string,
+    known: { readonly order: number; readonly inline: boolean; readonly marker: number | null; readonly payloads: boolean },
+    bounds: RemovalBounds,
+    also?: () => Promise<unknown>,
+  ): Promise<void> {
     const parts: Promise<unknown>[] = [this.events.purge(key, bounds.events)];
     if (known.marker !== null) parts.push(eraseSubject(this.#jsm, this.#recordBucket.stream, this.#recordBucket.subject(key), known.marker + 1));
     if (also) parts.push(also());
@@ -583,8 +599,12 @@ export class RecordStore {
     // one that lost to a cancel), in one message or in chunks under `<key>.c<i>`.
     if (!known.inline) {
       const results = this.#resultBucket;
-      parts.push(eraseSubject(this.#jsm, results.stream, results.subject(key), bounds.results), eraseSubject(this.#jsm, results.stream, results.subject(`${key}.>`), bounds.results));
+      parts.push(eraseSubject(this.#jsm, results.stream, results.subject(key), bounds.results), eraseSubject(this.#jsm, results.stream, results.subject(`${key}.*`), bounds.results));
     }
+    // This incarnation's only: a task created again under the id keeps its own.
+    // This incarnation's only (a task created again under the id keeps its own): so all of them,
+    // whenever they were written.
+    if (known.payloads) parts.push(this.payloads.purge(key, known.order));
     if (known.order > 0) parts.push(this.dropIndexEntry(known.order));
     const failed = (await Promise.allSettled(parts)).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;

@@ -11,7 +11,6 @@ import type { Settled } from '../../core/outcome.js';
 import type { InputRequest, TaskCheckpoint } from '../../task-runtime.types.js';
 import { applyEvent, INLINE_RESULT_BYTES, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { applyToTask, persistently, type TaskSpace } from './task-space.js';
-import type { Stowed } from './stowed-values.js';
 
 /** How long a worker keeps trying to store an outcome through a NATS outage. */
 export const OUTCOME_WRITE_MS = 120_000;
@@ -88,20 +87,11 @@ export async function keepOutcome(space: TaskSpace, run: WritingRun, outcome: Se
 export async function keepCheckpoint(space: TaskSpace, run: WritingRun, checkpoint: TaskCheckpoint, stillWanted: () => boolean): Promise<boolean> {
   // Never over a later one (a write retried after the next went through).
   const newer = (r: TaskRecord): boolean => (r.checkpoint?.seq ?? 0) < checkpoint.seq;
-  // A large state (a machine's context holding its input) goes beside the record.
-  const state = await space.store.stow(run.key, `checkpoint:${checkpoint.seq}`, checkpoint.state);
-  const kept = state.stowed ? { ...checkpoint, state: null, stateStowed: state.stowed } : checkpoint;
-  let replaced: Stowed | undefined;
-  const take = (r: TaskRecord): TaskRecord | null => {
-    if (!run.ours(r) || isTerminalStatus(r.status) || !newer(r)) return null;
-    replaced = r.checkpoint?.stateStowed;
-    return { ...r, checkpoint: kept, ...(state.stowed && { stowed: true as const }) };
-  };
-  const out = await persistently(() => space.store.mutate(run.key, take), { giveUpMs: OUTCOME_WRITE_MS, stillWanted }).catch(() => null);
-  const written = out !== null && out.changed;
-  // The state it replaces is read by no one any more (the task's removal would purge it anyway).
-  if (written && replaced) void space.store.discard(replaced).catch(() => undefined);
-  return written;
+  const out = await persistently(() => space.store.mutate(run.key, (r) => (run.ours(r) && !isTerminalStatus(r.status) && newer(r) ? { ...r, checkpoint } : null)), {
+    giveUpMs: OUTCOME_WRITE_MS,
+    stillWanted,
+  }).catch(() => null);
+  return out !== null && out.changed;
 }
 
 /**
@@ -116,11 +106,8 @@ export async function keepCheckpoint(space: TaskSpace, run: WritingRun, checkpoi
  * ```
  */
 export async function writeInputRequest(space: TaskSpace, run: WritingRun, request: InputRequest, stillWanted: () => boolean): Promise<TaskRecord | null> {
-  const { inputId, method } = request;
+  const { inputId, method, params } = request;
   const writeId = randomUUID();
-  // Large params go beside the record (the record is one message, and rides in the event).
-  const kept = await space.store.stow(run.key, `ask:${inputId}`, request.params);
-  const params = kept.value ?? null;
   const out = await persistently(
     () =>
       space.store.mutate(
@@ -130,9 +117,17 @@ export async function writeInputRequest(space: TaskSpace, run: WritingRun, reque
           if (r.inputs.some((i) => i.inputId === inputId)) return null;
           if (isTerminalStatus(r.status)) return null;
           const moved = applyEvent(r, taskEvents.inputRequest(inputId, space.now()));
-          return moved && { ...moved, inputs: [...r.inputs, { inputId, method, params, ...(kept.stowed && { paramsStowed: kept.stowed }) }], ...(kept.stowed && { stowed: true as const }) };
+          return moved && { ...moved, inputs: [...r.inputs, { inputId, method, params }] };
         },
-        (_b, after) => ({ kind: 'task.input.request', event: taskEvents.inputRequest(inputId, after.context.updatedAt), input: pendingInputsOf(after).find((i) => i.inputId === inputId)! }),
+        (_b, after) => {
+          const apart = after.payloads?.[`input:${inputId}:params`];
+          return {
+            kind: 'task.input.request',
+            event: taskEvents.inputRequest(inputId, after.context.updatedAt),
+            input: pendingInputsOf(after).find((i) => i.inputId === inputId)!,
+            ...(apart !== undefined && { inputApart: { order: after.order, id: apart } }),
+          };
+        },
         writeId,
       ),
     { giveUpMs: OUTCOME_WRITE_MS, stillWanted },

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { bucketStream, eraseSubject } from './erase.js';
+import { chunkBytesFor, eraseChunked, getChunked, putChunked } from './chunked-kv.js';
+import { bucketStream } from './erase.js';
 import { hashToken, nameFromPrefix } from './keys.js';
 import { FrameAssembler, publishFramed } from './relay-frames.js';
 
@@ -59,6 +60,8 @@ export async function openSessionStore<T = unknown>(
   const jsm = await jetstreamManager(nc);
   const subject = `${layout.prefix}.sessions.relay`;
   const self = randomUUID();
+  // A record holds the client's initialize capabilities and info: as large as a request body.
+  const chunkBytes = chunkBytesFor(nc.info?.max_payload);
   return {
     relay(sessionId, message) {
       // Any size the endpoint took (an answer of megabytes): framed past one message.
@@ -85,18 +88,18 @@ export async function openSessionStore<T = unknown>(
       };
     },
     async remember(sessionId, record) {
-      await kv.put(hashToken(sessionId), JSON.stringify({ sessionId, record }));
+      await putChunked(kv, hashToken(sessionId), JSON.stringify({ sessionId, record }), chunkBytes);
     },
     async recall(sessionId) {
-      const entry = await kv.get(hashToken(sessionId));
-      if (entry === null || entry.operation !== 'PUT') return null;
-      const stored = entry.json<{ sessionId: string; record: T }>();
+      const json = await getChunked(kv, hashToken(sessionId));
+      if (json === null) return null;
+      const stored = JSON.parse(json) as { sessionId: string; record: T };
       // The key is a hash: compare the id itself, so no collision can ever join two sessions.
       return stored.sessionId === sessionId ? stored.record : null;
     },
     async forget(sessionId) {
       // Not a KV purge: its marker would stay in the stream for every session ever closed.
-      await eraseSubject(jsm, sessions.stream, sessions.subject(hashToken(sessionId)));
+      await eraseChunked(jsm, sessions, hashToken(sessionId));
     },
   };
 }

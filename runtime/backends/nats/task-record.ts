@@ -10,15 +10,12 @@
 import { createActor, type ActorScope } from 'xstate';
 import { isTerminalStatus, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../../machines/index.js';
 import type { InputRequest, TaskCheckpoint } from '../../task-runtime.types.js';
-import type { Stowed } from './stowed-values.js';
 
 /** The work behind a task, as any worker needs it to run it. */
 export interface StoredWork {
   /** Name under which the handler is registered on every worker. */
   readonly handler: string;
-  /** The params, or `null` when they are stowed beside the record (see `stowed-values.ts`). */
   readonly params: unknown;
-  readonly paramsStowed?: Stowed;
   readonly retry: 'never' | 'restart' | 'resume';
   readonly maxAttempts: number;
 }
@@ -27,10 +24,8 @@ export interface StoredWork {
 export interface StoredInput {
   readonly inputId: string;
   readonly method: string;
-  /** The request's params, or `null` when they are stowed beside the record. */
   readonly params: unknown;
-  readonly paramsStowed?: Stowed;
-  readonly answer?: { readonly result: unknown } | { readonly error: string } | { readonly stowed: Stowed };
+  readonly answer?: { readonly result: unknown } | { readonly error: string };
 }
 
 /** The JSON value of a task in the snapshot bucket. */
@@ -60,17 +55,18 @@ export interface TaskRecord {
   readonly failure: unknown;
   /** The attempt queued after the last lost one: a loss is decided once, by one node. */
   readonly requeued?: number;
+  /** The last checkpoint its handler kept (`ctx.checkpoint`): where a resumed run starts. */
+  readonly checkpoint?: TaskCheckpoint;
   /**
-   * The last checkpoint its handler kept (`ctx.checkpoint`): where a resumed run starts. A large
-   * `state` is stowed beside the record (`state` is then `null`, `stateStowed` says where).
+   * Parts kept apart from the record because it was large (slot name → id, see
+   * `record-payloads.ts`); their places in the record hold `null`. Present, even empty, once any
+   * part of this incarnation may have been stored apart: its removal then purges them.
    */
-  readonly checkpoint?: TaskCheckpoint & { readonly stateStowed?: Stowed };
+  readonly payloads?: Readonly<Record<string, string>>;
   /** Id of the write that made this version (to recognise a write whose reply was lost). */
   readonly writeId?: string;
   /** The node that wrote this version (for operators: who last touched a task no worker runs). */
   readonly writer?: string;
-  /** Some value of the task is stowed beside the record: its removal purges them too. */
-  readonly stowed?: true;
 }
 
 /**
@@ -144,12 +140,8 @@ export function applyEvent(record: TaskRecord, event: TaskEvent): TaskRecord | n
   };
 }
 
-/** An input request as a record names it: its params may be stowed beside the record. */
-export type RecordedInput = InputRequest & { readonly paramsStowed?: Stowed };
-
 /**
- * The input requests a stored task still waits on, oldest first, as the record names them (read
- * stowed params with `RecordStore.inputsOf`).
+ * The input requests a stored task still waits on, oldest first.
  *
  * @param record - the stored task
  * @example
@@ -157,9 +149,9 @@ export type RecordedInput = InputRequest & { readonly paramsStowed?: Stowed };
  * for (const request of pendingInputsOf(record)) deliver(request);
  * ```
  */
-export function pendingInputsOf(record: TaskRecord): RecordedInput[] {
+export function pendingInputsOf(record: TaskRecord): InputRequest[] {
   const pending = new Set(record.context.pendingInputs);
   return record.inputs
     .filter((i) => i.answer === undefined && pending.has(i.inputId))
-    .map((i) => ({ taskId: record.context.taskId, owner: record.context.owner, dialect: record.context.dialect, inputId: i.inputId, method: i.method, params: i.params, ...(i.paramsStowed && { paramsStowed: i.paramsStowed }) }));
+    .map((i) => ({ taskId: record.context.taskId, owner: record.context.owner, dialect: record.context.dialect, inputId: i.inputId, method: i.method, params: i.params }));
 }

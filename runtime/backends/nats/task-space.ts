@@ -213,7 +213,7 @@ export async function finishRemoval(space: TaskSpace, key: string, order: number
   const { leases, bounds } = shared ?? (await sharedBounds(space));
   const end = await space.store.recordEnd(key);
   if (end === 'live') return space.store.dropIndexEntry(order);
-  await space.store.erase(key, { order, inline: false, marker: end }, bounds, () => space.leases.erase(key, leases));
+  await space.store.erase(key, { order, inline: false, marker: end, payloads: true }, bounds, () => space.leases.erase(key, leases));
 }
 
 /**

@@ -18,9 +18,9 @@ import { Slots } from './slots.js';
 import type { FeedWatch } from './event-feed.js';
 import type { Lease } from './leases.js';
 import type { Revisioned } from './record-store.js';
-import type { StoredInput, TaskRecord } from './task-record.js';
-import { keepCheckpoint, keepOutcome, writeInputRequest } from './run-writes.js';
-import { applyToTask, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
+import type { TaskRecord } from './task-record.js';
+import { keepCheckpoint, keepOutcome, OUTCOME_WRITE_MS, writeInputRequest } from './run-writes.js';
+import { applyToTask, persistently, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
 
 interface Running {
   /** True while the stored record still names this run (node, attempt, incarnation). */
@@ -297,41 +297,34 @@ export class TaskWorker {
     }
     this.#running.set(item.key, run);
     this.tasksRun++;
-    // Values stowed beside the record (large params, earlier questions) are read before the run starts.
-    let params: unknown;
-    let asked: StoredInput[];
-    let from: TaskCheckpoint | undefined;
-    try {
-      const kept = resuming ? moved.record.checkpoint : undefined;
-      if (kept) {
-        const { stateStowed, ...checkpoint } = kept;
-        from = stateStowed ? { ...checkpoint, state: await space.store.unstow({ stowed: stateStowed }) } : checkpoint;
-      }
-      params = await space.store.unstow(work.paramsStowed ? { stowed: work.paramsStowed } : { value: work.params });
-      asked = await Promise.all(moved.record.inputs.map(async (i) => (i.paramsStowed ? { ...i, params: await space.store.unstow({ stowed: i.paramsStowed }) } : i)));
-    } catch (error) {
-      // Removed meanwhile (its stowed values went with it): nothing to run.
-      space.log('warn', 'task params unreadable', { key: item.key, error: error instanceof Error ? error.message : String(error) });
-      this.#finish(run, true);
-      return false;
-    }
+    const from = resuming ? moved.record.checkpoint : undefined;
     space.log('info', 'task run', { taskId: record.context.taskId, attempt: item.attempt, node: space.nodeId, key: item.key, ...(from && { resumedFrom: from.label ?? from.seq, checkpoint: from.seq }) });
     // A run writes only while the record still names it: after a takeover, a stalled worker's late writes are dropped.
     run.ours = (r: TaskRecord): boolean => r.node === space.nodeId && r.attempts === item.attempt && r.order === item.order;
+    // What the run starts from, its large parts read back (params, questions asked, checkpoint);
+    // answers are read when they are given. Through a NATS outage as a write is; a part gone (the
+    // task removed meanwhile) is decided at once.
+    const startsFrom = (slot: string): boolean => !slot.endsWith(':answer') && slot !== 'failure';
+    const full = await persistently(() => space.store.payloads.read(item.key, moved.record, startsFrom), { giveUpMs: OUTCOME_WRITE_MS, stillWanted: this.#stillWanted(run) }).catch((error: unknown) => error as Error);
+    if (full instanceof Error) {
+      await applyToTask(space, item.key, taskEvents.fail(`The task could not start: ${full.message}`, space.now()), { only: run.ours }).catch(() => undefined);
+      this.#finish(run, true);
+      return true;
+    }
     // Resumed from the record's own state (working, input_required…), not from the start.
     run.run = new TaskRun(
       { status: moved.record.status, context: moved.record.context },
       {
         handler: registered.handler,
-        params,
+        params: full.work?.params,
         maxResultBytes: space.maxResultBytes,
         now: space.now,
         attempt: item.attempt,
         // A resumable handler starts from its last checkpoint; any other from the start.
-        resumeFrom: from ?? null,
+        resumeFrom: resuming ? (full.checkpoint ?? null) : null,
         node: space.nodeId,
         // What earlier runs asked: asked again, the same question gets its id (and its answer).
-        asked,
+        asked: full.inputs,
         extras: registered.runOptions,
       },
       this.#portOf(run),
@@ -392,7 +385,7 @@ export class TaskWorker {
   async #requestInput(run: Running, request: InputRequest): Promise<boolean> {
     const record = await writeInputRequest(this.#space, run, request, this.#stillWanted(run));
     if (record === null) return false;
-    this.#deliverAnswers(run, record);
+    void this.#deliverAnswers(run, record);
     return true;
   }
 
@@ -408,21 +401,24 @@ export class TaskWorker {
       this.#finish(run, true);
       return;
     }
-    this.#deliverAnswers(run, record);
+    await this.#deliverAnswers(run, record);
   }
 
-  #deliverAnswers(run: Running, record: TaskRecord): void {
-    for (const input of record.inputs) {
+  /**
+   * Gives the run the answers it waits for, read back when kept apart from the record. A read that
+   * fails is tried again at the next look at the record (every renewal makes one).
+   */
+  async #deliverAnswers(run: Running, record: TaskRecord): Promise<void> {
+    const given = new Set(record.inputs.filter((i) => i.answer !== undefined && run.run?.waitsFor(i.inputId)).map((i) => `input:${i.inputId}:answer`));
+    if (given.size === 0) return;
+    const full = await this.#space.store.payloads.read(run.key, record, (slot) => given.has(slot)).catch((error: unknown) => {
+      this.#space.log('warn', 'could not read an answer kept apart', { key: run.key, error: String(error) });
+      return null;
+    });
+    for (const input of full?.inputs ?? []) {
       const answer = input.answer;
+      // Checked again after the read: another look at the record may have given it meanwhile.
       if (answer === undefined || !run.run?.waitsFor(input.inputId)) continue;
-      if ('stowed' in answer) {
-        // A large answer, read from beside the record; the run takes it if it still waits for it.
-        void this.#space.store.unstow({ stowed: answer.stowed }).then(
-          (result) => run.run?.waitsFor(input.inputId) && run.run.answer(input.inputId, { result }),
-          (error: unknown) => this.#space.log('warn', 'input answer unreadable', { key: run.key, inputId: input.inputId, error: error instanceof Error ? error.message : String(error) }),
-        );
-        continue;
-      }
       run.run.answer(input.inputId, 'result' in answer ? { result: answer.result } : { error: new Error(answer.error) });
     }
   }
