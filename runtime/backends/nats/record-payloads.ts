@@ -110,10 +110,12 @@ export interface PlannedRecord {
  * ```
  */
 export function planRecord(record: TaskRecord): PlannedRecord {
-  const slots = slotsOf(record);
+  // Most records have nothing apart and are small: one stringify, as any write makes, and no more.
+  let slots: Slot[] | null = null;
   let { payloads } = record;
   let dropped: string[] = [];
   if (payloads !== undefined) {
+    slots = slotsOf(record);
     const live = new Set(slots.map((s) => s.name));
     const kept = Object.entries(payloads).filter(([name]) => live.has(name));
     if (kept.length < Object.keys(payloads).length) {
@@ -127,7 +129,7 @@ export function planRecord(record: TaskRecord): PlannedRecord {
   let size = bytesOf(json);
   const store = new Map<string, string>();
   if (size <= RECORD_BUDGET_BYTES) return { record, json, store, dropped };
-  const candidates = slots
+  const candidates = (slots ?? slotsOf(record))
     .filter((s) => payloads?.[s.name] === undefined)
     .map((s) => ({ slot: s, json: JSON.stringify(s.value ?? null) }))
     .map((c) => ({ ...c, bytes: Buffer.byteLength(c.json) }))
