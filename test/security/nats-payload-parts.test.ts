@@ -160,8 +160,9 @@ describe('parts of a NATS task kept apart, removed on every path', () => {
     await front.answerInput('expires', owner, await question(front, 'expires'), { result: { text: 'a'.repeat(2 * MB) } });
     await front.waitForOutcome('expires', owner, { timeout: 15_000 });
     expect((await partsOf(front, prefix, 'expires')).length).toBeGreaterThan(0);
-    expect(await pollUntil('the expired task’s parts gone', () => partsOf(front, prefix, 'expires'), (k) => k.length === 0, { timeoutMs: 20_000 })).toEqual([]);
-  }, 60_000);
+    // Generous: the retention timer is batched and taken by whichever node polls first.
+    expect(await pollUntil('the expired task’s parts gone', () => partsOf(front, prefix, 'expires'), (k) => k.length === 0, { timeoutMs: 60_000 })).toEqual([]);
+  }, 120_000);
 
   it('should refuse maxPartialBytes over 256 KiB on NATS, partial results riding in every event of their task', async () => {
     const refused = await createNatsTaskRuntime({ nats: { servers: 'nats://127.0.0.1:1' }, maxPartialBytes: 256 * 1024 + 1 }).catch((e: unknown) => e);
