@@ -49,9 +49,10 @@ export interface RequesterLimits {
    */
   readonly maxRetainedTasks: number | null;
   /**
-   * Bytes of kept results and messages the node may hold (memory: this process's ended tasks,
-   * counted as JSON; NATS: the task space's records and results buckets); past it, every new task
-   * is refused until kept tasks expire or are deleted. Node-wide, not per requester.
+   * Bytes of kept tasks the node may hold (memory: this process's ended tasks, their results,
+   * failure details, messages and partial results as JSON and 1 KiB per record; NATS: the task
+   * space's records and results buckets and event stream); past it, every new task is refused
+   * until kept tasks expire or are deleted. Node-wide, not per requester.
    * @default 268_435_456 (256 MiB)
    */
   readonly maxRetainedBytes: number | null;

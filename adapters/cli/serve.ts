@@ -95,8 +95,9 @@ naming the limit and when to retry; 'off' lifts a limit:
                              larger one is refused (default 4194304)
   --max-retained-tasks N     tasks a requester may keep at once, running or ended within their keepAlive;
                              past it a new task is refused until one expires or is deleted (default 1000)
-  --max-retained-bytes N     bytes of kept results and messages on this node (with --nats: in the task
-                             space's buckets); past it every new task is refused (default 268435456)
+  --max-retained-bytes N     bytes of kept tasks on this node: results, failure details, messages, 1 KiB
+                             per record (with --nats: the task space's buckets and events); past it every
+                             new task is refused (default 268435456)
 With --nats the limits hold across the cluster (rates shared between nodes every 250 ms).
 
 Cluster (with --nats; without it, everything runs in this process):
