@@ -92,10 +92,10 @@ export interface CliProcess {
   readonly tail: TailBuffer;
 }
 
-/** Spawns `node <CLI> serve [args]` (tracked, stderr collected, stdout left to the caller). */
-export function spawnServe(args: readonly string[]): CliProcess {
+/** Spawns `node [nodeArgs] <CLI> serve [args]` (tracked, stderr collected, stdout left to the caller). */
+export function spawnServe(args: readonly string[], nodeArgs: readonly string[] = []): CliProcess {
   assertCliBuilt();
-  const child = spawn(process.execPath, [CLI_PATH, 'serve', ...args], { cwd: REPO_ROOT, env: { ...process.env } });
+  const child = spawn(process.execPath, [...nodeArgs, CLI_PATH, 'serve', ...args], { cwd: REPO_ROOT, env: { ...process.env } });
   trackChild(child);
   const tail = new TailBuffer();
   child.stdout.setEncoding('utf8');
@@ -115,11 +115,11 @@ export interface HttpServerProcess {
   close(): Promise<void>;
 }
 
-/** Spawns `serve --http 0 [flags]` and waits for the `http://127.0.0.1:<port>/mcp` URL it prints on stderr. */
-export async function spawnHttpServer(flags: readonly string[] = []): Promise<HttpServerProcess> {
+/** Spawns `node [nodeArgs] <CLI> serve --http 0 [flags]` and waits for the `http://127.0.0.1:<port>/mcp` URL it prints on stderr. */
+export async function spawnHttpServer(flags: readonly string[] = [], nodeArgs: readonly string[] = []): Promise<HttpServerProcess> {
   // `npm run conformance` runs the HTTP suites again with the server it tested (`--conformance`).
   const extra = (process.env['MCP_TASKS_SERVE_FLAGS'] ?? '').split(/\s+/).filter((f) => f !== '');
-  const { child, tail } = spawnServe(['--http', '0', ...flags, ...extra]);
+  const { child, tail } = spawnServe(['--http', '0', ...flags, ...extra], nodeArgs);
   child.stdout.on('data', () => {
     // Logs belong on stderr; stdout is ignored for HTTP.
   });
