@@ -80,7 +80,9 @@ export function boundedMessage(message: string): string {
   if (message.length <= MAX_MESSAGE_CHARS) return message;
   // Never cut a surrogate pair in two.
   const end = /[\uD800-\uDBFF]/.test(message.charAt(MAX_MESSAGE_CHARS - 1)) ? MAX_MESSAGE_CHARS - 1 : MAX_MESSAGE_CHARS;
-  return `${message.slice(0, end)}… (${message.length - end} more characters)`;
+  // A copy, not a slice: an engine's slice may keep the whole original alive (V8 does for long
+  // ones), and the point is to keep only what is shown (a 5 MB error kept 5 MB behind 16 KiB).
+  return JSON.parse(JSON.stringify(`${message.slice(0, end)}… (${message.length - end} more characters)`)) as string;
 }
 
 /**
