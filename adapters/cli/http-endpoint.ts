@@ -42,9 +42,15 @@ export interface HttpEndpointOptions extends HttpTimeouts {
    * it). `null`: no cap. @default 5_000
    */
   readonly maxSessions?: number | null;
-  /** A session with nothing in flight for this long keeps only its record until its next request. @default 30_000 */
-  readonly parkAfterMs?: number;
-  /** Sessions with an SDK server at once, past which idle ones are parked at once. @default 200 */
+  /**
+   * A session with nothing in flight (no request, no open stream, no question awaiting its
+   * answer) for this long keeps only its record: its SDK server is closed, and its next request
+   * gets a new one from `createServer`, set up as the session's. Only for a `createServer` whose
+   * servers are all alike (the session's state is the runtime's, not the server's). `null`: never.
+   * @default null (`mcp-tasks serve`: 30_000)
+   */
+  readonly parkAfterMs?: number | null;
+  /** With parking on: sessions with an SDK server at once, past which idle ones are parked at once. @default 200 */
   readonly maxActiveSessions?: number;
   /**
    * A session with no request for this long is closed (its tasks stay until their keepAlive, but
@@ -147,7 +153,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     createServer: options.createServer,
     directory: options.sessions,
     idleMs,
-    parkAfterMs: options.parkAfterMs ?? SESSION_DEFAULTS.parkAfterMs,
+    parkAfterMs: options.parkAfterMs ?? null,
     maxActive: options.maxActiveSessions ?? SESSION_DEFAULTS.maxActive,
     maxSessions: options.maxSessions === undefined ? SESSION_DEFAULTS.maxSessions : options.maxSessions,
   });

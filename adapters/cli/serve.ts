@@ -44,6 +44,9 @@ Transport (one of):
   --session-idle-timeout MS  close an HTTP session after this long without a request (default 3600000)
   --max-sessions N           with --http: sessions kept at once; past it a new initialize gets 503 with
                              Retry-After, existing sessions are never closed for it (default 5000; 'off')
+  --session-park MS          with --http: a session with nothing in flight this long keeps only its record
+                             until its next request (SDK v1; at once past 200 such sessions; default 30000;
+                             'off')
   --header-timeout MS        with --http: a request's headers must arrive within this long, else 408 and
                              the connection closed (default 10000)
   --body-timeout MS          with --http: a whole request, body included, must arrive within this long,
@@ -131,6 +134,9 @@ function loadServeV2(): Promise<typeof ServeV2> {
  */
 const SHUTDOWN_DEADLINE_MS = DEFAULT_CLOSE_GRACE_MS * 2 + 10_000;
 
+/** `--session-park`'s default: a session quiet this long keeps only its record (its server costs ~95 KB). */
+const DEFAULT_SESSION_PARK_MS = 30_000;
+
 function number(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -176,6 +182,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'push-ack-wait': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
       'max-sessions': { type: 'string' },
+      'session-park': { type: 'string' },
       'header-timeout': { type: 'string' },
       'body-timeout': { type: 'string' },
       'max-pending-body-bytes': { type: 'string' },
@@ -358,6 +365,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const maxPendingBodyBytes = pendingFlag === 'off' ? null : number('max-pending-body-bytes', pendingFlag);
   const sessionsFlag = values['max-sessions'];
   const maxSessions = sessionsFlag === 'off' ? null : number('max-sessions', sessionsFlag);
+  const parkFlag = values['session-park'];
+  const parkAfterMs = parkFlag === 'off' ? null : (number('session-park', parkFlag) ?? DEFAULT_SESSION_PARK_MS);
   const front = {
     ...(maxSessions !== undefined && { maxSessions }),
     ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
@@ -378,6 +387,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }) : await serving1!.serveHttpV1(info, runtime, definitions, {
     port,
     ...front,
+    parkAfterMs,
     ...(values.host !== undefined && { host: values.host }),
     ...(sessionIdleMs !== undefined && { sessionIdleMs }),
     ...(sessions !== undefined && { sessions }),

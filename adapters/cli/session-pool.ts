@@ -36,8 +36,8 @@ export interface SessionPoolOptions {
   readonly directory?: SessionDirectory<SessionRecord> | undefined;
   /** A session with no request for this long ends. */
   readonly idleMs: number;
-  /** A session with nothing in flight for this long is parked. */
-  readonly parkAfterMs: number;
+  /** A session with nothing in flight for this long is parked; `null`: sessions are never parked. */
+  readonly parkAfterMs: number | null;
   /** More sessions active than this: the idle ones are parked at once, the longest idle first. */
   readonly maxActive: number;
   /** The most sessions (active and parked) this process keeps; `null`: no cap. */
@@ -45,7 +45,7 @@ export interface SessionPoolOptions {
 }
 
 /** Defaults of the pool's options, as `startHttpEndpoint` uses them. */
-export const SESSION_DEFAULTS = { parkAfterMs: 30_000, maxActive: 200, maxSessions: 5_000 } as const;
+export const SESSION_DEFAULTS = { maxActive: 200, maxSessions: 5_000 } as const;
 
 /**
  * The sessions of one endpoint.
@@ -68,7 +68,7 @@ export class SessionPool {
 
   constructor(options: SessionPoolOptions) {
     this.#o = options;
-    this.#sweeper = setInterval(() => this.sweep(Date.now()), Math.max(100, Math.min(1_000, options.parkAfterMs)));
+    this.#sweeper = setInterval(() => this.sweep(Date.now()), Math.max(100, Math.min(1_000, options.parkAfterMs ?? 60_000, options.idleMs)));
     this.#sweeper.unref();
   }
 
@@ -143,7 +143,7 @@ export class SessionPool {
         void held.transport.close();
         // Idle everywhere (no node refreshed it either): the session ends for the whole cluster.
         void directory?.recall(id).then((r) => (r && now - (r.lastSeen ?? 0) >= idleMs ? directory.forget(id) : undefined)).catch(() => undefined);
-      } else if (now - held.active >= parkAfterMs) this.#park(id, held);
+      } else if (parkAfterMs !== null && now - held.active >= parkAfterMs) this.#park(id, held);
     }
     for (const [id, parked] of this.#parked) if (now - parked.seen >= idleMs) this.#parked.delete(id);
     for (const [id, seen] of this.#parkedShared) if (now - seen >= idleMs) this.#parkedShared.delete(id);
@@ -188,6 +188,7 @@ export class SessionPool {
 
   /** Over `maxActive`: the longest idle sessions with nothing in flight are parked at once. */
   #parkIfCrowded(): void {
+    if (this.#o.parkAfterMs === null) return;
     const excess = this.#active.size - this.#o.maxActive;
     if (excess <= 0) return;
     const idle = [...this.#active].filter(([, h]) => h.inFlight === 0).sort((a, b) => a[1].active - b[1].active);
