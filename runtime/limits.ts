@@ -44,8 +44,9 @@ export interface RequesterLimits {
   /**
    * Tasks one requester may have kept at once (created and not yet removed: running, or ended and
    * within their keepAlive); past it, a new task is refused until one expires or is deleted. What
-   * a requester was promised is never evicted early. On NATS, counted across the cluster.
-   * @default 1000
+   * a requester was promised is never evicted early. On NATS, counted across the cluster. The
+   * default holds a steady requester at the default rate (20/s) and keepAlive (5 min): ~6,000.
+   * @default 10_000
    */
   readonly maxRetainedTasks: number | null;
   /**
@@ -67,7 +68,7 @@ export const DEFAULT_LIMITS: RequesterLimits = {
   maxTaskIdLength: 128,
   maxResultBytes: 921_600,
   maxRequestBytes: 4_194_304,
-  maxRetainedTasks: 1000,
+  maxRetainedTasks: 10_000,
   maxRetainedBytes: 268_435_456,
 };
 

@@ -248,8 +248,9 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
         onsessioninitialized: async (id) => {
           const record = { ...sessionRecordOf(body), principal, lastSeen: Date.now() };
           const held: Held = { transport, server, record, touched: Date.now(), inFlight: 0, active: Date.now() };
-          pool.add(id, held);
+          // In flight before it is added: a session is never parked before its initialize is answered.
           res.once('close', pool.enter(held));
+          pool.add(id, held);
           // Shared before the reply leaves, so the client's next request may go to any node.
           await options.sessions?.remember(id, record);
         },

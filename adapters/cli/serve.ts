@@ -97,7 +97,7 @@ naming the limit and when to retry; 'off' lifts a limit:
   --max-request-bytes N      bytes of JSON a task's params, or one answer to its input request, may have; a
                              larger one is refused (default 4194304)
   --max-retained-tasks N     tasks a requester may keep at once, running or ended within their keepAlive;
-                             past it a new task is refused until one expires or is deleted (default 1000)
+                             past it a new task is refused until one expires or is deleted (default 10000)
   --max-retained-bytes N     bytes of kept tasks on this node: results, failure details, messages, 1 KiB
                              per record (with --nats: the task space's buckets and events); past it every
                              new task is refused (default 268435456)
