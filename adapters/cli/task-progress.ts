@@ -53,6 +53,11 @@ export class TaskProgress {
   readonly #write: (line: string) => void;
   /** The `nextCursor` of the last answer; `null` before the first. */
   #cursor: string | null = null;
+  /**
+   * The last partial result printed: two reads in flight at once (a poll, and the read after the
+   * end) ask from the same cursor and get the same items; each is printed once.
+   */
+  #printed = 0;
   readonly #children = new Map<string, TaskStatus>();
 
   /**
@@ -97,7 +102,11 @@ export class TaskProgress {
     const partial = meta[PARTIAL_META];
     if (isRecord(partial)) {
       const items = Array.isArray(partial['items']) ? partial['items'] : [];
-      for (const item of items) if (isRecord(item)) this.#write(`partial ${String(item['seq'])}: ${partialLine(item['content'])}`);
+      for (const item of items) {
+        if (!isRecord(item) || typeof item['seq'] !== 'number' || item['seq'] <= this.#printed) continue;
+        this.#printed = item['seq'];
+        this.#write(`partial ${String(item['seq'])}: ${partialLine(item['content'])}`);
+      }
       if (typeof partial['nextCursor'] === 'string') this.#cursor = partial['nextCursor'];
     }
     const subtasks = meta[SUBTASKS_META];
