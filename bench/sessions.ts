@@ -12,7 +12,7 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startHttpEndpoint, type HttpEndpointOptions } from '../adapters/cli/http-endpoint.js';
+import { startHttpEndpoint, type HttpEndpointOptions } from '../adapters/http/endpoint-v1.js';
 import { demoDefinitions } from '../adapters/cli/demo-tools.js';
 import { createTaskServer } from '../adapters/mcp-server/index.js';
 import { createTaskRuntime } from '../runtime/index.js';

@@ -8,11 +8,11 @@
  * @module
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestParams } from '../wire/mcp-shapes.js';
 import { z } from 'zod';
 import type { TaskToolDefinition } from '../mcp-server/index.js';
 // The SDK-free error module, not the SDK v1 adapter entry: `serve --sdk v2 --conformance` runs without SDK v1.
-import { JsonRpcCode, JsonRpcError } from '../mcp-server/wire-errors.js';
+import { JsonRpcCode, JsonRpcError } from '../wire/wire-errors.js';
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
 
@@ -103,7 +103,7 @@ export const multiInputTool: TaskToolDefinition<Record<string, never>> = {
 };
 
 /** The form `test_tool_with_task` asks for, as elicitation parameters. */
-const userNameForm = (): ElicitRequestFormParams => ({
+const userNameForm = (): ElicitRequestParams => ({
   mode: 'form',
   message: 'What is your name?',
   requestedSchema: { type: 'object', properties: { name: { type: 'string', title: 'Name' } }, required: ['name'] },

@@ -7,11 +7,11 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '../wire/mcp-shapes.js';
 import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from '../mcp-server/index.js';
 import { fromPromise } from 'xstate';
 import type { RequestWorkContext } from '../mcp-server/index.js';
-import { machineHandler } from '../inspector/machine-handler.js';
+import { machineHandler } from '../../runtime/handlers/machine-handler.js';
 import { askNameMachine, summarizeMachine } from './input-jobs.machine.js';
 import { longJobMachine } from './long-job.machine.js';
 

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { CallToolResult, CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, CreateMessageResult, ElicitResult } from '../wire/mcp-shapes.js';
 import { assign, fromPromise, setup } from 'xstate';
 
 const text = (t: string, isError = false): CallToolResult => ({ content: [{ type: 'text', text: t }], ...(isError && { isError: true }) });

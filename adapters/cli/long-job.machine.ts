@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '../wire/mcp-shapes.js';
 import { assign, emit, setup } from 'xstate';
-import { handlerPartial, handlerStatus, type HandlerPartialEvent, type HandlerStatusEvent } from '../inspector/machine-handler.js';
+import { handlerPartial, handlerStatus, type HandlerPartialEvent, type HandlerStatusEvent } from '../../runtime/handlers/machine-handler.js';
 
 /** Steps of a long job. */
 export const LONG_JOB_STEPS = 10;

@@ -8,8 +8,8 @@
  */
 import type { TaskRuntime } from '../../runtime/index.js';
 import { createStatelessHandler, createTaskServer, type TaskServerDefinitions } from '../mcp-server/index.js';
-import { startHttpEndpoint, type HttpEndpoint, type HttpEndpointOptions } from './http-endpoint.js';
-import { JsonRpcStdioTransport } from './stdio-transport.js';
+import { startHttpEndpoint, type HttpEndpoint, type HttpEndpointOptions } from '../http/endpoint-v1.js';
+import { JsonRpcStdioTransport } from '../mcp-server/stdio-transport.js';
 
 /** The served implementation's name and version. */
 type Info = { name: string; version: string };

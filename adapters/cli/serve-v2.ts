@@ -11,9 +11,9 @@ import type { TaskRuntime } from '../../runtime/index.js';
 import type { TaskServerDefinitions } from '../mcp-server/index.js';
 import { attachTaskServerV2 } from '../mcp-server-v2/index.js';
 import { refuseInbound } from '../mcp-server-v2/inbound-checks.js';
-import type { HttpEndpoint } from './http-endpoint.js';
-import { startHttpEndpointV2, type HttpEndpointV2Options } from './http-endpoint-v2.js';
-import { JsonRpcLineTransport, type MessageParser } from './json-rpc-lines.js';
+import type { HttpEndpoint } from '../http/endpoint-v1.js';
+import { startHttpEndpointV2, type HttpEndpointV2Options } from '../http/endpoint-v2.js';
+import { JsonRpcLineTransport, type MessageParser } from '../wire/json-rpc-lines.js';
 
 /** SDK v2's own check of one message (the one its stdio transport applies), so valid input reads as before. */
 const parseV2: MessageParser<JSONRPCMessage> = (value) => {

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { TaskStatus } from '../../machines/index.js';
 import { PARTIAL_META, SUBTASKS_META } from '../dialects/extension-meta.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
-import type { RequesterPeer } from '../mcp-client/task-client.wire.js';
+import type { RequesterPeer } from '../wire/task-client.wire.js';
 
 type Json = Record<string, unknown>;
 

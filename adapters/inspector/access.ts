@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isLoopback, originGuard } from '../cli/origin-guard.js';
+import { isLoopback, originGuard } from '../http/origin-guard.js';
 
 export { isLoopback };
 

@@ -10,7 +10,7 @@ import { closeServer, guardedServer } from '../http/front.js';
 import type { TaskRuntime } from '../../runtime/index.js';
 import { inspectorAccess } from './access.js';
 import { EventHub, frame } from './event-hub.js';
-import { handlerRunKey, handlerRuns, type HandlerRun } from './handler-runs.js';
+import { handlerRunKey, handlerRuns, type HandlerRun } from '../../runtime/handlers/handler-runs.js';
 import { inspectorRoutes } from './inspector-routes.js';
 import type { Inspector, InspectorOptions } from './inspector.types.js';
 import { listedTask } from './listed-task.js';

@@ -30,8 +30,8 @@ export type {
   PushDeliveryView,
 } from './inspector.types.js';
 export { isLoopback } from './access.js';
-export { machineHandler, handlerStatus, handlerPartial, MachineHandlerEvent } from './machine-handler.js';
-export type { MachineHandlerOptions, MachineWorkContext, HandlerStatusEvent } from './machine-handler.js';
-export type { MachineCheckpoint } from './machine-checkpoints.js';
-export { handlerRuns, HandlerRuns, handlerRunKey, MAX_FINISHED_HANDLER_RUNS } from './handler-runs.js';
-export type { HandlerRun, HandlerRunStatus } from './handler-runs.js';
+export { machineHandler, handlerStatus, handlerPartial, MachineHandlerEvent } from '../../runtime/handlers/machine-handler.js';
+export type { MachineHandlerOptions, MachineWorkContext, HandlerStatusEvent } from '../../runtime/handlers/machine-handler.js';
+export type { MachineCheckpoint } from '../../runtime/handlers/machine-checkpoints.js';
+export { handlerRuns, HandlerRuns, handlerRunKey, MAX_FINISHED_HANDLER_RUNS } from '../../runtime/handlers/handler-runs.js';
+export type { HandlerRun, HandlerRunStatus } from '../../runtime/handlers/handler-runs.js';

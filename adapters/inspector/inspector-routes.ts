@@ -9,7 +9,7 @@ import { taskMachine } from '../../machines/index.js';
 import type { TaskObserver } from '../../runtime/index.js';
 import type { InspectorAccess } from './access.js';
 import type { EventHub } from './event-hub.js';
-import type { HandlerRuns } from './handler-runs.js';
+import type { HandlerRuns } from '../../runtime/handlers/handler-runs.js';
 import type { PushDeliverySource } from './inspector.types.js';
 import { requestTarget } from '../http/request-target.js';
 import { listedTask } from './listed-task.js';

@@ -6,7 +6,7 @@
  */
 import type { TaskOwner } from '../../machines/index.js';
 import type { ObservedTask, TaskStatus, TimelineEntry } from '../../runtime/index.js';
-import type { HandlerRunStatus, HandlerRuns } from './handler-runs.js';
+import type { HandlerRunStatus, HandlerRuns } from '../../runtime/handlers/handler-runs.js';
 import type { DeliveryAttempt } from '../../runtime/push/push.types.js';
 
 /**

@@ -9,7 +9,7 @@ import type { AnyStateMachine } from 'xstate';
 import { isTerminalStatus } from '../../machines/index.js';
 import type { ObservedTask, TaskObserver } from '../../runtime/index.js';
 import { machineGraph, toSvg } from './diagram/index.js';
-import type { HandlerRun, HandlerRuns } from './handler-runs.js';
+import type { HandlerRun, HandlerRuns } from '../../runtime/handlers/handler-runs.js';
 import type { HandlerView, PushDeliverySource, TaskDetail, TaskOutcomeView } from './inspector.types.js';
 import { detailedTask } from './listed-task.js';
 import { deliveriesWithoutCredentials } from './redaction.js';

@@ -8,8 +8,8 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { RELATED_TASK_META_KEY } from '../dialects/sep-1686/index.js';
-import { TaskClientCore, type CreatedRoutes } from '../mcp-client/task-client.js';
-import type { TaskClientOptions } from '../mcp-client/task-client.types.js';
+import { TaskClientCore, type CreatedRoutes } from '../wire/task-client.js';
+import type { TaskClientOptions } from '../wire/task-client.types.js';
 
 const CREATED = 'notifications/tasks/created';
 const CreatedParams = z.looseObject({ _meta: z.looseObject({ [RELATED_TASK_META_KEY]: z.looseObject({ taskId: z.string() }) }) });

@@ -4,7 +4,7 @@
  * @module
  */
 export { TaskClient } from './task-client-sdk1.js';
-export { resolveTaskClientOptions } from './task-client.js';
+export { resolveTaskClientOptions } from '../wire/task-client.js';
 export { attachTaskHost } from './task-host.js';
 export type { TaskHostOptions } from './task-host.js';
 export {
@@ -15,7 +15,7 @@ export {
   TaskClientErrorCode,
   isTaskClientError,
   errors,
-} from './task-client.errors.js';
+} from '../wire/task-client.errors.js';
 export type {
   TaskClientOptions,
   ResolvedTaskClientOptions,
@@ -25,6 +25,6 @@ export type {
   ResultOptions,
   PendingTask,
   InputRequestHandler,
-} from './task-client.types.js';
-export type { RawDispatch, RawDispatchResponse } from './task-client.ext-peer.js';
+} from '../wire/task-client.types.js';
+export type { RawDispatch, RawDispatchResponse } from '../wire/task-client.ext-peer.js';
 export type { RequesterTask as ObservedTask, RequesterDialect as TaskDialect } from '../../machines/index.js';

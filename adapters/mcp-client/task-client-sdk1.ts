@@ -5,8 +5,8 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreatedRouter } from '../mcp-server/created-router.js';
-import { TaskClientCore } from './task-client.js';
-import type { TaskClientOptions } from './task-client.types.js';
+import { TaskClientCore } from '../wire/task-client.js';
+import type { TaskClientOptions } from '../wire/task-client.types.js';
 
 /**
  * Task-augmented tool calls over a connected SDK v1 `Client`, in the SEP-1686 or 2025-11-25 dialect

@@ -16,11 +16,11 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskRuntime } from '../../runtime/index.js';
 import { wireConnection } from '../mcp-server/connection.js';
-import type { RequestWorkContext } from '../mcp-server/definitions.js';
+import type { RequestWorkContext } from '../wire/definitions.js';
 import type { TaskHost } from '../mcp-server/request-context.js';
 import { installRequest } from '../mcp-server/request-handlers.js';
 import { installTaskMethods } from '../mcp-server/task-methods.js';
-import { registerClientWork, workParams } from './client-task-work.js';
+import { registerClientWork, workParams } from '../wire/client-task-work.js';
 
 /** Options of {@link attachTaskHost}: the runtime and the client's own answers. */
 export interface TaskHostOptions {

@@ -22,5 +22,5 @@ export { attachTaskServerV2 } from './attach-task-server-v2.js';
 export type { AttachTaskServerV2Options } from './attach-task-server-v2.js';
 export { createTaskHttpHandlerV2, toNodeListener } from './http-v2.js';
 export type { NodeListenerOptions, TaskHttpHandlerV2, TaskHttpHandlerV2Options, TaskServerFactoryV2 } from './http-v2.js';
-export { STANDALONE_INPUT_GRACE_MS, UNATTACHED_ANSWER_MS } from '../mcp-server/standalone-inputs.js';
-export type { StandaloneInputOptions } from '../mcp-server/standalone-inputs.js';
+export { STANDALONE_INPUT_GRACE_MS, UNATTACHED_ANSWER_MS } from '../wire/standalone-inputs.js';
+export type { StandaloneInputOptions } from '../wire/standalone-inputs.js';

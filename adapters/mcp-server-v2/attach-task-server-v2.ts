@@ -10,13 +10,13 @@ import { McpServer, specTypeSchemas, type Server, type ServerContext } from '@mo
 import type { TaskRuntime } from '../../runtime/index.js';
 import { renderTask2025, SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { TASKS_EXTENSION_ID } from '../dialects/ext/index.js';
-import type { RequestWorkContext, TaskServerDefinitions } from '../mcp-server/definitions.js';
-import { registerWork } from '../mcp-server/register-work.js';
-import { checkTaskSupport, paramsObject, taskRequest2025 } from '../mcp-server/request-context.js';
-import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork, type ServedDefinitions, type TaskableMethod } from '../mcp-server/served-work.js';
-import { callStateless } from '../mcp-server/stateless/work-call.js';
-import type { StandaloneInputOptions } from '../mcp-server/standalone-inputs.js';
-import { toJsonRpcError } from '../mcp-server/wire-errors.js';
+import type { RequestWorkContext, TaskServerDefinitions } from '../wire/definitions.js';
+import { registerWork } from '../wire/register-work.js';
+import { checkTaskSupport, paramsObject, taskRequest2025 } from '../wire/request-info.js';
+import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork, type ServedDefinitions, type TaskableMethod } from '../wire/served-work.js';
+import { callStateless } from '../wire/stateless/work-call.js';
+import type { StandaloneInputOptions } from '../wire/standalone-inputs.js';
+import { toJsonRpcError } from '../wire/wire-errors.js';
 import { isModern, withInputResponses } from './request-v2.js';
 import { checkSpecParams } from './spec-params.js';
 import { installTaskMethodsV2, register, type TaskMethodsV2 } from './task-methods-v2.js';
@@ -45,7 +45,8 @@ function plainContext(ctx: ServerContext): RequestWorkContext {
     taskId: null,
     signal: ctx.mcpReq.signal,
     setStatusMessage: () => undefined,
-    elicit: (params) => ctx.mcpReq.elicitInput(params),
+    // The wire's shapes are the SDK's, read structurally: the seam hands them over as they are.
+    elicit: (params) => ctx.mcpReq.elicitInput(params as never),
     sample: (params) => ctx.mcpReq.requestSampling(params as never) as never,
   };
 }

@@ -8,10 +8,10 @@
  *
  * @module
  */
-import { checkTaskSubscription } from '../mcp-server/stateless/subscriptions.js';
-import { checkInputResponses } from '../mcp-server/stateless/task-methods.js';
-import { errorReply, RequestMetaKey } from '../mcp-server/stateless/wire.js';
-import { JsonRpcError } from '../mcp-server/wire-errors.js';
+import { checkTaskSubscription } from '../wire/stateless/subscriptions.js';
+import { checkInputResponses } from '../wire/stateless/task-methods.js';
+import { errorReply, RequestMetaKey } from '../wire/stateless/wire.js';
+import { JsonRpcError } from '../wire/wire-errors.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

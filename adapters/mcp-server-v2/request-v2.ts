@@ -7,10 +7,10 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime } from '../../runtime/index.js';
-import type { ServedDefinitions } from '../mcp-server/served-work.js';
-import { ownerOf2026, type StatelessCall } from '../mcp-server/stateless/work-call.js';
-import { PROTOCOL_2026_07_28, RequestMetaKey } from '../mcp-server/stateless/wire.js';
-import { JsonRpcCode, JsonRpcError } from '../mcp-server/wire-errors.js';
+import type { ServedDefinitions } from '../wire/served-work.js';
+import { ownerOf2026, type StatelessCall } from '../wire/stateless/work-call.js';
+import { PROTOCOL_2026_07_28, RequestMetaKey } from '../wire/stateless/wire.js';
+import { JsonRpcCode, JsonRpcError } from '../wire/wire-errors.js';
 
 /**
  * Whether the request is on the 2026-07-28 wire: it carries the per-request envelope, which the

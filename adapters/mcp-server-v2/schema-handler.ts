@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from 'zod';
-import { toJsonRpcError } from '../mcp-server/wire-errors.js';
+import { toJsonRpcError } from '../wire/wire-errors.js';
 
 /** Params of any shape: the handler, not a schema library, words what is wrong with them. */
 const AnyParams = z.looseObject({});

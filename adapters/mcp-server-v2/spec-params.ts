@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { JsonRpcCode, JsonRpcError } from '../mcp-server/wire-errors.js';
+import { JsonRpcCode, JsonRpcError } from '../wire/wire-errors.js';
 
 /** One Standard Schema issue, as far as it is read here (`errors`: a union's branches, as zod gives them). */
 interface Issue {

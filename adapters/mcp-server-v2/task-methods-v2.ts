@@ -12,19 +12,19 @@ import type { TaskOwner } from '../../machines/index.js';
 import type { InputRequest, TaskRuntime, TaskView } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
-import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from '../mcp-server/input-delivery.js';
-import { taskAnswers } from '../mcp-server/task-answers.js';
-import { JsonRpcCode, JsonRpcError } from '../mcp-server/wire-errors.js';
-import { extTaskMethod } from '../mcp-server/stateless/task-methods.js';
+import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from '../wire/input-delivery.js';
+import { taskAnswers } from '../wire/task-answers.js';
+import { JsonRpcCode, JsonRpcError } from '../wire/wire-errors.js';
+import { extTaskMethod } from '../wire/stateless/task-methods.js';
 import { isModern, ownerOfV2, statelessCall, withInputResponses } from './request-v2.js';
 import { registerWithSchema } from './schema-handler.js';
 
 /** Registers a task method on the server. */
 export const register = (server: Server, method: string, handler: (params: Record<string, unknown>, ctx: ServerContext) => unknown): void => registerWithSchema<ServerContext>(server, method, handler);
-import { StandaloneInputs, type StandaloneInputOptions } from '../mcp-server/standalone-inputs.js';
-import { StatusNotifications } from '../mcp-server/status-notifications.js';
-import { servedDefinitions, type ServedDefinitions } from '../mcp-server/served-work.js';
-import type { StatelessCall } from '../mcp-server/stateless/work-call.js';
+import { StandaloneInputs, type StandaloneInputOptions } from '../wire/standalone-inputs.js';
+import { StatusNotifications } from '../wire/status-notifications.js';
+import { servedDefinitions, type ServedDefinitions } from '../wire/served-work.js';
+import type { StatelessCall } from '../wire/stateless/work-call.js';
 
 /** What a connection (a session, or stdio) keeps between its requests. */
 export interface HeldConnection {

@@ -5,8 +5,8 @@
  */
 export { attachTaskServer, createTaskServer } from './attach-task-server.js';
 export type { AttachTaskServerOptions } from './attach-task-server.js';
-export type { StandaloneInputOptions } from './standalone-inputs.js';
-export { TaskSupport } from './definitions.js';
+export type { StandaloneInputOptions } from '../wire/standalone-inputs.js';
+export { TaskSupport } from '../wire/definitions.js';
 export type {
   BeforeTaskOutcome,
   RequestWorkContext,
@@ -14,11 +14,11 @@ export type {
   TaskPromptDefinition,
   TaskResourceDefinition,
   TaskServerDefinitions,
-} from './definitions.js';
-export { JsonRpcError, JsonRpcCode, toJsonRpcError } from './wire-errors.js';
-export { ownerOf } from './request-context.js';
+} from '../wire/definitions.js';
+export { JsonRpcError, JsonRpcCode, toJsonRpcError } from '../wire/wire-errors.js';
+export { ownerOf } from '../wire/request-info.js';
 export { RuntimeTaskStore } from './runtime-task-store.js';
 export { requestClientTask, ClientTaskError } from './client-task-request.js';
 export type { ClientTaskMethod, ClientTaskRequestOptions } from './client-task-request.js';
-export { createStatelessHandler } from './stateless/index.js';
-export type { StatelessHandler, StatelessHandlerOptions, StatelessRequestContext } from './stateless/index.js';
+export { createStatelessHandler } from '../wire/stateless/index.js';
+export type { StatelessHandler, StatelessHandlerOptions, StatelessRequestContext } from '../wire/stateless/index.js';

@@ -9,12 +9,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskRuntime } from '../../runtime/index.js';
 import { wireConnection } from './connection.js';
-import type { TaskServerDefinitions, TaskToolDefinition } from './definitions.js';
+import type { TaskServerDefinitions, TaskToolDefinition } from '../wire/definitions.js';
 import type { TaskHost } from './request-context.js';
 import { installPrompts, installResources, installTools } from './request-handlers.js';
 import { installTaskMethods } from './task-methods.js';
-import { registerWork } from './register-work.js';
-import type { StandaloneInputOptions } from './standalone-inputs.js';
+import { registerWork } from '../wire/register-work.js';
+import type { StandaloneInputOptions } from '../wire/standalone-inputs.js';
 
 /** Options of {@link attachTaskServer}. */
 export interface AttachTaskServerOptions extends TaskServerDefinitions {

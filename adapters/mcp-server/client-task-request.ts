@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { TERMINAL_STATUSES, type TaskStatus } from '../../machines/index.js';
 import { TASK_META_KEY } from '../dialects/sep-1686/index.js';
 import { CreatedRouter } from './created-router.js';
-import { INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
+import { INPUT_REQUEST_TIMEOUT_MS } from '../wire/input-delivery.js';
 
 /** Methods a server may send to a client as a task. */
 export type ClientTaskMethod = 'sampling/createMessage' | 'elicitation/create';

@@ -22,7 +22,8 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestInfo, TaskHost } from './request-context.js';
+import type { TaskHost } from './request-context.js';
+import type { RequestInfo } from '../wire/request-info.js';
 import { requestHandlers } from './sdk-internals.js';
 
 /** A request taken by the lane, as its route sees it. */

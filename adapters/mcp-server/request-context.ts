@@ -1,14 +1,11 @@
 /**
- * Reading what the SDK tells a request handler: who is asking (owner) and which request it is.
+ * The SDK v1 types of a task-hosting peer and of what its request handlers are given; reading a
+ * request is `wire/request-info.ts`'s.
  *
  * @module
  */
 import type { Protocol, RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Notification, Request, Result } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
-import type { TaskOwner } from '../../machines/index.js';
-import { parseTaskParams, TaskParamsError, type TaskParams2025 } from '../dialects/2025-11-25/index.js';
-import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
 
 /**
  * The SDK peer that hosts tasks: a `Server` (tools, prompts, resources) or a `Client` (sampling,
@@ -19,97 +16,3 @@ export type TaskHost = Protocol<Request, Notification, Result>;
 
 /** The `extra` argument the SDK passes to request handlers of a {@link TaskHost}. */
 export type ServerExtra = RequestHandlerExtra<Request, Notification>;
-
-/**
- * What the task handlers read of a request: the SDK's `extra` is one, and so is a request the
- * fast lane answers ahead of the SDK (see `fast-lane.ts`).
- */
-export interface RequestInfo {
-  readonly requestId: ServerExtra['requestId'];
-  readonly sessionId?: string | undefined;
-  readonly authInfo?: ServerExtra['authInfo'];
-  readonly _meta?: ServerExtra['_meta'];
-  /** Aborted when the requester cancels the request or the connection closes. */
-  readonly signal: AbortSignal;
-  /** Whether `signal` has aborted, when that can be told without making the signal (the fast lane makes it on first read). */
-  readonly aborted?: boolean;
-  /**
-   * Runs `fn` once the answer to this request has been handed to the transport. Absent on the
-   * SDK's path, which gives no such moment: there, the next turn of the event loop.
-   */
-  readonly afterReply?: (fn: () => void) => void;
-}
-
-/**
- * The requester a task is bound to: the transport session (none on stdio, where the process is
- * the session) and the authenticated principal when the transport authenticates.
- *
- * @example
- * ```ts
- * ownerOf(extra); // { session: '6f1c…', principal: null }
- * ```
- */
-export function ownerOf(extra: Pick<RequestInfo, 'sessionId' | 'authInfo'>): TaskOwner {
-  // An empty client id names nobody: it must not share the anonymous requester's key.
-  return { session: extra.sessionId ?? null, principal: extra.authInfo?.clientId || null };
-}
-
-/** Any JSON-RPC result: answers to input requests are checked by the work that asked. */
-export const AnyResultSchema = z.looseObject({});
-
-/** A key for a JSON-RPC request id that keeps `1` and `"1"` apart. */
-export function requestKey(id: string | number): string {
-  return `${typeof id}:${id}`;
-}
-
-/** `params` as an object, or a clear error. */
-export function paramsObject(params: unknown, method: string): Record<string, unknown> {
-  if (params === undefined) return {};
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-    throw new JsonRpcError(JsonRpcCode.invalidParams, `Invalid params for ${method}: params must be an object`);
-  }
-  return params as Record<string, unknown>;
-}
-
-/** The `taskId` param of a `tasks/*` request, or a clear error. */
-export function taskIdParam(params: unknown, method: string): string {
-  const { taskId } = paramsObject(params, method);
-  if (typeof taskId !== 'string' || taskId.length === 0) {
-    throw new JsonRpcError(JsonRpcCode.invalidParams, `Invalid params for ${method}: taskId must be a non-empty string`);
-  }
-  return taskId;
-}
-
-/**
- * The 2025-11-25 task request of a request's params (`params.task`), or `undefined` when it asks
- * for none.
- *
- * @throws JsonRpcError -32602 naming what is wrong with a malformed `params.task`
- * @example
- * ```ts
- * taskRequest2025({ name: 'sleep', task: { ttl: 60000 } }); // { ttl: 60000 }
- * ```
- */
-export function taskRequest2025(params: Record<string, unknown>): TaskParams2025 | undefined {
-  try {
-    return parseTaskParams(params);
-  } catch (error) {
-    if (error instanceof TaskParamsError) throw new JsonRpcError(JsonRpcCode.invalidParams, error.message);
-    throw error;
-  }
-}
-
-/**
- * The session dialects' task-support rule: a `required` request not asked as a task, and (2025-11-25)
- * a `forbidden` one asked as a task, are refused with -32601 naming the request.
- *
- * @throws JsonRpcError -32601 when the request breaks its definition's task support
- * @example
- * ```ts
- * checkTaskSupport('long_job', 'required', false); // throws: long_job requires task augmentation
- * ```
- */
-export function checkTaskSupport(label: string, support: 'forbidden' | 'optional' | 'required', askedForTask: boolean): void {
-  if (askedForTask && support === 'forbidden') throw new JsonRpcError(JsonRpcCode.methodNotFound, `${label} does not support task augmentation (taskSupport: 'forbidden')`);
-  if (!askedForTask && support === 'required') throw new JsonRpcError(JsonRpcCode.methodNotFound, `${label} requires task augmentation (taskSupport: 'required')`);
-}

@@ -9,14 +9,15 @@ import { z } from 'zod';
 import { SEP_1686 } from '../dialects/sep-1686/index.js';
 import type { TaskOwner } from '../../machines/index.js';
 import type { TaskView, TaskRuntime } from '../../runtime/index.js';
-import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from './definitions.js';
+import type { TaskPromptDefinition, TaskResourceDefinition, TaskToolDefinition } from '../wire/definitions.js';
 import type { FastLane } from './fast-lane.js';
-import type { InputChannel } from './input-delivery.js';
-import type { OwnerBinding } from './owner-binding.js';
-import type { StandaloneInputs } from './standalone-inputs.js';
-import { paramsObject, type RequestInfo, type TaskHost } from './request-context.js';
+import type { InputChannel } from '../wire/input-delivery.js';
+import type { OwnerBinding } from '../wire/owner-binding.js';
+import type { StandaloneInputs } from '../wire/standalone-inputs.js';
+import type { TaskHost } from './request-context.js';
+import { paramsObject, type RequestInfo } from '../wire/request-info.js';
 import { asksForTask, executeRequest, runTask, taskRouteOf, type OpenTaskRequests } from './task-execution.js';
-import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork } from './served-work.js';
+import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork } from '../wire/served-work.js';
 
 type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
 

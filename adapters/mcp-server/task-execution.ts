@@ -14,13 +14,14 @@ import type { TaskOwner } from '../../machines/index.js';
 import { type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime/index.js';
 import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } from '../dialects/2025-11-25/index.js';
 import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, TASK_META_KEY, withRelatedMeta } from '../dialects/sep-1686/index.js';
-import type { RequestWorkContext, TaskSupport } from './definitions.js';
-import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from './input-delivery.js';
-import { AnyResultSchema, checkTaskSupport, ownerOf, requestKey, type RequestInfo, type ServerExtra, type TaskHost } from './request-context.js';
-import { ownerOf2025, type OwnerBinding } from './owner-binding.js';
-import { endedOutcome } from './task-answers.js';
+import type { RequestWorkContext, TaskSupport } from '../wire/definitions.js';
+import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from '../wire/input-delivery.js';
+import type { ServerExtra, TaskHost } from './request-context.js';
+import { AnyResultSchema, checkTaskSupport, ownerOf, requestKey, type RequestInfo } from '../wire/request-info.js';
+import { ownerOf2025, type OwnerBinding } from '../wire/owner-binding.js';
+import { endedOutcome } from '../wire/task-answers.js';
 import { plainWorkContext } from './work-context.js';
-import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from './wire-errors.js';
+import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from '../wire/wire-errors.js';
 import { pushOption } from '../dialects/extension-meta.js';
 
 /** Task-augmented requests still open on one connection, by request id, for cancellation (§4.8). */

@@ -9,14 +9,15 @@ import type { TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime, TaskView } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
-import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from './input-delivery.js';
+import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from '../wire/input-delivery.js';
 import type { FastLane } from './fast-lane.js';
-import type { OwnerBinding } from './owner-binding.js';
-import { AnyResultSchema, ownerOf, taskIdParam, type RequestInfo, type TaskHost } from './request-context.js';
-import type { StandaloneInputs } from './standalone-inputs.js';
+import type { OwnerBinding } from '../wire/owner-binding.js';
+import type { TaskHost } from './request-context.js';
+import { AnyResultSchema, ownerOf, taskIdParam, type RequestInfo } from '../wire/request-info.js';
+import type { StandaloneInputs } from '../wire/standalone-inputs.js';
 import { looseRequest } from './request-handlers.js';
-import { taskAnswers } from './task-answers.js';
-import { toJsonRpcError } from './wire-errors.js';
+import { taskAnswers } from '../wire/task-answers.js';
+import { toJsonRpcError } from '../wire/wire-errors.js';
 
 type Answer = Record<string, unknown>;
 

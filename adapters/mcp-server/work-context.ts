@@ -6,8 +6,8 @@
  * @module
  */
 import { CreateMessageResultSchema, ElicitResultSchema, type CreateMessageResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestWorkContext } from './definitions.js';
-import { unsupportedInput } from './input-delivery.js';
+import type { RequestWorkContext } from '../wire/definitions.js';
+import { unsupportedInput } from '../wire/input-delivery.js';
 import type { ServerExtra, TaskHost } from './request-context.js';
 
 /**

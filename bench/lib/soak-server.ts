@@ -10,8 +10,8 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { demoDefinitions } from '../../adapters/cli/demo-tools.js';
-import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/cli/http-endpoint.js';
-import type { SessionRecord } from '../../adapters/cli/session-restore.js';
+import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/http/endpoint-v1.js';
+import type { SessionRecord } from '../../adapters/http/session-restore.js';
 import { createTaskServer } from '../../adapters/mcp-server/index.js';
 import { nameFromPrefix } from '../../runtime/backends/nats/keys.js';
 import { createNatsTaskRuntime, type NatsTaskRuntime } from '../../runtime/backends/nats/nats-runtime.js';

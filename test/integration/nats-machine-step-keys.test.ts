@@ -9,7 +9,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { fromPromise, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { machineHandler } from '../../adapters/inspector/machine-handler.js';
+import { machineHandler } from '../../runtime/handlers/machine-handler.js';
 import type { NatsTaskRuntime, NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import type { TaskHandlerContext } from '../../runtime/index.js';
 import { inProcessNodes } from './harness/nats-nodes.js';

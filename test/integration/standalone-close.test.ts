@@ -10,7 +10,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { attachTaskServer } from '../../adapters/mcp-server/attach-task-server.js';
-import type { TaskToolDefinition } from '../../adapters/mcp-server/definitions.js';
+import type { TaskToolDefinition } from '../../adapters/wire/definitions.js';
 import { createTaskRuntime } from '../../runtime/index.js';
 
 const ask: TaskToolDefinition<Record<string, never>> = {

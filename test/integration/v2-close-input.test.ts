@@ -7,7 +7,7 @@ import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { attachTaskServerV2 } from '../../adapters/mcp-server-v2/index.js';
-import type { TaskToolDefinition } from '../../adapters/mcp-server/definitions.js';
+import type { TaskToolDefinition } from '../../adapters/wire/definitions.js';
 import { createTaskRuntime } from '../../runtime/index.js';
 
 const ask: TaskToolDefinition<Record<string, never>> = {

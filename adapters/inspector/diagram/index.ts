@@ -16,7 +16,8 @@
  *
  * @module
  */
-export { machineGraph, activeStateIds } from './machine-graph.js';
+export { machineGraph } from './machine-graph.js';
+export { activeStateIds } from '../../../runtime/handlers/active-states.js';
 export { toMermaid } from './mermaid.js';
 export { toSvg } from './svg.js';
 export type { SvgOptions } from './svg.js';

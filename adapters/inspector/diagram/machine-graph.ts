@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition, StateValue } from 'xstate';
+import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate';
 import type { GraphEdge, GraphNode, MachineGraph } from './diagram.types.js';
 import { eventLabel, guardLabel } from './labels.js';
 
@@ -125,24 +125,3 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
   return { id: machine.id, type, ...(first ? { initial: idOf(walk, first) } : {}), nodes: walk.nodes, edges };
 }
 
-/**
- * The ids of the states a snapshot is in, parents included, for `highlight`: the inspector turns a
- * task's `snapshot.value` into the boxes to light up, with nothing but the machine's id.
- *
- * @param machineId - the machine's id (`graph.id`)
- * @param value - a snapshot's `value`
- * @example
- * ```ts
- * activeStateIds('requester', { polling: 'waiting' }); // ['requester.polling', 'requester.polling.waiting']
- * toSvg(graph, { highlight: activeStateIds(graph.id, snapshot.value) });
- * ```
- */
-export function activeStateIds(machineId: string, value: StateValue): string[] {
-  if (typeof value === 'string') return [`${machineId}.${value}`];
-  // A machine without states has the value `{}` and is drawn as one box with the machine's id.
-  if (Object.keys(value).length === 0) return [machineId];
-  return Object.entries(value).flatMap(([key, child]) => {
-    const id = `${machineId}.${key}`;
-    return child === undefined ? [id] : [id, ...activeStateIds(id, child)];
-  });
-}

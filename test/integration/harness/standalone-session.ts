@@ -7,8 +7,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
 import { attachTaskServer } from '../../../adapters/mcp-server/attach-task-server.js';
-import type { TaskToolDefinition } from '../../../adapters/mcp-server/definitions.js';
-import type { StandaloneInputOptions } from '../../../adapters/mcp-server/standalone-inputs.js';
+import type { TaskToolDefinition } from '../../../adapters/wire/definitions.js';
+import type { StandaloneInputOptions } from '../../../adapters/wire/standalone-inputs.js';
 import type { TaskRuntime } from '../../../runtime/index.js';
 
 /** A JSON-RPC message as the tests read it. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { declaresTasks, EXT_TASKS, renderDetailedTask, renderTaskExt, TASKS_EXTENSION_ID } from '../../../adapters/dialects/ext/index.js';
 import { renderInOwnDialect } from '../../../adapters/dialects/index.js';
-import { checkRoutingHeaders, readRequestMeta, StatelessError } from '../../../adapters/mcp-server/stateless/index.js';
+import { checkRoutingHeaders, readRequestMeta, StatelessError } from '../../../adapters/wire/stateless/index.js';
 import type { TaskView } from '../../../runtime/index.js';
 
 const created = Date.UTC(2026, 0, 1, 10, 0, 0);

@@ -8,7 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { placesHere } from '../../../adapters/cli/session-restore.js';
+import { placesHere } from '../../../adapters/http/session-restore.js';
 import { echoTool, failTool, greetingPrompt, longJobTool, reportResource } from '../../../adapters/cli/demo-tools.js';
 import { attachTaskServer, type TaskToolDefinition } from '../../../adapters/mcp-server/index.js';
 import { attachTaskHost } from '../../../adapters/mcp-client/index.js';

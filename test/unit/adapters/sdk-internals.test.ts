@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { describe, expect, it } from 'vitest';
-import { placesHere, spreadRequestIds } from '../../../adapters/cli/session-restore.js';
+import { placesHere, spreadRequestIds } from '../../../adapters/http/session-restore.js';
 import { assertSdkInternals, checkSdkInternals, freshSdkProbes, type SdkProbes } from '../../../adapters/mcp-server/sdk-internals-check.js';
 import { awaitsResponse, SDK_INTERNALS, SdkInternalsError, type SdkInternalField } from '../../../adapters/mcp-server/sdk-internals.js';
 import { installedSdkVersion } from '../../../adapters/mcp-server/sdk-version.js';

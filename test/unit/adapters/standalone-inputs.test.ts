@@ -2,7 +2,7 @@
 // (one input listener per connection); a task that asks gets a deliverer and a status
 // subscription, both ended with the task; a closed connection sends nothing more.
 import { afterEach, expect, it } from 'vitest';
-import { StandaloneInputs } from '../../../adapters/mcp-server/standalone-inputs.js';
+import { StandaloneInputs } from '../../../adapters/wire/standalone-inputs.js';
 import { createTaskRuntime, type TaskRuntime } from '../../../runtime/index.js';
 
 const owner = { session: 's', principal: null };

@@ -5,8 +5,8 @@
  * the integration test `task-client-v2-ext` runs the same code against real servers.
  */
 import { describe, expect, it } from 'vitest';
-import { ExtensionPeer, RawRpcError, type RawDispatch } from '../../../adapters/mcp-client/task-client.ext-peer.js';
-import { TaskWire, toRequesterTask } from '../../../adapters/mcp-client/task-client.wire.js';
+import { ExtensionPeer, RawRpcError, type RawDispatch } from '../../../adapters/wire/task-client.ext-peer.js';
+import { TaskWire, toRequesterTask } from '../../../adapters/wire/task-client.wire.js';
 
 describe('toRequesterTask on 2026-07-28 tasks', () => {
   it('reads pollIntervalMs, ttlMs and the message of a JSON-RPC error', () => {

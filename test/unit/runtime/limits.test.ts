@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toJsonRpcError } from '../../../adapters/mcp-server/wire-errors.js';
+import { toJsonRpcError } from '../../../adapters/wire/wire-errors.js';
 import { RequesterLimiter, resolveLimits } from '../../../runtime/limits.js';
 import { createTaskRuntime, TaskLimitError, type TaskRuntime } from '../../../runtime/index.js';
 

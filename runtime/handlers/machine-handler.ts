@@ -12,8 +12,8 @@
  */
 import { createActor, type AnyStateMachine, type InputFrom, type InspectionEvent, type OutputFrom } from 'xstate';
 import type { TaskOwner } from '../../machines/index.js';
-import type { TaskCheckpoint } from '../../runtime/index.js';
-import { activeStateIds } from './diagram/index.js';
+import type { TaskCheckpoint } from '../index.js';
+import { activeStateIds } from './active-states.js';
 import { checkpointer, isCheckpoint, rearmTimers, stateLabel, type ActiveSnapshot, type MachineCheckpoint } from './machine-checkpoints.js';
 import { handlerRuns, type HandlerRunStatus, type HandlerRuns } from './handler-runs.js';
 

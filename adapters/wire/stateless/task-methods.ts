@@ -10,7 +10,7 @@
 import { InvalidArgumentError, TaskTerminalError, type TaskView } from '../../../runtime/index.js';
 import { checkRequest } from '../../../runtime/task-identity.js';
 import { declaresTasks, renderDetailedTask, type TaskDetail } from '../../dialects/ext/index.js';
-import { taskIdParam } from '../request-context.js';
+import { taskIdParam } from '../request-info.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from '../wire-errors.js';
 import { TASKS_REQUIRED, type StatelessCall } from './work-call.js';
 import { missingCapability } from './wire.js';

@@ -9,16 +9,16 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { SessionDirectory } from '../../runtime/backends/nats/session-store.js';
-import type { StatelessHandler } from '../mcp-server/stateless/index.js';
-import type { HttpAuthenticator } from './http-auth.js';
-import { BodyRefusal, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../http/body.js';
-import { closeServer, guardedServer, type HttpTimeouts } from '../http/front.js';
+import type { StatelessHandler } from '../wire/stateless/index.js';
+import type { HttpAuthenticator } from './auth.js';
+import { BodyRefusal, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from './body.js';
+import { closeServer, guardedServer, type HttpTimeouts } from './front.js';
 import { originGuard } from './origin-guard.js';
-import { requestTarget } from '../http/request-target.js';
+import { requestTarget } from './request-target.js';
 import { isRelayable, placesHere, sessionRecordOf, spreadRequestIds, type SessionRecord } from './session-restore.js';
 import { SessionPool, SESSION_DEFAULTS, type Held } from './session-pool.js';
 import { isStatelessPost, serveStateless } from './stateless-http.js';
-import { checkMessage } from './stdio-transport.js';
+import { checkMessage } from '../mcp-server/stdio-transport.js';
 
 /** Options of {@link startHttpEndpoint}. */
 export interface HttpEndpointOptions extends HttpTimeouts {

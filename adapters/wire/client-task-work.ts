@@ -7,9 +7,9 @@
  */
 import type { TaskRuntime } from '../../runtime/index.js';
 import { TASK_META_KEY } from '../dialects/sep-1686/index.js';
-import type { RequestWorkContext } from '../mcp-server/definitions.js';
-import { taskWorkContext } from '../mcp-server/task-work-context.js';
-import { keepingWireErrors } from '../mcp-server/wire-errors.js';
+import type { RequestWorkContext } from './definitions.js';
+import { taskWorkContext } from './task-work-context.js';
+import { keepingWireErrors } from './wire-errors.js';
 
 /** The methods a client hosts tasks for. */
 export type ClientTaskMethod = 'elicitation/create' | 'sampling/createMessage';

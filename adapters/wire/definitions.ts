@@ -3,15 +3,7 @@
  *
  * @module
  */
-import type {
-  CallToolResult,
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  ElicitRequestParams,
-  ElicitResult,
-  GetPromptResult,
-  ReadResourceResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, GetPromptResult, ReadResourceResult } from './mcp-shapes.js';
 import type { z } from 'zod';
 import type { TaskOwner } from '../../machines/index.js';
 import type { Subtask, TaskCheckpoint, TaskOutcome } from '../../runtime/index.js';

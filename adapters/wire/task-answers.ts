@@ -11,7 +11,7 @@ import { TaskNotCompletedError, TaskTerminalError, TaskTimeoutError, type TaskOu
 import { isSession2025, renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
 import { deliverInputs, type InputChannel, type InputSender } from './input-delivery.js';
-import { paramsObject, taskIdParam } from './request-context.js';
+import { paramsObject, taskIdParam } from './request-info.js';
 import { JsonRpcCode, JsonRpcError, wireErrorOf } from './wire-errors.js';
 import { partialCursor, withPartials } from '../dialects/extension-meta.js';
 

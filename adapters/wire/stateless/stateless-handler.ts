@@ -10,7 +10,7 @@
  * @experimental the 2026-07-28 protocol is a draft.
  * @module
  */
-import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation } from '../mcp-shapes.js';
 import type { TaskRuntime } from '../../../runtime/index.js';
 import { TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
 import { registerWork } from '../register-work.js';

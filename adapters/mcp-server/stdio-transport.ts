@@ -7,8 +7,8 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { RequestMetaKey, type StatelessHandler } from '../mcp-server/stateless/index.js';
-import { checkMessageWith, JsonRpcLineTransport, readLineWith, type MessageParser } from './json-rpc-lines.js';
+import { RequestMetaKey, type StatelessHandler } from '../wire/stateless/index.js';
+import { checkMessageWith, JsonRpcLineTransport, readLineWith, type MessageParser } from '../wire/json-rpc-lines.js';
 
 /** SDK v1's check of one message. */
 const parseV1: MessageParser<JSONRPCMessage> = (value) => {

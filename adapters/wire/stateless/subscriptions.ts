@@ -9,7 +9,7 @@
  * @experimental the 2026-07-28 protocol is a draft.
  * @module
  */
-import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation } from '../mcp-shapes.js';
 import { TaskLimitError } from '../../../runtime/index.js';
 import { declaresTasks } from '../../dialects/ext/index.js';
 import { JsonRpcCode, JsonRpcError } from '../wire-errors.js';

@@ -8,12 +8,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTaskHttpHandlerV2, type TaskServerFactoryV2 } from '../mcp-server-v2/index.js';
 import { nodeRequestServer } from '../mcp-server-v2/http-v2.js';
-import type { HttpEndpoint } from './http-endpoint.js';
-import type { HttpAuthenticator } from './http-auth.js';
-import { DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies } from '../http/body.js';
-import { closeServer, guardedServer, type HttpTimeouts } from '../http/front.js';
+import type { HttpEndpoint } from './endpoint-v1.js';
+import type { HttpAuthenticator } from './auth.js';
+import { DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies } from './body.js';
+import { closeServer, guardedServer, type HttpTimeouts } from './front.js';
 import { originGuard } from './origin-guard.js';
-import { requestTarget } from '../http/request-target.js';
+import { requestTarget } from './request-target.js';
 
 /** Options of {@link startHttpEndpointV2}. */
 export interface HttpEndpointV2Options extends HttpTimeouts {

@@ -5,7 +5,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from './mcp-shapes.js';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import {
   DEFAULT_MAX_CANCEL_POLLS,

@@ -8,7 +8,7 @@
  */
 import type { z } from 'zod';
 import { TASKS_EXTENSION_ID } from '../dialects/ext/index.js';
-import { PROTOCOL_2026_07_28, RequestMetaKey } from '../mcp-server/stateless/wire.js';
+import { PROTOCOL_2026_07_28, RequestMetaKey } from './stateless/wire.js';
 import type { RequesterPeer } from './task-client.wire.js';
 
 /**

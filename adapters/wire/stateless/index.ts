@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { createStatelessHandler } from './stateless/index.js';
+ * import { createStatelessHandler } from '../../mcp-server/stateless/stateless/index.js';
  * const stateless = createStatelessHandler({ runtime, info, tools });
  * ```
  *

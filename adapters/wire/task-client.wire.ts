@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from './mcp-shapes.js';
 import { z } from 'zod';
 import { TaskStatus, type RequesterDialect, type RequesterInputRequest, type RequesterTask } from '../../machines/index.js';
 import { TASK_META_KEY, relatedMeta } from '../dialects/sep-1686/index.js';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from './mcp-shapes.js';
 import type { RequesterDialect, RequesterInputRequest, RequesterTask } from '../../machines/index.js';
 import type { RawDispatch } from './task-client.ext-peer.js';
 

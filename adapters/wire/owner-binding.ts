@@ -10,7 +10,7 @@
  */
 import type { TaskOwner } from '../../machines/index.js';
 import { TaskExpiredError, TaskNotFoundError, type TaskRuntime } from '../../runtime/index.js';
-import { ownerOf, type RequestInfo } from './request-context.js';
+import { ownerOf, type RequestInfo } from './request-info.js';
 
 /** Tasks of other connections looked up here, remembered at most (oldest forgotten first). */
 const REMEMBERED = 10_000;

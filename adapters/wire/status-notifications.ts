@@ -20,7 +20,7 @@
 import { isTerminalStatus, type TaskOwner } from '../../machines/index.js';
 import type { TaskRuntime, TaskView } from '../../runtime/index.js';
 import { renderTask2025, statusOf2025 } from '../dialects/2025-11-25/index.js';
-import type { RequestInfo } from './request-context.js';
+import type { RequestInfo } from './request-info.js';
 import { withPartials } from '../dialects/extension-meta.js';
 
 /** Where notifications go: the SDK peer of the connection (SDK v1 or v2). */

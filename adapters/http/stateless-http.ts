@@ -6,7 +6,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PROTOCOL_2026_07_28, RequestMetaKey, type StatelessHandler } from '../mcp-server/stateless/index.js';
+import { PROTOCOL_2026_07_28, RequestMetaKey, type StatelessHandler } from '../wire/stateless/index.js';
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
