@@ -12,7 +12,7 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startHttpEndpoint, type HttpEndpointOptions } from '../adapters/http/endpoint-v1.js';
+import { startHttpEndpoint, type HttpHandlerOptionsV1 } from '../adapters/http/index.js';
 import { demoDefinitions } from '../adapters/cli/demo-tools.js';
 import { createTaskServer } from '../adapters/mcp-server/index.js';
 import { createTaskRuntime } from '../runtime/index.js';
@@ -47,7 +47,7 @@ async function timedList(url: string, id: string): Promise<number> {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Heap bytes per idle session, and the ms of a request of one, for an endpoint with `options`. */
-async function phase(n: number, options: Partial<HttpEndpointOptions>): Promise<{ bytes: number; requestMs: number }> {
+async function phase(n: number, options: Partial<HttpHandlerOptionsV1>): Promise<{ bytes: number; requestMs: number }> {
   const runtime = createTaskRuntime();
   const endpoint = await startHttpEndpoint({ port: 0, createServer: () => createTaskServer({ name: 'bench', version: '1' }, { runtime, ...demoDefinitions }), ...options });
   try {

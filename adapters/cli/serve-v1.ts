@@ -8,7 +8,7 @@
  */
 import type { TaskRuntime } from '../../runtime/index.js';
 import { createStatelessHandler, createTaskServer, type TaskServerDefinitions } from '../mcp-server/index.js';
-import { startHttpEndpoint, type HttpEndpoint, type HttpEndpointOptions } from '../http/endpoint-v1.js';
+import { startHttpEndpoint, type HttpEndpoint, type HttpHandlerOptionsV1, type HttpListenOptions } from '../http/index.js';
 import { JsonRpcStdioTransport } from '../mcp-server/stdio-transport.js';
 
 /** The served implementation's name and version. */
@@ -41,7 +41,7 @@ export async function serveStdioV1(info: Info, runtime: TaskRuntime, definitions
  * const endpoint = await serveHttpV1(info, runtime, demoDefinitions, { port: 0 });
  * ```
  */
-export function serveHttpV1(info: Info, runtime: TaskRuntime, definitions: TaskServerDefinitions, options: Omit<HttpEndpointOptions, 'createServer' | 'stateless'>): Promise<HttpEndpoint> {
+export function serveHttpV1(info: Info, runtime: TaskRuntime, definitions: TaskServerDefinitions, options: Omit<HttpHandlerOptionsV1, 'createServer' | 'stateless' | 'sdk'> & HttpListenOptions): Promise<HttpEndpoint> {
   return startHttpEndpoint({
     ...options,
     createServer: () => createTaskServer(info, { runtime, ...definitions }),

@@ -11,8 +11,7 @@ import type { TaskRuntime } from '../../runtime/index.js';
 import type { TaskServerDefinitions } from '../mcp-server/index.js';
 import { attachTaskServerV2 } from '../mcp-server-v2/index.js';
 import { refuseInbound } from '../mcp-server-v2/inbound-checks.js';
-import type { HttpEndpoint } from '../http/endpoint-v1.js';
-import { startHttpEndpointV2, type HttpEndpointV2Options } from '../http/endpoint-v2.js';
+import { startHttpEndpoint, type HttpEndpoint, type HttpHandlerOptionsV2, type HttpListenOptions } from '../http/index.js';
 import { JsonRpcLineTransport, type MessageParser } from '../wire/json-rpc-lines.js';
 
 /** SDK v2's own check of one message (the one its stdio transport applies), so valid input reads as before. */
@@ -52,8 +51,8 @@ function factory(info: { name: string; version: string }, runtime: TaskRuntime, 
  * const endpoint = await serveHttpV2(info, runtime, demoDefinitions, { port: 0 });
  * ```
  */
-export function serveHttpV2(info: { name: string; version: string }, runtime: TaskRuntime, definitions: TaskServerDefinitions, options: Omit<HttpEndpointV2Options, 'createServer'>): Promise<HttpEndpoint> {
-  return startHttpEndpointV2({ ...options, createServer: factory(info, runtime, definitions) });
+export function serveHttpV2(info: { name: string; version: string }, runtime: TaskRuntime, definitions: TaskServerDefinitions, options: Omit<HttpHandlerOptionsV2, 'createServer' | 'sdk'> & HttpListenOptions): Promise<HttpEndpoint> {
+  return startHttpEndpoint({ ...options, sdk: 'v2', createServer: factory(info, runtime, definitions) });
 }
 
 /**

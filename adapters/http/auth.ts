@@ -5,14 +5,9 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { HttpAuthenticator } from './http.types.js';
 
-/**
- * Decides who sent a request: its `AuthInfo` (whose `clientId` is the principal), or `undefined`
- * to refuse it with 401.
- */
-export type HttpAuthenticator = (req: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+export type { HttpAuthenticator } from './http.types.js';
 
 const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
 

@@ -42,6 +42,7 @@ export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 export function guardedServer(label: string, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void, timeouts: HttpTimeouts = {}): Server {
   const headersTimeout = timeouts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(timeouts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, headersTimeout);
+  const guarded = guardHandler(label, handle);
   /** Per connection, the request being served while its body still arrives: a deadline then is the body's. */
   const arriving = new WeakMap<Duplex, { readonly req: IncomingMessage; readonly res: ServerResponse }>();
   const server = createServer(
@@ -59,13 +60,7 @@ export function guardedServer(label: string, handle: (req: IncomingMessage, res:
       req.once('end', () => {
         if (arriving.get(req.socket)?.req === req) arriving.delete(req.socket);
       });
-      let answered: Promise<void> | void;
-      try {
-        answered = handle(req, res);
-      } catch (error) {
-        return failed(label, req, res, error);
-      }
-      if (answered instanceof Promise) answered.catch((error: unknown) => failed(label, req, res, error));
+      void guarded(req, res);
     },
   );
   server.on('clientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => {
@@ -92,6 +87,25 @@ function socketRefusal(error: NodeJS.ErrnoException & { reason?: string }, inBod
   }
   if (error.code === 'HPE_HEADER_OVERFLOW') return { status: 431, message: "Request Header Fields Too Large: the request headers pass Node's limit (16 KiB unless node --max-http-header-size says otherwise)" };
   return { status: 400, message: `Bad Request: the request is not valid HTTP/1.1 (${error.code ?? 'unknown'}${error.reason === undefined ? '' : `: ${error.reason}`})` };
+}
+
+/**
+ * `handle`, so that an error it throws (or rejects with) answers 500 when nothing was sent yet
+ * and is logged once, and never reaches the caller: one request can never end the process.
+ *
+ * @example
+ * ```ts
+ * const handler = guardHandler('mcp', async (req, res) => route(req, res));
+ * ```
+ */
+export function guardHandler(label: string, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
+    try {
+      await handle(req, res);
+    } catch (error) {
+      failed(label, req, res, error);
+    }
+  };
 }
 
 function failed(label: string, req: IncomingMessage, res: ServerResponse, error: unknown): void {

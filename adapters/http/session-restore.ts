@@ -15,18 +15,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { FastLane } from '../mcp-server/fast-lane.js';
 import { assertSdkInternals } from '../mcp-server/sdk-internals-check.js';
+import type { SessionRecord } from './http.types.js';
 import { awaitsResponse, isHandlingRequest, markSessionInitialized, restoreClientInfo, setNextRequestId } from '../mcp-server/sdk-internals.js';
 
-/** What a node remembers about a session from its `initialize` request. */
-export interface SessionRecord {
-  readonly capabilities: Record<string, unknown>;
-  readonly clientInfo: Record<string, unknown> | null;
-  readonly protocolVersion: string | null;
-  /** The authenticated principal that began the session (only it may use the session), or none. */
-  readonly principal?: string | null;
-  /** When some node last served the session (refreshed now and then, not on every request). */
-  readonly lastSeen?: number;
-}
+export type { SessionRecord } from './http.types.js';
 
 /**
  * The record of a session from its `initialize` request body.

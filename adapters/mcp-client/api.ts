@@ -27,4 +27,4 @@ export type {
   InputRequestHandler,
 } from '../wire/task-client.types.js';
 export type { RawDispatch, RawDispatchResponse } from '../wire/task-client.ext-peer.js';
-export type { RequesterTask as ObservedTask, RequesterDialect as TaskDialect } from '../../machines/index.js';
+export type { RequesterTask, RequesterDialect as TaskDialect } from '../../machines/index.js';

@@ -78,7 +78,7 @@ export interface TaskToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape>
   readonly title?: string;
   readonly description?: string;
   /** Arguments schema; checked before any task is created, so bad arguments never become tasks. */
-  readonly inputSchema: z.ZodObject<Shape>;
+  readonly inputSchema: z.ZodObject<Shape, z.core.$ZodObjectConfig>;
   /** @default 'optional' */
   readonly taskSupport?: TaskSupport;
   /**
@@ -89,7 +89,7 @@ export interface TaskToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape>
    * @default 'never'
    */
   readonly retry?: 'never' | 'restart' | 'resume';
-  run(args: z.infer<z.ZodObject<Shape>>, ctx: RequestWorkContext): Promise<CallToolResult>;
+  run(args: z.output<z.ZodObject<Shape>>, ctx: RequestWorkContext): Promise<CallToolResult>;
   /**
    * On the stateless 2026-07-28 wire, gathers input before any task exists, through SEP-2322
    * rounds (`resultType: "input_required"`), then returns the arguments the task is created with.
@@ -161,4 +161,68 @@ export interface TaskServerDefinitions {
   readonly tools?: readonly TaskToolDefinition<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
   readonly prompts?: readonly TaskPromptDefinition[];
   readonly resources?: readonly TaskResourceDefinition[];
+}
+
+/**
+ * A tool whose calls may become tasks, typed from its schema: `args` is what `inputSchema` parses
+ * to, `taskSupport` keeps its literal type, and the result goes to `attachTaskServer` (SDK v1) or
+ * `attachTaskServerV2` (SDK v2) as it is.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod';
+ * import { defineTaskTool } from 'mcp-task-actors';
+ * const sleep = defineTaskTool({
+ *   name: 'sleep',
+ *   inputSchema: z.object({ ms: z.number() }),
+ *   taskSupport: 'optional',
+ *   run: async ({ ms }, ctx) => {
+ *     ctx.setStatusMessage(`sleeping ${ms} ms`);
+ *     return { content: [{ type: 'text', text: `slept ${ms} ms` }] };
+ *   },
+ * });
+ * ```
+ */
+export function defineTaskTool<Shape extends z.ZodRawShape, const Support extends TaskSupport = 'optional'>(
+  definition: TaskToolDefinition<Shape> & { readonly taskSupport?: Support },
+): TaskToolDefinition<Shape> & { readonly taskSupport?: Support } {
+  return definition;
+}
+
+/**
+ * A prompt whose `prompts/get` may become a task, typed (see {@link defineTaskTool}).
+ *
+ * @example
+ * ```ts
+ * import { defineTaskPrompt } from 'mcp-task-actors';
+ * const greeting = defineTaskPrompt({
+ *   name: 'greeting',
+ *   arguments: [{ name: 'name', required: true }],
+ *   run: async (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hi ${args['name'] ?? ''}` } }] }),
+ * });
+ * ```
+ */
+export function defineTaskPrompt<const Support extends TaskSupport = 'optional'>(
+  definition: TaskPromptDefinition & { readonly taskSupport?: Support },
+): TaskPromptDefinition & { readonly taskSupport?: Support } {
+  return definition;
+}
+
+/**
+ * A resource whose `resources/read` may become a task, typed (see {@link defineTaskTool}).
+ *
+ * @example
+ * ```ts
+ * import { defineTaskResource } from 'mcp-task-actors';
+ * const report = defineTaskResource({
+ *   uri: 'demo://report',
+ *   name: 'report',
+ *   run: async (uri) => ({ contents: [{ uri, text: 'ok' }] }),
+ * });
+ * ```
+ */
+export function defineTaskResource<const Support extends TaskSupport = 'optional'>(
+  definition: TaskResourceDefinition & { readonly taskSupport?: Support },
+): TaskResourceDefinition & { readonly taskSupport?: Support } {
+  return definition;
 }

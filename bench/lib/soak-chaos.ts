@@ -16,7 +16,7 @@ import { LeaseManager } from '../../runtime/backends/nats/leases.js';
 import { createNatsTaskRuntime, type NatsTaskRuntime } from '../../runtime/backends/nats/nats-runtime.js';
 import { openSessionStore } from '../../runtime/backends/nats/session-store.js';
 import type { SessionRecord } from '../../adapters/http/session-restore.js';
-import type { HttpEndpoint } from '../../adapters/http/endpoint-v1.js';
+import type { HttpEndpoint } from '../../adapters/http/index.js';
 import { startCliNode, type CliNode } from './nats-cli.js';
 import { startBenchNatsServer } from './nats-server.js';
 import { endpointFor, natsResidue, type SoakBackend } from './soak-server.js';

@@ -10,7 +10,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { demoDefinitions } from '../../adapters/cli/demo-tools.js';
-import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/http/endpoint-v1.js';
+import { startHttpEndpoint, type HttpEndpoint, type HttpHandlerOptionsV1 } from '../../adapters/http/index.js';
 import type { SessionRecord } from '../../adapters/http/session-restore.js';
 import { createTaskServer } from '../../adapters/mcp-server/index.js';
 import { nameFromPrefix } from '../../runtime/backends/nats/keys.js';
@@ -62,7 +62,7 @@ const NODES = 2;
  * const endpoint = await endpointFor(runtime);
  * ```
  */
-export function endpointFor(runtime: TaskRuntime, sessions?: Parameters<typeof startHttpEndpoint>[0]['sessions']): Promise<HttpEndpoint> {
+export function endpointFor(runtime: TaskRuntime, sessions?: HttpHandlerOptionsV1['sessions']): Promise<HttpEndpoint> {
   return startHttpEndpoint({ port: 0, createServer: () => createTaskServer(INFO, { runtime, ...demoDefinitions }), ...(sessions !== undefined && { sessions }) });
 }
 

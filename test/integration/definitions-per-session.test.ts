@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/http/endpoint-v1.js';
+import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/http/index.js';
 import { sleepTool } from '../../adapters/cli/demo-tools.js';
 import { createTaskServer, type TaskToolDefinition } from '../../adapters/mcp-server/index.js';
 import { createTaskRuntime, type TaskRuntime } from '../../runtime/index.js';

@@ -13,7 +13,7 @@ import {
   TaskClient,
   TaskFailedError,
   TaskProtocolError,
-  type ObservedTask,
+  type RequesterTask,
   type TaskDialect,
 } from '../../adapters/mcp-client/index.js';
 import { CLI_PATH, REPO_ROOT, assertCliBuilt, spawnHttpServer, type HttpServerProcess } from './harness/process.js';
@@ -45,7 +45,7 @@ describe.each(DIALECTS)('TaskClient (%s) over stdio', (dialect) => {
   });
 
   it('should run sleep as a task and report its statuses to onTaskStatus', async () => {
-    const seen: ObservedTask[] = [];
+    const seen: RequesterTask[] = [];
     const pending = tasks.beginCallTool({ name: 'sleep', arguments: { ms: 500 } });
     const result = await pending.result({ onTaskStatus: (t) => seen.push(t) });
     expect(textOf(result)).toBe('slept 500 ms');

@@ -11,8 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoDefinitions } from '../../adapters/cli/demo-tools.js';
-import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/http/endpoint-v1.js';
-import { startHttpEndpointV2 } from '../../adapters/http/endpoint-v2.js';
+import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/http/index.js';
+
 import { createTaskServer } from '../../adapters/mcp-server/index.js';
 import { attachTaskServerV2 } from '../../adapters/mcp-server-v2/index.js';
 import { McpServer } from '@modelcontextprotocol/server';
@@ -120,7 +120,8 @@ describe('the session cap', () => {
 
   it('should cap the SDK v2 endpoint the same way', async () => {
     runtime = createTaskRuntime();
-    endpoint = await startHttpEndpointV2({
+    endpoint = await startHttpEndpoint({
+      sdk: 'v2',
       port: 0,
       maxSessions: 2,
       createServer: () => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { echoTool } from '../../../adapters/cli/demo-tools.js';
-import { startHttpEndpoint, type HttpEndpoint } from '../../../adapters/http/endpoint-v1.js';
+import { startHttpEndpoint, type HttpEndpoint } from '../../../adapters/http/index.js';
 import { allowedList, hostName, originGuard } from '../../../adapters/http/origin-guard.js';
 import { createTaskServer } from '../../../adapters/mcp-server/index.js';
 import { createTaskRuntime } from '../../../runtime/index.js';

@@ -1,100 +1,31 @@
 /**
- * Streamable HTTP at `/mcp`: one SDK server and transport per session, all sharing one runtime.
+ * The SDK v1 line's Streamable HTTP handler: one SDK server and transport per session, all
+ * sharing one runtime; sessions shared across nodes through a directory (NATS), parked when idle.
+ * Loaded by `index.ts` only when SDK v1 is asked for.
  *
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { SessionDirectory } from '../../runtime/backends/nats/session-store.js';
-import type { StatelessHandler } from '../wire/stateless/index.js';
-import type { HttpAuthenticator } from './auth.js';
 import { BodyRefusal, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from './body.js';
-import { closeServer, guardedServer, type HttpTimeouts } from './front.js';
+import type { HttpHandler, HttpHandlerOptionsV1, McpServerLike } from './http.types.js';
 import { originGuard } from './origin-guard.js';
 import { requestTarget } from './request-target.js';
-import { isRelayable, placesHere, sessionRecordOf, spreadRequestIds, type SessionRecord } from './session-restore.js';
+import { isRelayable, placesHere, sessionRecordOf, spreadRequestIds } from './session-restore.js';
 import { SessionPool, SESSION_DEFAULTS, type Held } from './session-pool.js';
 import { isStatelessPost, serveStateless } from './stateless-http.js';
 import { checkMessage } from '../mcp-server/stdio-transport.js';
 
-/** Options of {@link startHttpEndpoint}. */
-export interface HttpEndpointOptions extends HttpTimeouts {
-  /** TCP port; 0 picks a free one. */
-  readonly port: number;
-  /** @default '127.0.0.1' */
-  readonly host?: string;
-  /** Largest request body accepted, in bytes; a larger one gets 413 (`serve --max-body-bytes`). @default 4_194_304 (4 MiB) */
-  readonly maxBodyBytes?: number;
-  /**
-   * The most bytes of request bodies still arriving held at once, over all connections; a body
-   * that would go over is answered 503 (retry shortly). `null`: no cap.
-   * @default 67_108_864 (64 MiB)
-   */
-  readonly maxPendingBodyBytes?: number | null;
-  /** How long requests in flight may go on once `close()` is called, before they are cut. @default 5_000 */
-  readonly closeGraceMs?: number;
-  /**
-   * The most sessions this endpoint keeps (with an SDK server, or parked as a record); past it a
-   * new `initialize` is answered 503 with `Retry-After` (existing sessions are never closed for
-   * it). `null`: no cap. @default 5_000
-   */
-  readonly maxSessions?: number | null;
-  /**
-   * A session with nothing in flight (no request, no open stream, no question awaiting its
-   * answer) for this long keeps only its record: its SDK server is closed, and its next request
-   * gets a new one from `createServer`, set up as the session's. Only for a `createServer` whose
-   * servers are all alike (the session's state is the runtime's, not the server's). `null`: never.
-   * @default null (`mcp-tasks serve`: 30_000)
-   */
-  readonly parkAfterMs?: number | null;
-  /** With parking on: sessions with an SDK server at once, past which idle ones are parked at once. @default 200 */
-  readonly maxActiveSessions?: number;
-  /**
-   * A session with no request for this long is closed (its tasks stay until their keepAlive, but
-   * are bound to a session nobody holds any more). @default 3_600_000 (1 hour)
-   */
-  readonly sessionIdleMs?: number;
-  /** Makes the SDK server for a new session. */
-  readonly createServer: () => Server;
-  /**
-   * Where sessions are shared with other nodes (NATS): a session begun on any node is accepted
-   * here too. Without it, sessions live in this process only.
-   */
-  readonly sessions?: SessionDirectory<SessionRecord>;
-  /**
-   * Authenticates every request (see `bearerTokens`); one it refuses gets 401. A session is bound
-   * to the principal that began it, and tasks to session and principal. Without it, requests are
-   * anonymous and a session id is the only thing that tells requesters apart.
-   */
-  readonly authenticate?: HttpAuthenticator;
-  /**
-   * Serves the stateless 2026-07-28 wire (tasks extension) on the same endpoint: POSTs that name
-   * that version go here, everything else to the SDK sessions. Without it, they are refused as today.
-   * @experimental
-   */
-  readonly stateless?: StatelessHandler;
-  /**
-   * `Host` names accepted besides loopback names and the bound address (against DNS rebinding):
-   * `NAME` on any port, `NAME:PORT` on that one, `*` any. Any other `Host` gets 403.
-   * @default []
-   */
-  readonly allowedHosts?: readonly string[];
-  /**
-   * `Origin`s accepted besides loopback ones (`https://app.example`, or `*`); a request without
-   * `Origin` (any non-browser client) is always accepted. Any other `Origin` gets 403.
-   * @default []
-   */
-  readonly allowedOrigins?: readonly string[];
-}
-
-
-/** A running endpoint. */
-export interface HttpEndpoint {
-  readonly url: string;
-  close(): Promise<void>;
+/**
+ * The SDK's low-level `Server` of what `createServer` made: an `McpServer` is connected through
+ * its `server` (the session machinery reads the low-level one's request ids).
+ */
+function lowLevel(made: McpServerLike): Server {
+  const inner = (made as { server?: unknown }).server;
+  return (typeof inner === 'object' && inner !== null && typeof (inner as Server).setRequestHandler === 'function' ? inner : made) as Server;
 }
 
 function replyError(res: ServerResponse, status: number, code: number, message: string, data?: unknown): void {
@@ -135,22 +66,22 @@ class InFlightIds {
 }
 
 /**
- * Serves MCP over Streamable HTTP at `/mcp` until closed.
+ * The SDK v1 handler for `options`, answering to loopback names, `bind` and `allowedHosts`.
  *
  * @example
  * ```ts
- * const endpoint = await startHttpEndpoint({ port: 3000, createServer: () => createTaskServer(info, opts) });
- * console.error(endpoint.url);
+ * const handle = createHandlerV1({ createServer: () => createTaskServer(info, opts) }, '127.0.0.1');
  * ```
  */
-export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<HttpEndpoint> {
-  const host = options.host ?? '127.0.0.1';
-  const checkOrigin = originGuard({ bind: host, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
+export function createHandlerV1(options: HttpHandlerOptionsV1, bind: string): HttpHandler {
+  const checkOrigin = originGuard({ bind, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
+  const path = options.path === undefined ? '/mcp' : options.path;
+  const createServer = (): Server => lowLevel(options.createServer());
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const pending = new PendingBodies(options.maxPendingBodyBytes === undefined ? DEFAULT_MAX_PENDING_BODY_BYTES : options.maxPendingBodyBytes);
   const idleMs = options.sessionIdleMs ?? 3_600_000;
   const pool = new SessionPool({
-    createServer: options.createServer,
+    createServer,
     directory: options.sessions,
     idleMs,
     parkAfterMs: options.parkAfterMs ?? null,
@@ -191,7 +122,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     if (refused) return replyError(res, 403, -32000, refused.message, { header: refused.header, value: refused.value });
     const target = requestTarget(req.url);
     if ('refused' in target) return replyError(res, 400, -32600, `Bad Request: ${target.refused}`);
-    if (target.path !== '/mcp') return replyError(res, 404, -32601, `Not found: ${target.path} (the MCP endpoint is /mcp)`);
+    if (path !== null && target.path !== path) return replyError(res, 404, -32601, `Not found: ${target.path} (the MCP endpoint is ${path})`);
     const auth = options.authenticate ? await options.authenticate(req) : undefined;
     if (options.authenticate && auth === undefined) {
       res.setHeader('www-authenticate', 'Bearer');
@@ -256,7 +187,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
         },
       });
       pool.track(transport);
-      const server = options.createServer();
+      const server = createServer();
       if (options.sessions) spreadRequestIds(server);
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
@@ -275,20 +206,11 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     return replyError(res, 405, -32600, `Method not allowed: ${req.method ?? '?'}`);
   };
 
-  const server: HttpServer = guardedServer('mcp', handle, options);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  return {
-    url: `http://${host}:${port}/mcp`,
+  return Object.assign(handle, {
     close: async () => {
       stopRelay?.();
       closing.abort();
       await pool.close();
-      await closeServer(server, options.closeGraceMs);
     },
-  };
+  });
 }
