@@ -16,11 +16,12 @@ import { checkTaskSupport, paramsObject, taskRequest2025 } from '../wire/request
 import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork, type ServedDefinitions, type TaskableMethod } from '../wire/served-work.js';
 import { callStateless } from '../wire/stateless/work-call.js';
 import type { StandaloneInputOptions } from '../wire/standalone-inputs.js';
-import { toJsonRpcError } from '../wire/wire-errors.js';
+import { JsonRpcError, toJsonRpcError } from '../wire/wire-errors.js';
 import { isModern, withInputResponses } from './request-v2.js';
 import { checkSpecParams } from './spec-params.js';
 import { installTaskMethodsV2, register, type TaskMethodsV2 } from './task-methods-v2.js';
-import { interceptHandlers } from './v2-sdk-internals.js';
+import { installedMcpHandlers, interceptHandlers, registeredNames, type WrappedHandler } from './v2-sdk-internals.js';
+import { guardPlainNames, PLAIN_KINDS, type PlainKind } from '../wire/plain-names.js';
 import { pushOption } from '../dialects/extension-meta.js';
 
 /** Options of {@link attachTaskServerV2}. */
@@ -140,6 +141,9 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
   const server = target instanceof McpServer ? target.server : target;
   const { runtime } = options;
   const served = servedDefinitions(options);
+  // The McpServer's own handlers, kept before any task one is installed (and before the wrapping
+  // below, so that they run as the McpServer installed them).
+  const own = target instanceof McpServer ? keepOwnHandlers(target, served) : {};
   const requests: Record<string, Record<string, object>> = {};
   if (served.tools.size > 0) requests['tools'] = { call: {} };
   if (served.prompts.size > 0) requests['prompts'] = { get: {} };
@@ -164,29 +168,67 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
 
   const methods = installTaskMethodsV2(server, runtime, options.standaloneInput ?? {});
 
-  const plain = (method: TaskableMethod) => async (params: Record<string, unknown>, ctx: ServerContext) => {
+  const plain = (method: TaskableMethod, kept?: OwnHandlers) => async (params: Record<string, unknown>, ctx: ServerContext) => {
+    // Not a task definition's name: the McpServer's own, as it would have answered it.
+    if (kept && !isServed(served, method, params)) return kept.call({ method, params }, ctx).catch(keepProtocolError);
     try {
       return (await resolveWork(served, runtime, method, params).direct(plainContext(ctx))) as never;
     } catch (error) {
       throw toJsonRpcError(error);
     }
   };
+  /** A list: the task definitions' entries, then the McpServer's own (asked each time: it may register more). */
+  const list = (method: string, key: PlainKind, entries: (ctx: ServerContext) => unknown[], kept?: OwnHandlers) =>
+    register(server, method, async (params, ctx) => {
+      if (!kept) return { [key]: entries(ctx) };
+      const theirs = (await kept.list({ method, params }, ctx)) as Record<string, unknown>;
+      return { ...theirs, [key]: [...entries(ctx), ...(Array.isArray(theirs[key]) ? (theirs[key] as unknown[]) : [])] };
+    });
   const listed = <T>(items: Iterable<T>, describe: (item: T) => unknown) => [...items].map(describe);
   if (served.tools.size > 0) {
     // 2025-11-25 says per tool whether it may run as a task; the extension has no such field.
     const modern = listed(served.tools.values(), describeTool);
     const legacy = listed(served.tools.values(), (t) => ({ ...describeTool(t), execution: { taskSupport: t.taskSupport ?? 'optional' } }));
-    register(server, 'tools/list', (_params, ctx) => ({ tools: isModern(ctx) ? modern : legacy }));
-    register(server, 'tools/call', plain('tools/call'));
+    list('tools/list', 'tools', (ctx) => (isModern(ctx) ? modern : legacy), own.tools);
+    register(server, 'tools/call', plain('tools/call', own.tools));
   }
   if (served.prompts.size > 0) {
     const prompts = listed(served.prompts.values(), describePrompt);
-    register(server, 'prompts/list', () => ({ prompts }));
-    register(server, 'prompts/get', plain('prompts/get'));
+    list('prompts/list', 'prompts', () => prompts, own.prompts);
+    register(server, 'prompts/get', plain('prompts/get', own.prompts));
   }
   if (served.resources.size > 0) {
     const resources = listed(served.resources.values(), describeResource);
-    register(server, 'resources/list', () => ({ resources }));
-    register(server, 'resources/read', plain('resources/read'));
+    list('resources/list', 'resources', () => resources, own.resources);
+    register(server, 'resources/read', plain('resources/read', own.resources));
   }
+}
+
+/** An error of the McpServer's own handler, passed on with its JSON-RPC code (not as an internal error). */
+function keepProtocolError(error: unknown): never {
+  const e = error as { code?: unknown; message?: unknown; data?: unknown };
+  if (typeof e?.code === 'number' && typeof e.message === 'string') throw new JsonRpcError(e.code, e.message, e.data);
+  throw error;
+}
+
+/** A v2 `McpServer`'s own handlers of one kind. */
+interface OwnHandlers {
+  readonly list: WrappedHandler<ServerContext>;
+  readonly call: WrappedHandler<ServerContext>;
+}
+
+/**
+ * Keeps a v2 `McpServer`'s own handlers for every kind the task definitions serve, and refuses a
+ * name both would serve, now or registered later (`wire/plain-names.ts`).
+ */
+function keepOwnHandlers(mcp: McpServer, served: ServedDefinitions): Partial<Record<PlainKind, OwnHandlers>> {
+  const names = { tools: new Set(served.tools.keys()), prompts: new Set(served.prompts.keys()), resources: new Set(served.resources.keys()) };
+  const kinds = (Object.keys(PLAIN_KINDS) as PlainKind[]).filter((kind) => names[kind].size > 0);
+  guardPlainNames('attachTaskServerV2', mcp, names, Object.fromEntries(kinds.map((kind) => [kind, registeredNames(mcp, kind)])));
+  const kept: Partial<Record<PlainKind, OwnHandlers>> = {};
+  for (const kind of kinds) {
+    const [list, call] = installedMcpHandlers<ServerContext>(mcp, mcp.server, kind, [PLAIN_KINDS[kind].list, PLAIN_KINDS[kind].call]) as [WrappedHandler<ServerContext>, WrappedHandler<ServerContext>];
+    kept[kind] = { list, call };
+  }
+  return kept;
 }

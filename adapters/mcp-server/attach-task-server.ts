@@ -6,6 +6,7 @@
  * @module
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskRuntime } from '../../runtime/index.js';
 import { wireConnection } from './connection.js';
@@ -13,6 +14,7 @@ import type { TaskServerDefinitions, TaskToolDefinition } from '../wire/definiti
 import type { TaskHost } from './request-context.js';
 import { installPrompts, installResources, installTools } from './request-handlers.js';
 import { installTaskMethods } from './task-methods.js';
+import { isMcpServer, keepPlainHandlers, type PlainHandlers } from './plain-registrations.js';
 import { registerWork } from '../wire/register-work.js';
 import type { StandaloneInputOptions } from '../wire/standalone-inputs.js';
 
@@ -39,24 +41,34 @@ export interface AttachTaskServerOptions extends TaskServerDefinitions {
 type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
 
 /**
- * Makes an SDK `Server` host tasks, in SEP-1686 and 2025-11-25 at once (the dialect is chosen per
- * request by its shape). Call it before `server.connect(transport)`, once per server; one server
- * serves one connection, so an HTTP endpoint makes one per session, all sharing one runtime.
+ * Makes an SDK v1 server host tasks, in SEP-1686 and 2025-11-25 at once (the dialect is chosen
+ * per request by its shape). Call it before `server.connect(transport)`, once per server; one
+ * server serves one connection, so an HTTP endpoint makes one per session, all sharing one runtime.
  *
- * @param server - a low-level SDK server not yet connected
- * @param options - the runtime and the tools, prompts and resources to serve
+ * On an `McpServer`, the tools, prompts and resources registered on it (before or after this
+ * call) stay listed and callable as plain ones beside the task definitions.
+ *
+ * @param server - an SDK v1 `McpServer`, or its low-level `Server`, not yet connected
+ * @param options - the runtime and the tools, prompts and resources to serve as tasks
+ * @throws Error naming a tool, prompt or resource the `McpServer` serves under a task definition's name
  * @example
  * ```ts
- * const server = new Server({ name: 'my-server', version: '1.0.0' });
- * attachTaskServer(server, { runtime, tools: [sleepTool] });
- * await server.connect(new StdioServerTransport());
+ * const mcp = new McpServer({ name: 'my-server', version: '1.0.0' });
+ * mcp.registerTool('ping', { description: 'plain' }, () => ({ content: [{ type: 'text', text: 'pong' }] }));
+ * attachTaskServer(mcp, { runtime, tools: [sleepTool] });
+ * await mcp.connect(new StdioServerTransport());
  * ```
  */
-export function attachTaskServer(server: Server, options: AttachTaskServerOptions): void {
+export function attachTaskServer(server: Server | McpServer, options: AttachTaskServerOptions): void {
   const { runtime } = options;
   const tools = new Map<string, AnyTool>((options.tools ?? []).map((t) => [t.name, t]));
   const prompts = new Map((options.prompts ?? []).map((p) => [p.name, p]));
   const resources = new Map((options.resources ?? []).map((r) => [r.uri, r]));
+  let plain: Partial<Record<'tools' | 'prompts' | 'resources', PlainHandlers>> = {};
+  if (isMcpServer(server)) {
+    plain = keepPlainHandlers(server, { tools: new Set(tools.keys()), prompts: new Set(prompts.keys()), resources: new Set(resources.keys()) });
+    server = server.server;
+  }
 
   const taskRequests: Record<string, Record<string, object>> = {};
   if (tools.size > 0) taskRequests['tools'] = { call: {} };
@@ -72,9 +84,9 @@ export function attachTaskServer(server: Server, options: AttachTaskServerOption
 
   const host = server as unknown as TaskHost;
   const connection = wireConnection(host, runtime, { fastLane: options.fastLane ?? true, ...(options.standaloneInput && { standaloneInput: options.standaloneInput }) });
-  if (tools.size > 0) installTools(host, connection, tools);
-  if (prompts.size > 0) installPrompts(host, connection, prompts);
-  if (resources.size > 0) installResources(host, connection, resources);
+  if (tools.size > 0) installTools(host, connection, tools, plain.tools);
+  if (prompts.size > 0) installPrompts(host, connection, prompts, plain.prompts);
+  if (resources.size > 0) installResources(host, connection, resources, plain.resources);
   installTaskMethods(host, runtime, connection);
 }
 

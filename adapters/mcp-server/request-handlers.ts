@@ -14,6 +14,7 @@ import type { FastLane } from './fast-lane.js';
 import type { InputChannel } from '../wire/input-delivery.js';
 import type { OwnerBinding } from '../wire/owner-binding.js';
 import type { StandaloneInputs } from '../wire/standalone-inputs.js';
+import type { PlainHandlers } from './plain-registrations.js';
 import type { TaskHost } from './request-context.js';
 import { paramsObject, type RequestInfo } from '../wire/request-info.js';
 import { asksForTask, executeRequest, runTask, taskRouteOf, type OpenTaskRequests } from './task-execution.js';
@@ -53,6 +54,11 @@ export interface LaneOptions {
   readonly sdkWouldTake?: (params: Record<string, unknown>) => boolean;
   /** What the SDK does to a SEP-1686 answer after the handler (a result check), done on the lane too. */
   readonly sepAnswer?: (result: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * The McpServer's own handler, for what no task definition serves (`isOurs` false): such a
+   * request is handed to it as it came, on the SDK's path.
+   */
+  readonly plain?: { readonly call: PlainHandlers['call']; readonly isOurs: (params: Record<string, unknown>) => boolean };
 }
 
 /**
@@ -76,13 +82,16 @@ export function installRequest(
   // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
   const request = <E extends RequestInfo>(extra: E, requestParams: Record<string, unknown>, work: ResolvedWork) =>
     Object.assign({}, c, work, { extra, requestParams, method });
+  const { plain } = lane;
   server.setRequestHandler(looseRequest(method), async (message, extra) => {
     const requestParams = paramsObject(message.params, method);
+    if (plain && !plain.isOurs(requestParams)) return plain.call(message, extra);
     return executeRequest(request(extra, requestParams, resolve(requestParams)));
   });
   if (lane.lane === false) return;
   c.lane?.route(method, (params, extra) => {
     if (!asksForTask(params) || (lane.sdkWouldTake && !lane.sdkWouldTake(params!))) return null;
+    if (plain && !plain.isOurs(params!)) return null;
     const requestParams = params ?? {};
     const r = request(extra, requestParams, resolve(requestParams));
     const route = taskRouteOf(r);
@@ -126,11 +135,24 @@ const SDK_TOOLS_CALL: LaneOptions = {
  * installTools(server, connection, new Map([['sleep', sleepTool]]));
  * ```
  */
-export function installTools(server: TaskHost, c: ConnectionContext, tools: ReadonlyMap<string, AnyTool>): void {
+export function installTools(server: TaskHost, c: ConnectionContext, tools: ReadonlyMap<string, AnyTool>, plain?: PlainHandlers): void {
   const listed = [...tools.values()].map((t) => ({ ...describeTool(t), execution: { taskSupport: t.taskSupport ?? 'optional' } }));
-  server.setRequestHandler(looseRequest('tools/list'), () => ({ tools: listed }));
+  installList(server, 'tools/list', 'tools', listed, plain);
   const served = servedDefinitions({ tools: [...tools.values()] });
-  installRequest(server, c, 'tools/call', (requestParams) => resolveWork(served, c.runtime, 'tools/call', requestParams), SDK_TOOLS_CALL);
+  const isOurs = (p: Record<string, unknown>): boolean => typeof p['name'] === 'string' && tools.has(p['name']);
+  installRequest(server, c, 'tools/call', (requestParams) => resolveWork(served, c.runtime, 'tools/call', requestParams), { ...SDK_TOOLS_CALL, ...(plain && { plain: { call: plain.call, isOurs } }) });
+}
+
+/**
+ * Installs a list method: the task definitions' entries, then the McpServer's own (`plain`),
+ * asked at every request since the user may register more at any time.
+ */
+function installList(server: TaskHost, method: string, key: string, listed: readonly unknown[], plain?: PlainHandlers): void {
+  server.setRequestHandler(looseRequest(method), async (message, extra) => {
+    if (!plain) return { [key]: listed };
+    const theirs = await plain.list(message, extra);
+    return { ...theirs, [key]: [...listed, ...(Array.isArray(theirs[key]) ? (theirs[key] as unknown[]) : [])] };
+  });
 }
 
 /**
@@ -141,11 +163,11 @@ export function installTools(server: TaskHost, c: ConnectionContext, tools: Read
  * installPrompts(server, connection, new Map([['greeting', greetingPrompt]]));
  * ```
  */
-export function installPrompts(server: TaskHost, c: ConnectionContext, prompts: ReadonlyMap<string, TaskPromptDefinition>): void {
-  const listed = [...prompts.values()].map(describePrompt);
-  server.setRequestHandler(looseRequest('prompts/list'), () => ({ prompts: listed }));
+export function installPrompts(server: TaskHost, c: ConnectionContext, prompts: ReadonlyMap<string, TaskPromptDefinition>, plain?: PlainHandlers): void {
+  installList(server, 'prompts/list', 'prompts', [...prompts.values()].map(describePrompt), plain);
   const served = servedDefinitions({ prompts: [...prompts.values()] });
-  installRequest(server, c, 'prompts/get', (requestParams) => resolveWork(served, c.runtime, 'prompts/get', requestParams));
+  const isOurs = (p: Record<string, unknown>): boolean => typeof p['name'] === 'string' && prompts.has(p['name']);
+  installRequest(server, c, 'prompts/get', (requestParams) => resolveWork(served, c.runtime, 'prompts/get', requestParams), plain ? { plain: { call: plain.call, isOurs } } : {});
 }
 
 /**
@@ -156,9 +178,9 @@ export function installPrompts(server: TaskHost, c: ConnectionContext, prompts: 
  * installResources(server, connection, new Map([['demo://report', reportResource]]));
  * ```
  */
-export function installResources(server: TaskHost, c: ConnectionContext, resources: ReadonlyMap<string, TaskResourceDefinition>): void {
-  const listed = [...resources.values()].map(describeResource);
-  server.setRequestHandler(looseRequest('resources/list'), () => ({ resources: listed }));
+export function installResources(server: TaskHost, c: ConnectionContext, resources: ReadonlyMap<string, TaskResourceDefinition>, plain?: PlainHandlers): void {
+  installList(server, 'resources/list', 'resources', [...resources.values()].map(describeResource), plain);
   const served = servedDefinitions({ resources: [...resources.values()] });
-  installRequest(server, c, 'resources/read', (requestParams) => resolveWork(served, c.runtime, 'resources/read', requestParams));
+  const isOurs = (p: Record<string, unknown>): boolean => typeof p['uri'] === 'string' && resources.has(p['uri']);
+  installRequest(server, c, 'resources/read', (requestParams) => resolveWork(served, c.runtime, 'resources/read', requestParams), plain ? { plain: { call: plain.call, isOurs } } : {});
 }

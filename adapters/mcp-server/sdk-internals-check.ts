@@ -8,6 +8,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import {
@@ -26,6 +27,7 @@ import {
 export interface SdkProbes {
   readonly server: Server;
   readonly client: Client;
+  readonly mcp: McpServer;
   readonly transport: StreamableHTTPServerTransport;
 }
 
@@ -42,6 +44,7 @@ export function freshSdkProbes(): SdkProbes {
   return {
     server: new Server(info, { capabilities: {} }),
     client: new Client(info),
+    mcp: new McpServer(info),
     transport: new StreamableHTTPServerTransport({ sessionIdGenerator: () => 'sdk-internals-probe' }),
   };
 }
@@ -56,7 +59,7 @@ export function freshSdkProbes(): SdkProbes {
  * ```
  */
 export function checkSdkInternals(probes: SdkProbes): void {
-  const { server, client, transport } = probes;
+  const { server, client, mcp, transport } = probes;
   // Each class's kinds first, so that a missing field is reported as missing, not by a probe.
   for (const protocol of [server, client]) {
     for (const f of SDK_INTERNALS) if (f.owner === 'Protocol') readSdkField(protocol, f.name);
@@ -64,6 +67,7 @@ export function checkSdkInternals(probes: SdkProbes): void {
     checkRequestHandlers(protocol);
   }
   for (const f of SDK_INTERNALS) if (f.owner === 'Server') readSdkField(server, f.name);
+  for (const f of SDK_INTERNALS) if (f.owner === 'McpServer') readSdkField(mcp, f.name);
   const inner = readSdkField(transport, '_webStandardTransport') as object;
   for (const f of SDK_INTERNALS) if (f.owner === 'WebStandardStreamableHTTPServerTransport') readSdkField(inner, f.name);
   restoreClientInfo(server, { probe: {} }, { name: 'probe', version: '0.0.0' });

@@ -17,7 +17,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { installedSdkVersion } from './sdk-version.js';
 
 /** The SDK class that declares a field (`Protocol` fields live on every `Server` and `Client`). */
-export type SdkClass = 'Protocol' | 'Server' | 'StreamableHTTPServerTransport' | 'WebStandardStreamableHTTPServerTransport';
+export type SdkClass = 'Protocol' | 'Server' | 'McpServer' | 'StreamableHTTPServerTransport' | 'WebStandardStreamableHTTPServerTransport';
 
 /** What a field holds; `?` marks one that is `undefined` until the SDK's own `initialize` sets it. */
 export type SdkFieldKind = 'Map' | 'number' | 'boolean' | 'function' | 'object' | 'object?' | 'string?';
@@ -49,6 +49,12 @@ export const SDK_INTERNALS = [
   { owner: 'Protocol', name: '_oncancel', kind: 'function', why: "the SDK's own notifications/cancelled handling (aborting the request) still runs after ours" },
   { owner: 'Server', name: '_clientCapabilities', kind: 'object?', why: 'a session resumed from another node knows what its client supports' },
   { owner: 'Server', name: '_clientVersion', kind: 'object?', why: 'a session resumed from another node knows its client' },
+  { owner: 'McpServer', name: '_registeredTools', kind: 'object', why: 'a task tool whose name the McpServer already serves is refused at attach time, naming it' },
+  { owner: 'McpServer', name: '_registeredPrompts', kind: 'object', why: 'a task prompt whose name the McpServer already serves is refused at attach time, naming it' },
+  { owner: 'McpServer', name: '_registeredResources', kind: 'object', why: 'a task resource whose URI the McpServer already serves is refused at attach time, naming it' },
+  { owner: 'McpServer', name: 'setToolRequestHandlers', kind: 'function', why: "the McpServer's own tools/* handlers are installed before the task ones, which keep them for the user's plain tools" },
+  { owner: 'McpServer', name: 'setPromptRequestHandlers', kind: 'function', why: "the McpServer's own prompts/* handlers are installed before the task ones, which keep them for the user's plain prompts" },
+  { owner: 'McpServer', name: 'setResourceRequestHandlers', kind: 'function', why: "the McpServer's own resources/* handlers are installed before the task ones, which keep them for the user's plain resources" },
   { owner: 'StreamableHTTPServerTransport', name: '_webStandardTransport', kind: 'object', why: 'holds the session state a resumed session sets' },
   { owner: 'WebStandardStreamableHTTPServerTransport', name: '_initialized', kind: 'boolean', why: 'a resumed session accepts requests without its initialize' },
   // Public on the inner transport, but reachable only through the private field above.

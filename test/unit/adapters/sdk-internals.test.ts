@@ -17,6 +17,7 @@ const SDK_VERSION = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@modelcont
 function carriers(probes: SdkProbes, owner: SdkInternalField['owner']): object[] {
   if (owner === 'Protocol') return [probes.server, probes.client];
   if (owner === 'Server') return [probes.server];
+  if (owner === 'McpServer') return [probes.mcp];
   if (owner === 'StreamableHTTPServerTransport') return [probes.transport];
   return [Reflect.get(probes.transport, '_webStandardTransport') as object];
 }
@@ -95,7 +96,7 @@ describe('sdk-internals', () => {
   it('should list every underscore field the source reaches, and reach them only through sdk-internals', () => {
     const listed = new Set<string>([...SDK_INTERNALS, ...V2_SDK_INTERNALS].map((f) => f.name));
     // Underscore names of other libraries' declared types, not SDK internals: where each may be read.
-    const declaredElsewhere: Record<string, string> = { _scheduledEvents: 'adapters/inspector/machine-checkpoints.ts' /* XState's ActorSystem.getSnapshot() */ };
+    const declaredElsewhere: Record<string, string> = { _scheduledEvents: 'runtime/handlers/machine-checkpoints.ts' /* XState's ActorSystem.getSnapshot() */ };
     const reached = new Map<string, Set<string>>();
     for (const file of sourceFiles(['adapters', 'runtime'])) {
       const text = readFileSync(join(ROOT, file), 'utf8');
