@@ -9,11 +9,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { attachTaskServer, type TaskToolDefinition } from '../adapters/mcp-server/index.js';
-import { createTaskRuntime } from '../runtime/index.js';
+import { attachTaskServer } from 'mcp-task-actors/adapters/mcp-server';
+import { createTaskRuntime, defineTaskTool } from 'mcp-task-actors';
 
 /** A tool of your own: counts words slowly, reporting progress as the task's status message. */
-const countWords: TaskToolDefinition<{ text: z.ZodString }> = {
+const countWords = defineTaskTool({
   name: 'count_words',
   description: 'Counts the words of a text, one word every 10 ms.',
   inputSchema: z.object({ text: z.string() }),
@@ -26,7 +26,7 @@ const countWords: TaskToolDefinition<{ text: z.ZodString }> = {
     }
     return { content: [{ type: 'text', text: `${words.length} words` }] };
   },
-};
+});
 
 /** Runs the example and returns what the client saw. */
 export async function main(): Promise<{ statuses: string[]; result: string }> {

@@ -9,8 +9,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { RuntimeTaskStore } from '../adapters/mcp-server/index.js';
-import { createTaskRuntime } from '../runtime/index.js';
+import { RuntimeTaskStore } from 'mcp-task-actors/adapters/mcp-server';
+import { createTaskRuntime } from 'mcp-task-actors';
 
 /** Runs the example and returns the kinds of messages the client's stream yielded, and the result text. */
 export async function main(): Promise<{ kinds: string[]; text: string }> {

@@ -9,12 +9,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { TaskClient } from '../adapters/mcp-client/index.js';
-import { createTaskServer, type TaskToolDefinition } from '../adapters/mcp-server/index.js';
-import { createTaskRuntime } from '../runtime/index.js';
+import { TaskClient } from 'mcp-task-actors/adapters/mcp-client';
+import { createTaskServer } from 'mcp-task-actors/adapters/mcp-server';
+import { createTaskRuntime, defineTaskTool } from 'mcp-task-actors';
 
 /** Agent B's tool: research a topic, asking the caller which aspect matters and using its model. */
-const research: TaskToolDefinition<{ topic: z.ZodString }> = {
+const research = defineTaskTool({
   name: 'research',
   description: 'Researches a topic; asks which aspect matters, and uses your model to write it up.',
   inputSchema: z.object({ topic: z.string() }),
@@ -35,7 +35,7 @@ const research: TaskToolDefinition<{ topic: z.ZodString }> = {
     const text = !Array.isArray(draft.content) && draft.content.type === 'text' ? draft.content.text : '';
     return { content: [{ type: 'text', text: `Report on ${topic} (${aspect}): ${text}` }] };
   },
-};
+});
 
 /** Runs both agents; returns what agent A saw. */
 export async function main(): Promise<{ report: string; statuses: string[]; otherWork: number }> {

@@ -4,8 +4,8 @@
  * in a browser to see it; here the example reads the page's JSON API instead.
  */
 import { emit, setup } from 'xstate';
-import { attachInspector, handlerStatus, machineHandler, type HandlerStatusEvent, type TaskDetail } from '../adapters/inspector/index.js';
-import { createTaskRuntime, type ObservedTask } from '../runtime/index.js';
+import { attachInspector, handlerStatus, machineHandler, type HandlerStatusEvent, type TaskDetail } from 'mcp-task-actors/adapters/inspector';
+import { createTaskRuntime, type ObservedTask } from 'mcp-task-actors';
 
 /** The work, as a machine: `fetching` then `parsing`, each announced as the status message. */
 const importMachine = setup({

@@ -11,13 +11,12 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createApplicationInputHandler, createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { createRawDispatch } from '../adapters/mcp-client-v2/index.js';
-import type { TaskToolDefinition } from '../adapters/mcp-server/index.js';
-import { attachTaskServerV2, createTaskHttpHandlerV2, toNodeListener } from '../adapters/mcp-server-v2/index.js';
-import { createTaskRuntime } from '../runtime/index.js';
+import { createRawDispatch } from 'mcp-task-actors/adapters/mcp-client-v2';
+import { attachTaskServerV2, createTaskHttpHandlerV2, toNodeListener } from 'mcp-task-actors/adapters/mcp-server-v2';
+import { createTaskRuntime, defineTaskTool } from 'mcp-task-actors';
 
 /** A tool of our own: books a room after asking whom for. Runs as a task only. */
-const bookRoom: TaskToolDefinition<{ room: z.ZodString }> = {
+const bookRoom = defineTaskTool({
   name: 'book_room',
   description: 'Books a meeting room; asks whom it is for.',
   inputSchema: z.object({ room: z.string() }),
@@ -31,7 +30,7 @@ const bookRoom: TaskToolDefinition<{ room: z.ZodString }> = {
     const name = answer.action === 'accept' ? String(answer.content?.['name']) : 'nobody';
     return { content: [{ type: 'text', text: `${room} booked for ${name}` }] };
   },
-};
+});
 
 /** Runs the example and returns what the requester saw. */
 export async function main(): Promise<{ result: string; asked: string[] }> {

@@ -12,8 +12,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { attachTaskServer, type TaskToolDefinition } from '../adapters/mcp-server/index.js';
-import { createTaskRuntime, verifyPush } from '../runtime/index.js';
+import { attachTaskServer } from 'mcp-task-actors/adapters/mcp-server';
+import { createTaskRuntime, verifyPush, defineTaskTool } from 'mcp-task-actors';
 
 const PARTIAL = 'io.github.mcp-task-actors/partial';
 const SUBTASKS = 'io.github.mcp-task-actors/subtasks';
@@ -21,17 +21,17 @@ const PUSH = 'io.github.mcp-task-actors/push';
 const SECRET = 'example-webhook-secret-0001';
 
 /** Fetches one page; a subtask of `crawl`. */
-const fetchPage: TaskToolDefinition<{ page: z.ZodNumber }> = {
+const fetchPage = defineTaskTool({
   name: 'fetch_page',
   inputSchema: z.object({ page: z.number().int() }),
   run: async ({ page }, ctx) => {
     await delay(20 * page, undefined, { signal: ctx.signal });
     return { content: [{ type: 'text', text: `page ${page}` }] };
   },
-};
+});
 
 /** Crawls `pages` pages at once, each a subtask, publishing each page as it arrives. */
-const crawl: TaskToolDefinition<{ pages: z.ZodNumber }> = {
+const crawl = defineTaskTool({
   name: 'crawl',
   inputSchema: z.object({ pages: z.number().int().min(1).max(10) }),
   taskSupport: 'required',
@@ -42,7 +42,7 @@ const crawl: TaskToolDefinition<{ pages: z.ZodNumber }> = {
     await ctx.waitForSubtasks!(children, 'first-error');
     return { content: [{ type: 'text', text: `crawled ${pages} pages` }] };
   },
-};
+});
 
 /** Runs the example; returns what the requester and the webhook saw. */
 export async function main(): Promise<{ partials: string[]; subtasks: number; result: string; pushed: string[]; signed: boolean }> {

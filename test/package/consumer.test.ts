@@ -1,0 +1,116 @@
+/**
+ * The package as a user gets it: `npm pack`, then the tarball installed into fresh projects with
+ * `strict` TypeScript (and `skipLibCheck` off, so that every type the package ships is checked;
+ * the default libraries, DOM included, as a fresh `tsc --init` project has them),
+ * one with only SDK v1 and one with only SDK v2. Each compiles a program of its own and every
+ * ```ts block of the README and docs/ (extracted here, not copied: a block importing SDK v2
+ * compiles in the v2 project, any other in the v1 one); the v1 program runs. Installs come from
+ * the npm cache `npm ci` filled (`--prefer-offline`), with the versions the repository pins.
+ */
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = new URL('../../', import.meta.url).pathname;
+const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
+const version = (name: string): string => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** One ```ts block of a markdown file. */
+interface DocBlock {
+  readonly file: string;
+  readonly index: number;
+  readonly code: string;
+}
+
+function docBlocks(): DocBlock[] {
+  const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  return files.flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m, index) => ({ file, index, code: m[1]! })));
+}
+
+const usesV2 = (code: string): boolean => /from '@modelcontextprotocol\/(server|client)(\/[^']*)?'/.test(code);
+
+const TSCONFIG = {
+  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, outDir: 'dist', rootDir: 'src', types: ['node'] },
+  include: ['src'],
+};
+
+let work: string;
+let tarball: string;
+
+/** A fresh project with `dependencies`, the tarball installed, and `sources` (name → code) under src/. */
+async function project(name: string, dependencies: Record<string, string>, sources: Record<string, string>): Promise<{ dir: string; installLog: string }> {
+  const dir = join(work, name);
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  const pkg = { name, private: true, type: 'module', dependencies: { 'mcp-task-actors': `file:${tarball}`, ...dependencies }, devDependencies: { typescript: version('typescript'), '@types/node': version('@types/node') } };
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
+  for (const [file, code] of Object.entries(sources)) writeFileSync(join(dir, 'src', file), code);
+  const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+  return { dir, installLog: installed.stdout + installed.stderr };
+}
+
+/** Runs the project's TypeScript; resolves with its diagnostics ('' when it compiled). */
+async function compile(dir: string): Promise<string> {
+  try {
+    await run(join(dir, 'node_modules/.bin/tsc'), ['-p', dir], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+    return '';
+  } catch (error) {
+    return String((error as { stdout?: string }).stdout ?? error);
+  }
+}
+
+const blocks = docBlocks();
+const sourcesOf = (wanted: (b: DocBlock) => boolean): Record<string, string> =>
+  Object.fromEntries(blocks.filter(wanted).map((b) => [`doc-${b.file.replace(/[/.]/g, '_')}-${b.index}.ts`, b.code]));
+
+let v1: { dir: string; installLog: string };
+let v2: { dir: string; installLog: string };
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'mcp-task-actors-consumer-'));
+  // `dist` is what `npm test` just built; packing must not build again (no scripts).
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  tarball = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+  copyFileSync(join(FIXTURES, 'app-v1.ts'), join(work, 'app-v1.ts'));
+  [v1, v2] = await Promise.all([
+    project('consumer-v1', { '@modelcontextprotocol/sdk': version('@modelcontextprotocol/sdk'), zod: version('zod') }, { 'app.ts': readFileSync(join(FIXTURES, 'app-v1.ts'), 'utf8'), ...sourcesOf((b) => !usesV2(b.code)) }),
+    project(
+      'consumer-v2',
+      { '@modelcontextprotocol/server': version('@modelcontextprotocol/server'), '@modelcontextprotocol/client': version('@modelcontextprotocol/client'), zod: version('zod') },
+      { 'app.ts': readFileSync(join(FIXTURES, 'app-v2.ts'), 'utf8'), ...sourcesOf((b) => usesV2(b.code)) },
+    ),
+  ]);
+}, 300_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed package in a fresh strict project', () => {
+  it('has docs to check: the README and docs/ hold ts blocks for both SDK lines', () => {
+    expect(blocks.filter((b) => b.file === 'README.md').length).toBeGreaterThanOrEqual(2);
+    expect(blocks.some((b) => usesV2(b.code))).toBe(true);
+  });
+
+  it('installs without an engine warning', () => {
+    expect(v1.installLog).not.toMatch(/EBADENGINE/);
+    expect(v2.installLog).not.toMatch(/EBADENGINE/);
+  });
+
+  it('compiles with only SDK v1 installed: the program and every README/docs block', async () => {
+    expect(await compile(v1.dir)).toBe('');
+  }, 120_000);
+
+  it('compiles with only SDK v2 installed: the program and every README/docs block that uses SDK v2', async () => {
+    expect(await compile(v2.dir)).toBe('');
+  }, 120_000);
+
+  it('runs the SDK v1 program: a task tool answers as a task and plainly, the user\'s own tool stays, over mcp-task-actors/http', async () => {
+    const { stdout } = await run(process.execPath, [join(v1.dir, 'dist/app.js')], { cwd: v1.dir, timeout: 60_000 });
+    expect(JSON.parse(stdout)).toEqual({ tools: ['count_words', 'plain_existing'], plainExisting: 'hello Ada', plainCall: '3 words', status: 'completed', taskResult: '2 words' });
+  }, 90_000);
+});
