@@ -8,10 +8,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createTaskHttpHandlerV2, type TaskServerFactoryV2 } from '../mcp-server-v2/index.js';
 import { nodeRequestServer } from '../mcp-server-v2/http-v2.js';
-import { DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies } from './body.js';
+import { DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies } from '../wire/http-body.js';
 import type { HttpAuthInfo, HttpHandler, HttpHandlerOptionsV2 } from './http.types.js';
 import { originGuard } from './origin-guard.js';
-import { requestTarget } from './request-target.js';
+import { requestTarget } from '../wire/request-target.js';
 
 function replyError(res: ServerResponse, status: number, code: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));

@@ -11,7 +11,7 @@ import type { InspectorAccess } from './access.js';
 import type { EventHub } from './event-hub.js';
 import type { HandlerRuns } from '../../runtime/handlers/handler-runs.js';
 import type { PushDeliverySource } from './inspector.types.js';
-import { requestTarget } from '../http/request-target.js';
+import { requestTarget } from '../wire/request-target.js';
 import { listedTask } from './listed-task.js';
 import { pageHtml } from './page/page-html.js';
 import { PAGE_SCRIPT } from './page/page-script.js';

@@ -28,7 +28,21 @@
 import { loadWithPeer } from '../peer-dependency.js';
 import type * as Api from './api.js';
 
-export type * from './api.js';
+export type {
+  TaskHostOptions,
+  TaskClientOptions,
+  ResolvedTaskClientOptions,
+  CallToolParams,
+  BeginCallOptions,
+  ResumeOptions,
+  ResultOptions,
+  PendingTask,
+  InputRequestHandler,
+  RawDispatch,
+  RawDispatchResponse,
+  RequesterTask,
+  TaskDialect,
+} from './api.js';
 
 const api: typeof Api = await loadWithPeer('@modelcontextprotocol/sdk', '>=1.25.0 <=1.32.2', 'mcp-task-actors/adapters/mcp-client', () => import('./api.js'));
 

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
-import { BodyRefusal, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../http/body.js';
-import { requestTarget } from '../http/request-target.js';
+import { BodyRefusal, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../wire/http-body.js';
+import { requestTarget } from '../wire/request-target.js';
 import { refuseInbound } from './inbound-checks.js';
 
 /** Makes one server instance (already hosting tasks, see `attachTaskServerV2`). */

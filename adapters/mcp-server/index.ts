@@ -17,7 +17,21 @@
 import { loadWithPeer } from '../peer-dependency.js';
 import type * as Api from './api.js';
 
-export type * from './api.js';
+export type {
+  AttachTaskServerOptions,
+  StandaloneInputOptions,
+  BeforeTaskOutcome,
+  RequestWorkContext,
+  TaskToolDefinition,
+  TaskPromptDefinition,
+  TaskResourceDefinition,
+  TaskServerDefinitions,
+  ClientTaskMethod,
+  ClientTaskRequestOptions,
+  StatelessHandler,
+  StatelessHandlerOptions,
+  StatelessRequestContext,
+} from './api.js';
 
 const api: typeof Api = await loadWithPeer('@modelcontextprotocol/sdk', '>=1.25.0 <=1.32.2', 'mcp-task-actors/adapters/mcp-server', () => import('./api.js'));
 

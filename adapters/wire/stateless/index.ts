@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { createStatelessHandler } from '../../mcp-server/stateless/stateless/index.js';
+ * import { createStatelessHandler } from 'mcp-task-actors/adapters/mcp-server';
  * const stateless = createStatelessHandler({ runtime, info, tools });
  * ```
  *

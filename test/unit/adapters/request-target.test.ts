@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestTarget } from '../../../adapters/http/request-target.js';
+import { requestTarget } from '../../../adapters/wire/request-target.js';
 
 describe('requestTarget', () => {
   it('should read origin-form targets as path and query, keeping the path as sent', () => {
