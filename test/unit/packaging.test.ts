@@ -66,9 +66,31 @@ describe('packaging', () => {
       // Works on the v2 Client it is given; loads that Client's package (never at import, only when
       // a task-augmented request arrives) to check the request with the SDK's own schemas.
       './adapters/mcp-client-v2': ['@modelcontextprotocol/client'],
+      // Each SDK line's handler is a dynamic import, made only when that line is asked for (`sdk`).
+      './http': ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server'],
     };
     expect(Object.keys(pkg.exports).sort()).toEqual(Object.keys(expected).sort());
     for (const [entry, sdks] of Object.entries(expected)) expect({ entry, sdks: sdksOf(pkg.exports[entry]!.default) }).toEqual({ entry, sdks });
+  });
+
+  it('should import mcp-task-actors/http with no SDK installed, and name the missing one when a line is asked for', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'peer-'));
+    const hidden = JSON.stringify(SDKS);
+    writeFileSync(
+      join(dir, 'hook.mjs'),
+      `export async function resolve(s, c, next) { if (${hidden}.some((p) => s === p || s.startsWith(p + '/'))) { const e = new Error("Cannot find package '" + s + "' imported from " + c.parentURL); e.code = 'ERR_MODULE_NOT_FOUND'; throw e; } return next(s, c); }\n`,
+    );
+    writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});\n`);
+    const script = `const http = await import(${JSON.stringify(pathToFileURL(join(ROOT, pkg.exports['./http']!.default)).href)});
+for (const sdk of ['v1', 'v2']) {
+  try { await http.startHttpEndpoint({ sdk, port: 0, createServer: () => { throw new Error('never'); } }); console.log(sdk, 'started'); }
+  catch (e) { console.log(sdk, e.name, e.message); }
+}`;
+    const run = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, '--input-type=module', '-e', script], { encoding: 'utf8' });
+    rmSync(dir, { recursive: true, force: true });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('v1 MissingPeerDependencyError mcp-task-actors/http needs @modelcontextprotocol/sdk');
+    expect(run.stdout).toContain('v2 MissingPeerDependencyError mcp-task-actors/http needs @modelcontextprotocol/server');
   });
 
   it.each([
