@@ -9,7 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import type { NodeLog } from '../../runtime/backends/nats/task-space.js';
 import { describeHandler, unservedMessage } from '../../runtime/backends/nats/unserved-tasks.js';
+import { closeNodes, describeNodes, freshPrefix, pollUntil, startNode, type ClusterNode } from './harness/cluster.js';
+import { attachHttpWire } from './harness/http-wire.js';
+import { ok } from './harness/json.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+import { create2025, getTask, statusOf, textOf } from './harness/task-calls.js';
+import type { Wire } from './harness/types.js';
 
 const owner = { session: 's1', principal: null };
 let server: NatsServer;
@@ -130,4 +135,34 @@ describe('NATS: tasks no live worker serves', () => {
     // The worker never ran it.
     expect(worker.logs.filter((l) => l.message === 'task run' && l.fields['taskId'] === 't3')).toEqual([]);
   }, 30_000);
+});
+
+describe('mcp-tasks serve --role front --unserved-timeout', () => {
+  const nodes: ClusterNode[] = [];
+  let wire: Wire | undefined;
+  const diag = (): string => describeNodes(nodes);
+
+  afterAll(async () => {
+    await wire?.close();
+    await closeNodes(nodes);
+  }, 30_000);
+
+  it('should fail a task no worker serves after the flag’s bound, then run tasks once `serve --role worker` has joined', async () => {
+    const prefix = freshPrefix('unserved-cli');
+    const front = await startNode({ label: 'front', role: 'front', nats: server.url, prefix, flags: ['--unserved-timeout', '1500'] });
+    nodes.push(front);
+    const w = (wire = await attachHttpWire(front.url, diag));
+    const { taskId } = await create2025(w, 'sleep', { ms: 10 });
+    const failed = await pollUntil('the task to fail', () => getTask(w, taskId), (t) => statusOf(t) !== 'working', { timeoutMs: 12_000, intervalMs: 100, diagnostics: diag });
+    expect(statusOf(failed), diag()).toBe('failed');
+    expect(failed['statusMessage'], diag()).toBe(unservedMessage('tools/call:sleep', 1_500));
+    const warned = await front.waitForLine((l) => l['msg'] === 'task failed: no live worker serves its handler' && l['taskId'] === taskId, 'the front’s warning', 5_000);
+    expect(warned['level'], diag()).toBe('warn');
+
+    // A worker process serving the same definitions joins: tasks of its tools run.
+    nodes.push(await startNode({ label: 'worker', role: 'worker', nats: server.url, prefix }));
+    const next = await create2025(w, 'sleep', { ms: 10 });
+    const result = ok(await w.request('tasks/result', { taskId: next.taskId }, { timeoutMs: 15_000 }));
+    expect(textOf(result), diag()).toBe('slept 10 ms');
+  }, 60_000);
 });
