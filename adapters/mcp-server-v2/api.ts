@@ -23,4 +23,5 @@ export type { AttachTaskServerV2Options } from './attach-task-server-v2.js';
 export { createTaskHttpHandlerV2, toNodeListener } from './http-v2.js';
 export type { NodeListenerOptions, TaskHttpHandlerV2, TaskHttpHandlerV2Options, TaskServerFactoryV2 } from './http-v2.js';
 export { STANDALONE_INPUT_GRACE_MS, UNATTACHED_ANSWER_MS } from '../wire/standalone-inputs.js';
+export { registerTaskWork } from '../wire/register-work.js';
 export type { StandaloneInputOptions } from '../wire/standalone-inputs.js';

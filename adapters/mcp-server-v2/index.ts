@@ -36,3 +36,5 @@ export const toNodeListener = api.toNodeListener;
 export const STANDALONE_INPUT_GRACE_MS = api.STANDALONE_INPUT_GRACE_MS;
 /** See {@link Api.UNATTACHED_ANSWER_MS}. */
 export const UNATTACHED_ANSWER_MS = api.UNATTACHED_ANSWER_MS;
+/** See {@link Api.registerTaskWork}. */
+export const registerTaskWork = api.registerTaskWork;

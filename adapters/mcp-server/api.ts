@@ -17,6 +17,7 @@ export type {
 } from '../wire/definitions.js';
 export { JsonRpcError, JsonRpcCode, toJsonRpcError } from '../wire/wire-errors.js';
 export { ownerOf } from '../wire/request-info.js';
+export { registerTaskWork } from '../wire/register-work.js';
 export { RuntimeTaskStore } from './runtime-task-store.js';
 export { requestClientTask, ClientTaskError } from './client-task-request.js';
 export type { ClientTaskMethod, ClientTaskRequestOptions } from './client-task-request.js';

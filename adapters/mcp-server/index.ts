@@ -39,6 +39,8 @@ export const JsonRpcCode = api.JsonRpcCode;
 export const toJsonRpcError = api.toJsonRpcError;
 /** See {@link Api.ownerOf}. */
 export const ownerOf = api.ownerOf;
+/** See {@link Api.registerTaskWork}. */
+export const registerTaskWork = api.registerTaskWork;
 /** See {@link Api.RuntimeTaskStore}. */
 export const RuntimeTaskStore = api.RuntimeTaskStore;
 /** See {@link Api.RuntimeTaskStore}. */

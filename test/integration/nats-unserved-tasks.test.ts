@@ -6,6 +6,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as nativeWorkerExample } from '../../examples/07-nats-worker.js';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import type { NodeLog } from '../../runtime/backends/nats/task-space.js';
 import { describeHandler, unservedMessage } from '../../runtime/backends/nats/unserved-tasks.js';
@@ -165,4 +166,12 @@ describe('mcp-tasks serve --role front --unserved-timeout', () => {
     const result = ok(await w.request('tasks/result', { taskId: next.taskId }, { timeoutMs: 15_000 }));
     expect(textOf(result), diag()).toBe('slept 10 ms');
   }, 60_000);
+});
+
+describe('examples/07-nats-worker', () => {
+  it('should run a tool on the worker process and fail the tool no worker serves, naming it', async () => {
+    const seen = await nativeWorkerExample(server.url, `example07-${Date.now()}`);
+    expect(seen.counted).toBe('6 words');
+    expect(seen.translate).toEqual({ status: 'failed', statusMessage: unservedMessage('tools/call:translate', 1_000) });
+  }, 30_000);
 });
