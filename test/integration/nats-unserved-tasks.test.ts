@@ -10,7 +10,7 @@ import { main as nativeWorkerExample } from '../../examples/07-nats-worker.js';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import type { NodeLog } from '../../runtime/backends/nats/task-space.js';
 import { describeHandler, unservedMessage } from '../../runtime/backends/nats/unserved-tasks.js';
-import { closeNodes, describeNodes, freshPrefix, pollUntil, startNode, type ClusterNode } from './harness/cluster.js';
+import { closeNodes, clusterStatus, describeNodes, freshPrefix, pollUntil, startNode, type ClusterNode } from './harness/cluster.js';
 import { attachHttpWire } from './harness/http-wire.js';
 import { ok } from './harness/json.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
@@ -165,6 +165,11 @@ describe('mcp-tasks serve --role front --unserved-timeout', () => {
     const next = await create2025(w, 'sleep', { ms: 10 });
     const result = ok(await w.request('tasks/result', { taskId: next.taskId }, { timeoutMs: 15_000 }));
     expect(textOf(result), diag()).toBe('slept 10 ms');
+    // `mcp-tasks status` shows what each worker announces.
+    const status = await clusterStatus(server.url, prefix);
+    const announced = new Map((status.raw as { nodes: { nodeId: string; handlers: string[] }[] }).nodes.map((n) => [n.nodeId, n.handlers]));
+    expect(announced.get(front.nodeId), diag()).toEqual([]);
+    expect(announced.get(nodes[1]!.nodeId), diag()).toContain('tools/call:sleep');
   }, 60_000);
 });
 
