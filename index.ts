@@ -69,6 +69,8 @@ export {
 
 // What a server serves: typed definitions, the same for SDK v1 and v2 and for NATS workers.
 export { defineTaskTool, defineTaskPrompt, defineTaskResource, TaskSupport } from './adapters/wire/definitions.js';
+// A worker process of your own (NATS): the same definitions' work, registered with no server.
+export { registerTaskWork } from './adapters/wire/register-work.js';
 export type { TaskToolDefinition, TaskPromptDefinition, TaskResourceDefinition, TaskServerDefinitions, RequestWorkContext, BeforeTaskOutcome } from './adapters/wire/definitions.js';
 export type {
   CallToolResult,

@@ -111,6 +111,8 @@ Cluster (with --nats; without it, everything runs in this process):
   --retry-never TOOL,...     tools that end lost with their worker (long_job, ask_name and summarize resume by default)
   --max-attempts N           runs of a re-runnable task, at most (default 3)
   --worker-concurrency N     tasks a worker runs at once (default 64)
+  --unserved-timeout MS|off  on a front: a task whose tool no live worker serves fails after this long,
+                             with a status message naming the tool (default 30000; off: it waits)
 
 ${INSPECT_FLAGS_HELP}
 
@@ -198,6 +200,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'retry-never': { type: 'string' },
       'max-attempts': { type: 'string' },
       'worker-concurrency': { type: 'string' },
+      'unserved-timeout': { type: 'string' },
       ...NATS_FLAG_SPECS,
       ...INSPECT_FLAG_SPECS,
       help: { type: 'boolean', short: 'h' },
@@ -288,6 +291,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
       ...(values['lease-ttl'] !== undefined && { leaseTtlMs: number('lease-ttl', values['lease-ttl'])! }),
       ...(values['max-attempts'] !== undefined && { maxAttempts: number('max-attempts', values['max-attempts'])! }),
       ...(values['worker-concurrency'] !== undefined && { workerConcurrency: number('worker-concurrency', values['worker-concurrency'])! }),
+      ...(values['unserved-timeout'] !== undefined && {
+        unservedTimeoutMs: values['unserved-timeout'] === 'off' ? null : number('unserved-timeout', values['unserved-timeout'])!,
+      }),
       log: (level, message, fields) => log(level, message, fields),
     });
     runtime = cluster;

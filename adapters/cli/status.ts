@@ -29,7 +29,7 @@ ${NATS_FLAGS_HELP}
 
 /** What `status` reports. */
 export interface ClusterStatus {
-  readonly nodes: { nodeId: string; role: string; host: string; pid: number; lastSeen: number; up: boolean; tasksRun: number; running: number; security: SecurityReport | null }[];
+  readonly nodes: { nodeId: string; role: string; host: string; pid: number; lastSeen: number; up: boolean; tasksRun: number; running: number; security: SecurityReport | null; handlers: readonly string[] }[];
   readonly leases: { taskKey: string; nodeId: string; expiresAt: number; expired: boolean }[];
   readonly counts: Record<string, number>;
   /**
@@ -62,6 +62,8 @@ export async function status(argv: readonly string[]): Promise<number> {
     const now = Date.now();
     const nodes = (await listNodes(await openNodeBucket(nc, layout))).map((n) => ({
       nodeId: n.nodeId, role: n.role, host: n.host, pid: n.pid, lastSeen: n.lastSeen, up: now - n.lastSeen < 3 * HEARTBEAT_MS, tasksRun: n.tasksRun, running: n.running, security: n.security ?? null,
+      // The handlers a worker announces (a front tells from them a task no live worker serves).
+      handlers: n.handlers ?? [],
     }));
     const leases = (await (await LeaseManager.open(nc, { bucketPrefix: nats.prefix, replicas: nats.replicas })).list()).map((l) => ({ ...l, expired: isExpired(l, now) }));
     const store = await RecordStore.open(nc, layout, 'status');
@@ -82,7 +84,8 @@ export async function status(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify(report)}\n`);
       return 0;
     }
-    const lines = ['Nodes:', ...nodes.flatMap((n) => [`  ${n.nodeId}  ${n.role.padEnd(6)}  ${n.up ? 'up' : 'down'}  last seen ${new Date(n.lastSeen).toISOString()}  tasks run ${n.tasksRun}  running ${n.running}`, ...securityLines(n.security)])];
+    const serves = (n: (typeof nodes)[number]): string[] => (n.role === 'front' ? [] : [`    serves ${n.handlers.length === 0 ? '(nothing yet)' : n.handlers.join(', ')}`]);
+    const lines = ['Nodes:', ...nodes.flatMap((n) => [`  ${n.nodeId}  ${n.role.padEnd(6)}  ${n.up ? 'up' : 'down'}  last seen ${new Date(n.lastSeen).toISOString()}  tasks run ${n.tasksRun}  running ${n.running}`, ...serves(n), ...securityLines(n.security)])];
     if (nodes.length === 0) lines.push('  (none)');
     lines.push('Leases:', ...leases.map((l) => `  ${l.taskKey}  ${l.nodeId}  ${l.expired ? 'EXPIRED' : `until ${new Date(l.expiresAt).toISOString()}`}`));
     if (leases.length === 0) lines.push('  (none)');

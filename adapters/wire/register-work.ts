@@ -61,3 +61,21 @@ export function registerWork(runtime: TaskRuntime, tools: Iterable<AnyTool>, opt
   }
 }
 
+/**
+ * Registers the work of tool, prompt and resource definitions with a runtime, without a server:
+ * what a worker process of a NATS task space does to run the same definitions its front nodes
+ * serve (the handler names are the ones every node of the cluster uses, `tools/call:<name>`).
+ * A worker node announces these names with its heartbeat; a front node tells from them a task
+ * no live worker serves.
+ *
+ * @param runtime - the runtime (a NATS runtime with role `worker` or `both`)
+ * @param definitions - the tools, prompts and resources whose work this process runs
+ * @example
+ * ```ts
+ * const runtime = await createNatsTaskRuntime({ nats: { servers: 'nats://127.0.0.1:4222' }, role: 'worker' });
+ * registerTaskWork(runtime, { tools: [countWords] });
+ * ```
+ */
+export function registerTaskWork(runtime: TaskRuntime, definitions: TaskServerDefinitions): void {
+  registerWork(runtime, definitions.tools ?? [], definitions);
+}

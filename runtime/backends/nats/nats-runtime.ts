@@ -33,6 +33,8 @@ import { SharedRates } from './shared-rates.js';
 import { ExpiryBatch } from './expiry-batch.js';
 import { persistently, type ExpiryItem, type NodeLog, type RunItem, type TaskSpace } from './task-space.js';
 import { TaskWorker } from './task-worker.js';
+import { DEFAULT_UNSERVED_TIMEOUT_MS, UnservedTasks, type UnservedCheck } from './unserved-tasks.js';
+import { WorkerAnnouncements } from './worker-announcements.js';
 import { WorkQueue } from './work-queue.js';
 
 /** Options of {@link createNatsTaskRuntime}: the runtime's own, plus where and how to join the cluster. */
@@ -57,6 +59,14 @@ export interface NatsTaskRuntimeOptions extends TaskRuntimeOptions {
   readonly maxAttempts?: number;
   /** Tasks one worker runs at once (tasks waiting for input do not count). @default 64 */
   readonly workerConcurrency?: number;
+  /**
+   * On a front node, how long a task waits for a live worker that serves its handler, in ms: a
+   * task created while no live worker announces its handler is accepted (a worker that starts
+   * within this bound takes it), then ends `failed` with a status message naming the tool if still
+   * none does and it was never started. `null`: it waits for a worker as long as it takes.
+   * @default 30_000
+   */
+  readonly unservedTimeoutMs?: number | null;
   /** Where the node logs (task runs, lost workers, expiries). @default silent */
   readonly log?: NodeLog;
 }
@@ -102,6 +112,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   const leaseTtlMs = positive('leaseTtlMs', options.leaseTtlMs ?? 10_000);
   const maxAttempts = positive('maxAttempts', options.maxAttempts ?? 3);
   const concurrency = positive('workerConcurrency', options.workerConcurrency ?? 64);
+  const unservedTimeoutMs = options.unservedTimeoutMs === null ? null : positive('unservedTimeoutMs', options.unservedTimeoutMs ?? DEFAULT_UNSERVED_TIMEOUT_MS);
   const nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const layout = { prefix: options.prefix ?? 'tasks', replicas: options.replicas ?? 1, storage: options.storage ?? 'file' } as const;
   const log: NodeLog = options.log ?? (() => undefined);
@@ -150,7 +161,26 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     runExpiry(space, stop.signal).catch((e: unknown) => log('error', 'expiry loop stopped', { error: String(e) })),
   ];
   if (worker) background.push(worker.run(stop.signal).catch((e: unknown) => log('error', 'worker loop stopped', { error: String(e) })));
-  const stopHeartbeat = startHeartbeat(nodes, { nodeId, role }, () => ({ tasksRun: worker?.tasksRun ?? 0, running: worker?.running ?? 0, security: audit?.report() }));
+  // A node that runs handlers announces their names with its heartbeat: front nodes tell from them
+  // a task no live worker serves. A front's own handlers (registered to accept tasks) are not announced.
+  const heartbeat = startHeartbeat(nodes, { nodeId, role }, () => ({
+    tasksRun: worker?.tasksRun ?? 0,
+    running: worker?.running ?? 0,
+    security: audit?.report(),
+    ...(worker && { handlers: [...space.handlers.keys()] }),
+  }));
+  // A front node (a `both` node runs every handler it accepts) follows the announcements.
+  let unserved: UnservedTasks | null = null;
+  if (role === 'front' && unservedTimeoutMs !== null) {
+    const announcements = new WorkerAnnouncements(nodes, now);
+    await opening(() => announcements.load());
+    const checks = await opening(() =>
+      WorkQueue.open<UnservedCheck>(nc, { prefix: `${layout.prefix}.unserved`, replicas: layout.replicas, storage: layout.storage, maxAckPending: -1 }),
+    );
+    unserved = new UnservedTasks(space, announcements, checks, unservedTimeoutMs);
+    background.push(announcements.run(stop.signal));
+    background.push(unserved.run(stop.signal).catch((e: unknown) => log('error', 'unserved-task checks stopped', { error: String(e) })));
+  }
   let disposed = false;
   // Limits hold cluster-wide: rates through usage the nodes share, running tasks through a KV claim.
   const rates = new SharedRates(nc, layout.prefix, nodeId);
@@ -162,7 +192,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       void running.release(ownerKeyOf(record.context.owner), key).catch((e: unknown) => log('warn', 'could not release a running-task slot', { key, error: String(e) }));
   }
 
-  const store = new NatsStore(space, opts, { running, worker, audit });
+  const store = new NatsStore(space, opts, { running, worker, audit, unserved });
   // Webhooks: registrations in a shared bucket, deliveries from a work queue every node serves.
   const push =
     opts.push === null
@@ -174,6 +204,11 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   const core = createCoreRuntime(opts, store, { limiter, handlers: space.handlers, hasWork: (record) => record.work !== null, push });
   const base: NatsTaskRuntime = {
     ...core,
+    registerHandler(name, handler, handlerOptions) {
+      core.registerHandler(name, handler, handlerOptions);
+      // Announced at once: a task waiting for a worker that serves it is not kept waiting a period.
+      if (worker) heartbeat.soon();
+    },
     nodeId,
     role,
     connection: nc,
@@ -187,7 +222,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       await worker?.handOver();
       // And sends the timers of the tasks that ended last.
       await expiries.queued();
-      await stopHeartbeat();
+      await heartbeat.stop();
       space.feed.close();
       stopListening();
       await Promise.race([Promise.allSettled(background), new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);

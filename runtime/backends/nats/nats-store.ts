@@ -23,6 +23,7 @@ import { KeptReadings } from './kept-readings.js';
 import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { applyToTask, persistently, removeTask, type TaskSpace } from './task-space.js';
 import type { TaskWorker } from './task-worker.js';
+import type { UnservedTasks } from './unserved-tasks.js';
 
 /** Changes a listener hears of besides status changes: a message, a partial result, an input request asked or answered. */
 const NEWS: ReadonlySet<string> = new Set(['task.message', 'task.partial', 'task.input.request', 'task.input.response']);
@@ -51,6 +52,8 @@ export class NatsStore implements TaskStore<TaskRecord> {
   readonly #running: RunningTasks | null;
   readonly #worker: TaskWorker | null;
   readonly #audit: AuditLog | null;
+  /** On a front node: tasks whose handler no live worker serves (see `unserved-tasks.ts`). */
+  readonly #unserved: UnservedTasks | null;
   readonly #observers = new Set<NatsObserver>();
   /**
    * Terminal tasks this node has seen end (every node receives every task's events) and not yet
@@ -63,12 +66,17 @@ export class NatsStore implements TaskStore<TaskRecord> {
   /** What the task space keeps, for the retention limits (read at most once a second). */
   readonly #kept: KeptReadings;
 
-  constructor(space: TaskSpace, opts: ResolvedTaskRuntimeOptions, parts: { running: RunningTasks | null; worker: TaskWorker | null; audit: AuditLog | null }) {
+  constructor(
+    space: TaskSpace,
+    opts: ResolvedTaskRuntimeOptions,
+    parts: { running: RunningTasks | null; worker: TaskWorker | null; audit: AuditLog | null; unserved?: UnservedTasks | null },
+  ) {
     this.#space = space;
     this.#opts = opts;
     this.#running = parts.running;
     this.#worker = parts.worker;
     this.#audit = parts.audit;
+    this.#unserved = parts.unserved ?? null;
     this.#fresh = new FreshTasks(space.feed, Date.now);
     this.#kept = new KeptReadings(space.store, Date.now);
     this.#stopCounting = space.feed.watchAll((key, event) => {
@@ -143,6 +151,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
       created = await space.store.create(key, ownerKey, newRecord(input, work), queueRun);
     }
     this.#kept.created(ownerKey);
+    this.#unserved?.created(key, created.record);
     space.store.post(key, created.record, { kind: 'task.created', view: viewOf(created.record), previous: null, node: space.nodeId, ...(work && { record: created.record, revision: created.revision }) });
     // Driven from outside (as through the SDK's TaskStore): it is working from the start.
     if (!work) return (await applyToTask(space, key, taskEvents.start(now())))?.record ?? created.record;

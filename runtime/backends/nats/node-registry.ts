@@ -26,6 +26,19 @@ export interface NodeRecord {
   readonly running: number;
   /** Its counters of suspicious requesters (`runtime.security()`); absent from older nodes. */
   readonly security?: SecurityReport | undefined;
+  /**
+   * The handler names it runs (`tools/call:sleep`…), announced by worker and `both` nodes while
+   * they beat: a front node reads them to tell a task no live worker serves (see `worker-announcements.ts`).
+   */
+  readonly handlers?: readonly string[] | undefined;
+}
+
+/** A node's heartbeat, started by {@link startHeartbeat}. */
+export interface Heartbeat {
+  /** Beats once more soon (a handler was registered): announced without waiting for the next period. */
+  soon(): void;
+  /** Stops beating and removes the record. */
+  stop(): Promise<void>;
 }
 
 /** Heartbeat period, in ms. */
@@ -46,22 +59,22 @@ export async function openNodeBucket(nc: NatsConnection, layout: { prefix: strin
 }
 
 /**
- * Starts the heartbeat of this node. Returns the stop function, which removes the record.
+ * Starts the heartbeat of this node. Its `stop` removes the record.
  *
  * @param kv - the node bucket
  * @param base - the node's identity and role
  * @param counters - read at every beat
  * @example
  * ```ts
- * const stop = startHeartbeat(kv, { nodeId, role: 'both' }, () => ({ tasksRun: worker.tasksRun, running: worker.running }));
- * await stop();
+ * const heartbeat = startHeartbeat(kv, { nodeId, role: 'both' }, () => ({ tasksRun: worker.tasksRun, running: worker.running }));
+ * await heartbeat.stop();
  * ```
  */
 export function startHeartbeat(
   kv: KV,
   base: { readonly nodeId: string; readonly role: NodeRecord['role'] },
-  counters: () => { tasksRun: number; running: number; security?: SecurityReport | undefined },
-): () => Promise<void> {
+  counters: () => { tasksRun: number; running: number; security?: SecurityReport | undefined; handlers?: readonly string[] | undefined },
+): Heartbeat {
   const startedAt = Date.now();
   const key = hashToken(base.nodeId);
   const beat = (): Promise<unknown> =>
@@ -69,10 +82,24 @@ export function startHeartbeat(
   void beat();
   const timer = setInterval(() => void beat(), HEARTBEAT_MS);
   timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await beat();
-    await kv.delete(key).catch(() => undefined);
+  let stopped = false;
+  let pending: NodeJS.Immediate | null = null;
+  return {
+    soon() {
+      // Several handlers registered in a row make one beat.
+      if (stopped || pending !== null) return;
+      pending = setImmediate(() => {
+        pending = null;
+        if (!stopped) void beat();
+      });
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      if (pending !== null) clearImmediate(pending);
+      await beat();
+      await kv.delete(key).catch(() => undefined);
+    },
   };
 }
 

@@ -45,6 +45,9 @@ const MISSING_HANDLER_PAUSE_MS = 300;
  */
 const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 'task.input.request', 'task.complete', 'task.fail', 'task.partial', 'task.child']);
 
+/** Every this many deliveries, a worker without a run's handler looks whether its task has ended. */
+const ENDED_CHECK_EVERY = 25;
+
 /** Deliveries of a run whose task record is not there (yet) before it is dropped. */
 const MISSING_RECORD_TRIES = 25;
 
@@ -163,6 +166,9 @@ export class TaskWorker {
     // once for a worker that has it, and pull nothing for a moment so that one gets it.
     if (!space.handlers.has(item.handler)) {
       if (deliveryCount === 1) space.log('warn', 'no handler here for a queued task; leaving it to other workers', { handler: item.handler, key: item.key, node: space.nodeId });
+      // Passed around for a while: its task may have ended meanwhile (no live worker served it,
+      // see `unserved-tasks.ts`; cancelled; removed), and then nobody is left to drop the item.
+      if (deliveryCount % ENDED_CHECK_EVERY === 0 && (await this.#ended(item))) return undefined;
       this.#pauseUntil = Date.now() + MISSING_HANDLER_PAUSE_MS;
       return { retryInMs: 0 };
     }
@@ -224,6 +230,22 @@ export class TaskWorker {
     } finally {
       if (!started) this.#slots.release();
     }
+  }
+
+  /**
+   * Whether the task of a run this node cannot start has ended (or is gone): its run item is
+   * then dropped. A run of an ended task whose worker died before its retention timer went out
+   * queues the timer again, as a worker with the handler would (see `#take`).
+   */
+  async #ended(item: RunItem): Promise<boolean> {
+    const space = this.#space;
+    const read = await space.store.read(item.key).catch(() => undefined);
+    if (read === undefined) return false;
+    const record = read && 'found' in read ? read.found.record : null;
+    if (record === null || record.order !== item.order) return true;
+    if (!isTerminalStatus(record.status)) return false;
+    await scheduleExpiry(space, item.key, record);
+    return true;
   }
 
   /**
