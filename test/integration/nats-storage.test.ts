@@ -183,7 +183,7 @@ describe('NATS storage after tasks end', () => {
     const layout = { prefix: `st${++prefixSeq}`, replicas: 1, storage: 'file' } as const;
     const [ncA, ncB] = [await connectNats({ servers: server.url }), await connectNats({ servers: server.url })];
     const creator = await RecordStore.open(ncA, layout, 'creator');
-    const stop = creator.listen();
+    const stop = creator.removal.listen();
     const other = await RecordStore.open(ncB, layout, 'other');
     const input = { taskId: 'made-here', owner, dialect: 'sep-1686', method: 'tools/call', label: null, keepAlive: 1, pollFrequency: 1_000, createdAt: 1 } as const;
     const key = taskKey({ ownerKey: ownerKeyOf(owner), taskId: 'made-here' });
@@ -193,7 +193,7 @@ describe('NATS storage after tasks end', () => {
     const ended = await other.mutate(key, (r) => applyEvent(r, taskEvents.start(2)));
     const done = await other.mutate(key, (r) => applyEvent(r, taskEvents.complete('inline', 3)));
     expect(done?.record.status).toBe('completed');
-    await other.remove(key, done!.record, { expired: true });
+    await other.removal.remove(key, done!.record, { expired: true });
     expect(ended).not.toBeNull();
     // Before: kept for good, one entry per such task (the soak's heap grew with every task).
     await vi.waitFor(() => expect(creator.revisionsKept).toBe(0), { timeout: 2_000, interval: 10 });

@@ -59,7 +59,7 @@ async function expire(space: TaskSpace, task: ExpiryTask, shared: SharedBounds):
   const { record, revision } = read.found;
   // Only a task that ended and whose time has come; guarded by the revision just read.
   // The id belongs to a task created again since: only the old one's index entry is left to go.
-  if (record.order !== task.order) return space.store.dropIndexEntry(task.order);
+  if (record.order !== task.order) return space.store.removal.dropIndexEntry(task.order);
   if (record.expiresAt === null || record.expiresAt > space.now()) return;
   try {
     await removeTask(space, task.key, record, { expired: true, revision }, shared);

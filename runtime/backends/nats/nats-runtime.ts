@@ -31,7 +31,8 @@ import { RecordStore } from './record-store.js';
 import { RunningTasks } from './running-tasks.js';
 import { SharedRates } from './shared-rates.js';
 import { ExpiryBatch } from './expiry-batch.js';
-import { persistently, type ExpiryItem, type NodeLog, type RunItem, type TaskSpace } from './task-space.js';
+import { persistently } from './persistently.js';
+import { type ExpiryItem, type NodeLog, type RunItem, type TaskSpace } from './task-space.js';
 import { TaskWorker } from './task-worker.js';
 import { DEFAULT_UNSERVED_TIMEOUT_MS, UnservedTasks, type UnservedCheck } from './unserved-tasks.js';
 import { WorkerAnnouncements } from './worker-announcements.js';
@@ -121,7 +122,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   // Creating streams and buckets may time out while a cluster elects its leaders: keep trying.
   const opening = <T>(open: () => Promise<T>): Promise<T> => persistently(open, { giveUpMs: 30_000 });
   const records = await opening(() => RecordStore.open(nc, layout, nodeId, opts.expiredMemory));
-  const stopListening = records.listen();
+  const stopListening = records.removal.listen();
   const audit = openAudit(options.audit, nodeId, now);
   // Status changes are audited where they are written, so once in the cluster (not per node watching).
   if (audit) records.onWrite = (task, previous) => audit.changed(task, previous);

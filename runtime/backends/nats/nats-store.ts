@@ -21,7 +21,8 @@ import type { FeedEvent } from './record-store.js';
 import type { RunningTasks } from './running-tasks.js';
 import { KeptReadings } from './kept-readings.js';
 import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
-import { applyToTask, persistently, removeTask, type TaskSpace } from './task-space.js';
+import { persistently } from './persistently.js';
+import { applyToTask, removeTask, type TaskSpace } from './task-space.js';
 import type { TaskWorker } from './task-worker.js';
 import type { UnservedTasks } from './unserved-tasks.js';
 

@@ -20,10 +20,12 @@ import { isTerminalStatus, type TaskEvent, type TaskStatus } from '../../../mach
 import { DuplicateTaskIdError, InvalidArgumentError } from '../../errors.js';
 import type { InputRequest, TaskView } from '../../task-runtime.types.js';
 import { ExpiredMemory } from '../../core/expired-memory.js';
-import { bucketStream, eraseSubject, lastMarker, nextSequence, removeKey, type BucketStream } from './erase.js';
+import { bucketStream, type BucketStream } from './erase.js';
 import { isWrongLastSequence } from './errors.js';
-import { persistently } from './task-space.js';
+import { persistently } from './persistently.js';
 import { EventStream } from './event-stream.js';
+import { RecordRemoval } from './record-removal.js';
+export type { RemovalBounds } from './record-removal.js';
 import { readIndexPage, type IndexPage } from './index-page.js';
 import { nameFromPrefix, ownerToken } from './keys.js';
 import { viewOf } from '../../core/view.js';
@@ -71,12 +73,6 @@ export interface Revisioned {
   readonly revision: number;
 }
 
-/** Where the streams a removal purges stood before it decided: its purges stop before these sequences. */
-export interface RemovalBounds {
-  readonly events: number;
-  readonly results: number;
-}
-
 /** Outcome of a {@link RecordStore.read}: the record, a task that expired, or nothing. */
 export type ReadResult = { readonly found: Revisioned } | { readonly expired: true } | null;
 
@@ -105,13 +101,14 @@ export class RecordStore {
   readonly #results: KV;
   /** The large parts of records, kept apart (in the results bucket). */
   readonly payloads: PayloadStore;
+  /** Removing tasks, every part of them (see `record-removal.ts`). */
+  readonly removal: RecordRemoval;
   readonly #chunkBytes: number;
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
   readonly #indexStream: string;
   readonly #indexSubject: string;
   readonly #nodeId: string;
-  readonly #nc: NatsConnection;
   readonly #recordBucket: BucketStream;
   readonly #resultBucket: BucketStream;
   /** Where removals are announced to every node (core NATS: nothing of it is stored). */
@@ -130,7 +127,6 @@ export class RecordStore {
   onWrite: ((task: TaskView, previous: TaskStatus | null | undefined) => void) | null = null;
 
   private constructor(o: { nc: NatsConnection; records: KV; results: KV; events: EventStream<FeedEvent>; js: JetStreamClient; jsm: JetStreamManager; prefix: string; nodeId: string; expiredMemory: number }) {
-    this.#nc = o.nc;
     const base = nameFromPrefix(o.prefix);
     this.#recordBucket = bucketStream(`${base}_snapshots`);
     this.#resultBucket = bucketStream(`${base}_results`);
@@ -147,6 +143,19 @@ export class RecordStore {
     this.#indexStream = `${nameFromPrefix(o.prefix)}_index`;
     this.#indexSubject = `${o.prefix}.index`;
     this.#nodeId = o.nodeId;
+    this.removal = new RecordRemoval({
+      nc: o.nc,
+      js: o.js,
+      jsm: o.jsm,
+      recordBucket: this.#recordBucket,
+      resultBucket: this.#resultBucket,
+      events: o.events,
+      payloads: this.payloads,
+      indexStream: this.#indexStream,
+      removedSubject: this.#removedSubject,
+      expired: this.#expired,
+      forget: (key) => this.#known.delete(key),
+    });
   }
 
   /**
@@ -275,7 +284,7 @@ export class RecordStore {
     } catch (e) {
       // Kept trying in the background while NATS is away (a create that failed in an outage), or
       // the entry of a task that never was would stay in the index for good.
-      void persistently(() => this.dropIndexEntry(order), { giveUpMs: 120_000 }).catch(() => undefined);
+      void persistently(() => this.removal.dropIndexEntry(order), { giveUpMs: 120_000 }).catch(() => undefined);
       // And what it stored apart, unless its record was written after all (a reply lost).
       if (kept) void persistently(() => this.#dropCreated(key, order), { giveUpMs: 120_000 }).catch(() => undefined);
       if (isWrongLastSequence(e)) throw new DuplicateTaskIdError(record.context.taskId, { cause: e });
@@ -300,7 +309,7 @@ export class RecordStore {
       try {
         return await this.#records.create(key, json);
       } catch (e) {
-        if (!isWrongLastSequence(e) || attempt >= 5 || (await this.recordEnd(key)) === 'live') throw e;
+        if (!isWrongLastSequence(e) || attempt >= 5 || (await this.removal.recordEnd(key)) === 'live') throw e;
       }
     }
   }
@@ -517,118 +526,6 @@ export class RecordStore {
   }
 
   /**
-   * Removes a task: record, result, events and index entry, leaving nothing of it in any stream.
-   * An expired one is announced to every node first, so a later read on any of them says
-   * "expired" rather than "not found" (for the most recent `expiredMemory` expiries).
-   *
-   * @param how - `expired` (retention ended) or not (deleted); `revision`: remove only the record
-   *   read at this revision (a newer write wins, and this call throws)
-   * @param also - more of the task to erase once its record is gone, along with its result and events
-   * @param taken - bounds taken before this call (shared by the removals of a batch); default: now
-   * @example
-   * ```ts
-   * await store.remove(key, record, { expired: false });
-   * ```
-   */
-  async remove(
-    key: string,
-    record: TaskRecord,
-    how: { readonly expired: boolean; readonly revision?: number },
-    also?: () => Promise<unknown>,
-    taken?: RemovalBounds,
-  ): Promise<void> {
-    this.#known.delete(key);
-    // Before the record goes: a node that misses the record after this finds it remembered.
-    this.#nc.publish(this.#removedSubject, `${how.expired ? 'E' : 'D'}${key}`);
-    this.#note(how.expired, key);
-    // Taken before the marker (or given, taken earlier): a task created again under this key
-    // right after it keeps its own.
-    const bounds = taken ?? (await this.removalBounds());
-    await removeKey(this.#js, this.#jsm, this.#recordBucket, key, how.expired ? 'DEL' : 'PURGE', how.revision);
-    await this.erase(key, { order: record.order, inline: Boolean(record.inline), marker: null, payloads: record.payloads !== undefined }, bounds, also);
-  }
-
-  /**
-   * Where the streams a removal purges stand now: its purges stop there (see `nextSequence`).
-   *
-   * @example
-   * ```ts
-   * const bounds = await store.removalBounds();
-   * ```
-   */
-  async removalBounds(): Promise<RemovalBounds> {
-    const [events, results] = await Promise.all([nextSequence(this.#jsm, this.events.stream), nextSequence(this.#jsm, this.#resultBucket.stream)]);
-    return { events, results };
-  }
-
-  /**
-   * What a task's record subject ends with: a marker (its sequence), a live record, or nothing.
-   *
-   * @example
-   * ```ts
-   * const last = await store.recordEnd(key);
-   * ```
-   */
-  recordEnd(key: string): Promise<number | 'live' | null> {
-    return lastMarker(this.#jsm, this.#recordBucket.stream, this.#recordBucket.subject(key));
-  }
-
-  /**
-   * Purges what is left of a removed task, up to `bounds` (what was there before the removal
-   * decided): its result (unless it rode in the record), the parts of its record kept apart,
-   * events and index entry, whatever `also` erases, and its record's subject through `marker` when
-   * given (a removal whose own purge did not go through). Every part is tried; the first failure
-   * is then thrown, so a caller that retries (the expiry loop) finishes the removal once NATS
-   * answers again. Safe to repeat.
-   *
-   * @param known - the task's `order` (its incarnation: its index entry, its parts kept apart),
-   *   whether its result was inline, the sequence of its record's marker, whether its record
-   *   kept parts apart (`payloads`: unknown counts as yes)
-   * @example
-   * ```ts
-   * await store.erase(key, { order: item.order, inline: false, marker: 42, payloads: true }, await store.removalBounds());
-   * ```
-   */
-  async erase(
-    key: string,
-    known: { readonly order: number; readonly inline: boolean; readonly marker: number | null; readonly payloads: boolean },
-    bounds: RemovalBounds,
-    also?: () => Promise<unknown>,
-  ): Promise<void> {
-    const parts: Promise<unknown>[] = [this.events.purge(key, bounds.events)];
-    if (known.marker !== null) parts.push(eraseSubject(this.#jsm, this.#recordBucket.stream, this.#recordBucket.subject(key), known.marker + 1));
-    if (also) parts.push(also());
-    // A result kept in the record never touched the results bucket; any other may have (even
-    // one that lost to a cancel), in one message or in chunks under `<key>.c<i>`.
-    if (!known.inline) {
-      const results = this.#resultBucket;
-      parts.push(eraseSubject(this.#jsm, results.stream, results.subject(key), bounds.results), eraseSubject(this.#jsm, results.stream, results.subject(`${key}.*`), bounds.results));
-    }
-    // This incarnation's only: a task created again under the id keeps its own.
-    // This incarnation's only (a task created again under the id keeps its own): so all of them,
-    // whenever they were written.
-    if (known.payloads) parts.push(this.payloads.purge(key, known.order));
-    if (known.order > 0) parts.push(this.dropIndexEntry(known.order));
-    const failed = (await Promise.allSettled(parts)).find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
-  }
-
-  /**
-   * Deletes index entry `order` (one task's, whatever the key holds now); already gone is fine.
-   *
-   * @example
-   * ```ts
-   * await store.dropIndexEntry(record.order);
-   * ```
-   */
-  async dropIndexEntry(order: number): Promise<void> {
-    await this.#jsm.streams.deleteMessage(this.#indexStream, order, false).catch((e: unknown) => {
-      // Already deleted (an earlier try): a decided answer, not a failure.
-      if (!(e instanceof JetStreamApiError)) throw e;
-    });
-  }
-
-  /**
    * How many tasks this node keeps its last written revision of (tasks it may write again; for
    * tests and `status`): bounded by the tasks not removed yet.
    *
@@ -639,37 +536,6 @@ export class RecordStore {
    */
   get revisionsKept(): number {
     return this.#known.size;
-  }
-
-  /**
-   * Follows the removals every node announces (see {@link RecordStore.remove}) until the returned
-   * function is called: expired ids are remembered, deleted ones forgotten.
-   *
-   * @example
-   * ```ts
-   * const stop = store.listen();
-   * // … on shutdown
-   * stop();
-   * ```
-   */
-  listen(): () => void {
-    const sub = this.#nc.subscribe(this.#removedSubject, {
-      callback: (error, msg) => {
-        if (error) return;
-        const text = msg.string();
-        this.#note(text.startsWith('E'), text.slice(1));
-      },
-    });
-    return () => sub.unsubscribe();
-  }
-
-  #note(expired: boolean, key: string): void {
-    // The revision this node last wrote is of no use once the task is gone. A node that created
-    // a task another node ran and ended keeps that revision until then: without this, one entry
-    // per such task, forever (the soak's heap grew ~470 B per task).
-    this.#known.delete(key);
-    if (expired) this.#expired.remember(key);
-    else this.#expired.forget(key);
   }
 
   /**

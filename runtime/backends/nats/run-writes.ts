@@ -10,7 +10,8 @@ import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/
 import type { Settled } from '../../core/outcome.js';
 import type { InputRequest, TaskCheckpoint } from '../../task-runtime.types.js';
 import { applyEvent, INLINE_RESULT_BYTES, pendingInputsOf, type TaskRecord } from './task-record.js';
-import { applyToTask, persistently, type TaskSpace } from './task-space.js';
+import { persistently } from './persistently.js';
+import { applyToTask, type TaskSpace } from './task-space.js';
 
 /** How long a worker keeps trying to store an outcome through a NATS outage. */
 export const OUTCOME_WRITE_MS = 120_000;

@@ -7,14 +7,14 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
-import { isTransient } from '../../errors.js';
-import { isLimitRefusal } from './errors.js';
 import type { RegisteredHandler } from '../../core/core-runtime.js';
+import { decideLostRun } from '../../core/lost-run.js';
 import type { EventFeed } from './event-feed.js';
 import type { Lease, LeaseManager } from './leases.js';
 import type { RecordStore, RemovalBounds, Revisioned } from './record-store.js';
 import type { ExpiryBatch, ExpiryTask } from './expiry-batch.js';
 import { applyEvent, type TaskRecord } from './task-record.js';
+import { persistently } from './persistently.js';
 import type { WorkQueue } from './work-queue.js';
 
 /** A queued run of a task: attempt `attempt` of the task under `key`. */
@@ -176,7 +176,7 @@ export async function removeTask(
     await space.leases.erase(key, before!);
     if (recent) await space.leases.eraseLateMarker(key);
   };
-  await space.store.remove(key, record, how, before === null ? undefined : erase, shared?.bounds);
+  await space.store.removal.remove(key, record, how, before === null ? undefined : erase, shared?.bounds);
 }
 
 /** How long after a task's end its worker may still let its lease go (a timer queued through an outage). */
@@ -193,7 +193,7 @@ const LATE_LEASE_MS = 150_000;
  * ```
  */
 export async function sharedBounds(space: TaskSpace): Promise<SharedBounds> {
-  const [leases, bounds] = await Promise.all([space.leases.nextSequence(), space.store.removalBounds()]);
+  const [leases, bounds] = await Promise.all([space.leases.nextSequence(), space.store.removal.removalBounds()]);
   return { leases, bounds };
 }
 
@@ -211,9 +211,9 @@ export async function finishRemoval(space: TaskSpace, key: string, order: number
   // Bounds first, then a look at the record: whatever a task created again under this key writes
   // after the bounds is kept, and one that has a record already is left alone.
   const { leases, bounds } = shared ?? (await sharedBounds(space));
-  const end = await space.store.recordEnd(key);
-  if (end === 'live') return space.store.dropIndexEntry(order);
-  await space.store.erase(key, { order, inline: false, marker: end, payloads: true }, bounds, () => space.leases.erase(key, leases));
+  const end = await space.store.removal.recordEnd(key);
+  if (end === 'live') return space.store.removal.dropIndexEntry(order);
+  await space.store.removal.erase(key, { order, inline: false, marker: end, payloads: true }, bounds, () => space.leases.erase(key, leases));
 }
 
 /**
@@ -241,63 +241,35 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
     // Ended, but its worker died before it let go: it may also have died before its retention
     // timer went out (queued after the terminal write, without waiting). Queued again here (the
     // same message id: a timer already queued is not doubled), or the task would be kept forever.
-    if (isTerminalStatus(record.status)) return void (await scheduleExpiry(space, key, record));
-    if (record.work === null) return;
+    if (record.work === null && !isTerminalStatus(record.status)) return;
     const { attempts, work } = record;
-    const again = attempts === 0 || ((work.retry === 'restart' || work.retry === 'resume') && attempts < work.maxAttempts);
+    const decision = decideLostRun(record, work ?? { retry: 'never', maxAttempts: 1 }, lostNode);
+    if (decision.kind === 'ended') return void (await scheduleExpiry(space, key, record));
+    if (work === null) return;
     // Decided once per lost attempt: another node may take the lease just after this one let it
     // go (its check was due at the same moment). It says nothing again, and its queued run has
     // the same id as this one's (dropped as a duplicate); a node that died between the two
     // writes leaves the run to be queued by the next.
     const undecided = (r: TaskRecord): boolean => r.order === record.order && r.attempts === attempts && (r.requeued ?? 0) <= attempts;
-    if (again) {
+    if (decision.kind === 'run') {
       let first = true;
-      if (attempts > 0) {
-        // A task waiting for input stays input_required: its requests stay answerable meanwhile.
-        const how = work.retry === 'resume' ? 'resuming the task elsewhere' : 'running the task again';
-        const message = taskEvents.message(`Worker ${lostNode} was lost; ${how} (attempt ${attempts + 1} of ${work.maxAttempts})`, space.now());
-        first = (await applyToTask(space, key, message, { only: undecided, extra: () => ({ requeued: attempts + 1 }) }))?.changed === true;
+      if (decision.message !== null) {
+        first = (await applyToTask(space, key, taskEvents.message(decision.message, space.now()), { only: undecided, extra: () => ({ requeued: attempts + 1 }) }))?.changed === true;
       }
       // Attempt 1 again (it never started) cannot reuse the create's id, which may still be in the
       // dedup window: the record's sequence tells the two apart.
-      const id = attempts === 0 ? `run:${key}:${record.order}:1:${record.seq}` : `run:${key}:${record.order}:${attempts + 1}`;
-      await persistently(() => space.runs.enqueue({ id, key, attempt: attempts + 1, order: record.order, handler: work.handler }), { giveUpMs: 30_000 });
+      const id = attempts === 0 ? `run:${key}:${record.order}:1:${record.seq}` : `run:${key}:${record.order}:${decision.attempt}`;
+      await persistently(() => space.runs.enqueue({ id, key, attempt: decision.attempt, order: record.order, handler: work.handler }), { giveUpMs: 30_000 });
       if (!first) return;
     } else {
-      const tries = work.retry === 'restart' || work.retry === 'resume' ? ` (after ${attempts} attempts)` : '';
-      const ended = await applyToTask(space, key, taskEvents.lose(`Worker ${lostNode} was lost while running the task${tries}`, space.now()), { only: undecided });
+      const ended = await applyToTask(space, key, taskEvents.lose(decision.message, space.now()), { only: undecided });
       if (!ended?.changed) return;
     }
-    space.log('warn', 'worker lost', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: again ? (work.retry === 'resume' ? 'resume' : 'restart') : 'lost', attempts, ...(record.checkpoint && { checkpoint: record.checkpoint.label ?? record.checkpoint.seq }) });
+    space.log('warn', 'worker lost', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: decision.kind === 'run' ? (work.retry === 'resume' ? 'resume' : 'restart') : 'lost', attempts, ...(record.checkpoint && { checkpoint: record.checkpoint.label ?? record.checkpoint.seq }) });
   } finally {
     // The lease of a task removed meanwhile: no removal will come to erase its marker.
     await (gone ? space.leases.drop(lease) : space.leases.release(lease)).catch(() => false);
   }
 }
 
-/**
- * Runs a write until it succeeds, for writes whose outcome is already decided (a handler's
- * result, a queued run): while JetStream elects a new leader or a server restarts, requests fail
- * for a few seconds, and giving up would lose what the write carries. Stops, rethrowing the last
- * error, after `giveUpMs`, once `stillWanted` says no, or at once on an answer that waiting does
- * not change (a program fault, a stream full by its limits).
- *
- * @param op - the write (must be safe to repeat)
- * @param options - how long to keep trying, and whether the write is still wanted
- * @example
- * ```ts
- * await persistently(() => space.store.putResult(key, result), { giveUpMs: 60_000 });
- * ```
- */
-export async function persistently<T>(op: () => Promise<T>, options: { readonly giveUpMs: number; readonly stillWanted?: () => boolean }): Promise<T> {
-  const deadline = Date.now() + options.giveUpMs;
-  for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
-    try {
-      return await op();
-    } catch (error) {
-      if (Date.now() + delay > deadline || options.stillWanted?.() === false || !isTransient(error) || isLimitRefusal(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-}
 

@@ -20,7 +20,8 @@ import type { Lease } from './leases.js';
 import type { Revisioned } from './record-store.js';
 import type { TaskRecord } from './task-record.js';
 import { keepCheckpoint, keepOutcome, OUTCOME_WRITE_MS, writeInputRequest } from './run-writes.js';
-import { applyToTask, persistently, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
+import { persistently } from './persistently.js';
+import { applyToTask, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
 
 interface Running {
   /** True while the stored record still names this run (node, attempt, incarnation). */

@@ -16,7 +16,8 @@
  */
 import { taskEvents } from '../../../machines/index.js';
 import type { TaskRecord } from './task-record.js';
-import { applyToTask, persistently, type TaskSpace } from './task-space.js';
+import { persistently } from './persistently.js';
+import { applyToTask, type TaskSpace } from './task-space.js';
 import type { WorkerAnnouncements } from './worker-announcements.js';
 import type { WorkQueue } from './work-queue.js';
 

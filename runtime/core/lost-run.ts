@@ -1,0 +1,59 @@
+/**
+ * What becomes of a task whose worker was lost: one pure rule, decided from the task's stored
+ * state and its tool's retry policy, whatever backend keeps the record (the NATS backend's
+ * failover applies it; a backend only stores what it decides).
+ *
+ * @module
+ */
+import { isTerminalStatus, type TaskStatus } from '../../machines/index.js';
+
+/** A tool's retry policy, as its work was registered. */
+export interface RetryPolicy {
+  /** `'never'`: a lost run ends the task; `'restart'`: run again from the start; `'resume'`: from the last checkpoint. */
+  readonly retry: 'never' | 'restart' | 'resume';
+  /** Runs of the task, at most (the first included). */
+  readonly maxAttempts: number;
+}
+
+/** What the task was when its worker was lost. */
+export interface LostRunState {
+  readonly status: TaskStatus;
+  /** Runs started so far (0: queued, never started). */
+  readonly attempts: number;
+}
+
+/** What to do with a task whose worker was lost. */
+export type LostRunDecision =
+  /** Ended already: only its retention timer may need queuing again. */
+  | { readonly kind: 'ended' }
+  /** Queue run `attempt`; `message` (when not null) is the status message that says why. */
+  | { readonly kind: 'run'; readonly attempt: number; readonly how: 'start' | 'restart' | 'resume'; readonly message: string | null }
+  /** End the task: lost with its worker, with this status message. */
+  | { readonly kind: 'lose'; readonly message: string };
+
+/**
+ * Decides what becomes of a task whose worker `lostNode` was lost.
+ *
+ * A task never started is started (it lost nothing); one started is run again when its policy
+ * allows it and attempts remain, else it ends lost. A task waiting for input that is run again
+ * stays `input_required` meanwhile (its requests stay answerable): the decision only says so in
+ * its message.
+ *
+ * @example
+ * ```ts
+ * decideLostRun({ status: 'working', attempts: 1 }, { retry: 'resume', maxAttempts: 3 }, 'node-a');
+ * // { kind: 'run', attempt: 2, how: 'resume', message: 'Worker node-a was lost; resuming the task elsewhere (attempt 2 of 3)' }
+ * ```
+ */
+export function decideLostRun(state: LostRunState, policy: RetryPolicy, lostNode: string): LostRunDecision {
+  if (isTerminalStatus(state.status)) return { kind: 'ended' };
+  const { attempts } = state;
+  const rerunnable = policy.retry === 'restart' || policy.retry === 'resume';
+  if (attempts === 0) return { kind: 'run', attempt: 1, how: 'start', message: null };
+  if (rerunnable && attempts < policy.maxAttempts) {
+    const how = policy.retry === 'resume' ? 'resuming the task elsewhere' : 'running the task again';
+    return { kind: 'run', attempt: attempts + 1, how: policy.retry, message: `Worker ${lostNode} was lost; ${how} (attempt ${attempts + 1} of ${policy.maxAttempts})` };
+  }
+  const tries = rerunnable ? ` (after ${attempts} attempts)` : '';
+  return { kind: 'lose', message: `Worker ${lostNode} was lost while running the task${tries}` };
+}

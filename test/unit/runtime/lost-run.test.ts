@@ -1,0 +1,35 @@
+/**
+ * decideLostRun, the one rule of what becomes of a task whose worker was lost, for every policy
+ * and state: never started → started; started → run again while the policy allows and attempts
+ * remain, else lost; ended → left to its retention.
+ */
+import { describe, expect, it } from 'vitest';
+import { decideLostRun, type RetryPolicy } from '../../../runtime/core/lost-run.js';
+
+const never: RetryPolicy = { retry: 'never', maxAttempts: 3 };
+const restart: RetryPolicy = { retry: 'restart', maxAttempts: 3 };
+const resume: RetryPolicy = { retry: 'resume', maxAttempts: 3 };
+
+describe('decideLostRun', () => {
+  it.each(['completed', 'failed', 'cancelled', 'unknown'] as const)('leaves an ended (%s) task to its retention, whatever the policy', (status) => {
+    for (const policy of [never, restart, resume]) expect(decideLostRun({ status, attempts: 2 }, policy, 'a')).toEqual({ kind: 'ended' });
+  });
+
+  it.each([never, restart, resume])('starts a task that never started (policy $retry), saying nothing', (policy) => {
+    expect(decideLostRun({ status: 'submitted', attempts: 0 }, policy, 'a')).toEqual({ kind: 'run', attempt: 1, how: 'start', message: null });
+  });
+
+  it.each(['working', 'input_required'] as const)('ends a started %s task of a tool that may not run again', (status) => {
+    expect(decideLostRun({ status, attempts: 1 }, never, 'node-a')).toEqual({ kind: 'lose', message: 'Worker node-a was lost while running the task' });
+  });
+
+  it.each(['working', 'input_required'] as const)('runs a started %s task again while attempts remain, from the start or the checkpoint', (status) => {
+    expect(decideLostRun({ status, attempts: 1 }, restart, 'node-a')).toEqual({ kind: 'run', attempt: 2, how: 'restart', message: 'Worker node-a was lost; running the task again (attempt 2 of 3)' });
+    expect(decideLostRun({ status, attempts: 2 }, resume, 'node-a')).toEqual({ kind: 'run', attempt: 3, how: 'resume', message: 'Worker node-a was lost; resuming the task elsewhere (attempt 3 of 3)' });
+  });
+
+  it('ends a re-runnable task lost on its last attempt, saying how many it had', () => {
+    expect(decideLostRun({ status: 'working', attempts: 3 }, restart, 'node-b')).toEqual({ kind: 'lose', message: 'Worker node-b was lost while running the task (after 3 attempts)' });
+    expect(decideLostRun({ status: 'working', attempts: 3 }, resume, 'node-b')).toEqual({ kind: 'lose', message: 'Worker node-b was lost while running the task (after 3 attempts)' });
+  });
+});
