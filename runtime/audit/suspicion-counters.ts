@@ -10,6 +10,7 @@ import type { TaskOwner, TaskStatus } from '../../machines/index.js';
 import { InvalidArgumentError } from '../errors.js';
 import { ownerKeyOf } from '../task-identity.js';
 import type { SecurityReport, SuspectRequester, SuspicionThresholds } from './audit.types.js';
+import { judgePollPace } from '../core/poll-pacing.js';
 
 /**
  * The defaults of {@link SuspicionThresholds}.
@@ -146,7 +147,8 @@ export class SuspicionCounters {
 
   /**
    * Notes a poll (`get`) of a task. It is fast when it follows the requester's previous poll of
-   * the same task by less than half the interval the task suggested in its answer to that
+   * the same task by less than half the interval the task suggested (`judgePollPace`, the judge
+   * the runtime charges polls by) in its answer to that
    * previous poll (the suggestion grows with the task's age, so a requester that follows it is
    * never fast), unless that previous poll saw a new status (a client that sees `completed` asks
    * for the result at once, and a `tasks/result` reads the status first).
@@ -159,7 +161,7 @@ export class SuspicionCounters {
     const now = this.#now();
     const key = `${ownerKeyOf(owner)}\u0000${taskId}`;
     const mark = this.#polls.get(key);
-    const fast = mark !== undefined && !mark.changed && now - mark.at < mark.suggested / 2;
+    const fast = mark !== undefined && !mark.changed && judgePollPace(mark.at, mark.suggested, now) === 'fast';
     touch(this.#polls, key, { at: now, status, suggested, changed: mark === undefined || mark.status !== status }, this.thresholds.maxTracked);
     if (!fast) return null;
     this.#fastPolls++;

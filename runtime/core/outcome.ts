@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { boundedMessage } from '../../machines/index.js';
+import { boundedMessage, taskEvents, type TaskEvent } from '../../machines/index.js';
 import { InvalidArgumentError, TaskFailure, TaskLimitError } from '../errors.js';
 import { checkResult } from '../task-identity.js';
 
@@ -23,6 +23,21 @@ export type Settled =
       /** Present when the failure keeps a result (a tool result with `isError`, say). */
       readonly result?: { readonly value: unknown };
     };
+
+/**
+ * What a settled outcome keeps and tells the machine, on every backend: the result kept (a
+ * completion's, or the one a failure carries; `null` when none) and the terminal event.
+ *
+ * @param resultRef - where the backend keeps the result (the machine's context names it)
+ * @example
+ * ```ts
+ * const { kept, event } = endingOf(outcome, key, now);
+ * ```
+ */
+export function endingOf(outcome: Settled, resultRef: string, at: number): { readonly kept: { readonly value: unknown } | null; readonly event: TaskEvent } {
+  if (outcome.status === 'completed') return { kept: { value: outcome.result }, event: taskEvents.complete(resultRef, at) };
+  return { kept: outcome.result ?? null, event: taskEvents.fail(outcome.error, at) };
+}
 
 /** The largest failure detail a task keeps, bytes of JSON (when `maxResultBytes` is not lower). */
 export const MAX_FAILURE_DETAIL_BYTES = 256 * 1024;

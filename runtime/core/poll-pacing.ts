@@ -56,6 +56,30 @@ export function suggestedPollInterval(task: PollTiming, now: number): number {
 /** The share of the suggested interval a poll must wait to be free. */
 export const KEPT_PACE_SHARE = 0.9;
 
+/** Under this share of the suggested interval, a poll is fast: what the audit counts as suspect. */
+export const FAST_PACE_SHARE = 0.5;
+
+/** How a poll keeps to the pace its task suggested: `kept` (free), `early` (charged), `fast` (charged and suspect). */
+export type PollPace = 'kept' | 'early' | 'fast';
+
+/**
+ * The one judge of poll pace: a poll arriving at `at`, after the previous answered poll of the
+ * same task at `previousAt` that suggested `suggested` ms. The runtime charges every poll that is
+ * not `kept`; the audit counts the `fast` ones.
+ *
+ * @example
+ * ```ts
+ * judgePollPace(0, 1_000, 950); // 'kept'
+ * judgePollPace(0, 1_000, 600); // 'early'
+ * judgePollPace(0, 1_000, 100); // 'fast'
+ * ```
+ */
+export function judgePollPace(previousAt: number, suggested: number, at: number): PollPace {
+  const waited = at - previousAt;
+  if (waited >= KEPT_PACE_SHARE * suggested) return 'kept';
+  return waited < FAST_PACE_SHARE * suggested ? 'fast' : 'early';
+}
+
 /** The most tasks whose last poll is remembered; the least recently polled are forgotten first. */
 export const MAX_POLL_MARKS = 10_000;
 
@@ -108,7 +132,7 @@ export class PollPacing {
    */
   kept(key: string, at: number): boolean {
     const mark = this.#find(key);
-    if (mark === undefined || at - mark.at < KEPT_PACE_SHARE * mark.suggested) return false;
+    if (mark === undefined || judgePollPace(mark.at, mark.suggested, at) !== 'kept') return false;
     mark.at = at;
     return true;
   }

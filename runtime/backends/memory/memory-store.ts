@@ -9,7 +9,7 @@ import type { SnapshotFrom } from 'xstate';
 import { isTerminalStatus, taskEvents, type taskMachine, type TaskContext, type TaskEvent, type TaskStatus } from '../../../machines/index.js';
 import type { AuditLog } from '../../audit/index.js';
 import { disabledSecurityReport } from '../../audit/index.js';
-import type { Settled } from '../../core/outcome.js';
+import { endingOf, type Settled } from '../../core/outcome.js';
 import { TaskRun, type RunPort } from '../../core/task-run.js';
 import type { Moved, NewTask, TaskStore, TaskWatch } from '../../core/task-store.js';
 import { ExpiredMemory } from '../../core/expired-memory.js';
@@ -93,18 +93,13 @@ export class Entry implements RunPort {
     const run = this.run;
     if (!run) return;
     this.outcomeBytes = outcome.bytes;
-    if (outcome.status === 'completed') {
-      this.result = outcome.result;
-      this.hasResult = true;
-      run.send(taskEvents.complete(this.key, at));
-      return;
-    }
-    this.failure = outcome.failure ?? undefined;
-    if (outcome.result) {
-      this.result = outcome.result.value;
+    const { kept, event } = endingOf(outcome, this.key, at);
+    if (outcome.status === 'failed') this.failure = outcome.failure ?? undefined;
+    if (kept) {
+      this.result = kept.value;
       this.hasResult = true;
     }
-    run.send(taskEvents.fail(outcome.error, at));
+    run.send(event);
   }
 
   // Not before the entry holds its run: the first snapshot is taken by `create` itself.

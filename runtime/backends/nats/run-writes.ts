@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
-import type { Settled } from '../../core/outcome.js';
+import { endingOf, type Settled } from '../../core/outcome.js';
 import type { InputRequest, TaskCheckpoint } from '../../task-runtime.types.js';
 import { applyEvent, INLINE_RESULT_BYTES, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { persistently } from './persistently.js';
@@ -44,15 +44,14 @@ function messageOf(error: unknown): string {
 export async function keepOutcome(space: TaskSpace, run: WritingRun, outcome: Settled, at: number, o: { readonly stillWanted: () => boolean; readonly reconcile: () => void }): Promise<void> {
   const { stillWanted } = o;
   const keep = <T>(op: () => Promise<T>): Promise<T> => persistently(op, { giveUpMs: OUTCOME_WRITE_MS, stillWanted });
-  const ending = outcome.status === 'completed' ? taskEvents.complete(run.key, at) : taskEvents.fail(outcome.error, at);
+  const { kept, event: ending } = endingOf(outcome, run.key, at);
   try {
-    const kept = outcome.status === 'completed' ? { value: outcome.result } : outcome.result;
     // A small result rides in the terminal write itself; a large one is stored first, so a
     // reader that sees the status always finds it.
     const json = kept ? JSON.stringify(kept.value ?? null) : '';
     const inline = kept && Buffer.byteLength(json, 'utf8') <= INLINE_RESULT_BYTES ? { value: JSON.parse(json) as unknown } : undefined;
     if (kept && !inline) await keep(() => space.store.putResult(run.key, kept.value));
-    const extra = { hasResult: kept !== undefined, failure: outcome.status === 'failed' ? outcome.failure : null, ...(inline && { inline }) };
+    const extra = { hasResult: kept !== null, failure: outcome.status === 'failed' ? outcome.failure : null, ...(inline && { inline }) };
     const writeId = randomUUID();
     // Its retention timer goes out in this node's next batch; the lease is held until it has.
     const out = await keep(() => applyToTask(space, run.key, ending, { extra: () => extra, only: run.ours, writeId, batchTimer: true }));
