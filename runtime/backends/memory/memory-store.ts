@@ -22,6 +22,7 @@ import { DeadlineScheduler } from '../../scheduler.js';
 import type { InputAnswer, InputRequest, TaskChange, TaskView } from '../../task-runtime.types.js';
 import { MemoryObservation } from './memory-observer.js';
 import { OwnerIndex } from './owner-index.js';
+import { expiresAtOf, mayKeepResult } from '../../core/retention.js';
 
 const NO_WATCH: TaskWatch<Entry> = { seen: () => undefined, stop: () => undefined };
 
@@ -323,8 +324,7 @@ export class MemoryStore implements TaskStore<Entry> {
   #settle(entry: Entry): void {
     this.#limiter.endTask(entry.ownerKey);
     entry.run = null;
-    // Only completed tasks, and failed ones whose handler kept a result, have a result to return.
-    if (entry.status !== 'completed' && entry.status !== 'failed') {
+    if (!mayKeepResult(entry.status)) {
       entry.result = undefined;
       entry.hasResult = false;
     }
@@ -334,10 +334,10 @@ export class MemoryStore implements TaskStore<Entry> {
     const outcome = entry.status === 'completed' || entry.status === 'failed' ? entry.outcomeBytes : 0;
     entry.keptBytes = RECORD_BYTES + outcome + (c.statusMessage?.length ?? 0) + (c.error?.length ?? 0) + (c.partials !== undefined && c.partials.length > 0 ? JSON.stringify(c.partials).length : 0);
     this.#keptBytes += entry.keptBytes;
-    const { keepAlive, updatedAt } = entry.context;
-    if (keepAlive !== null) {
-      entry.expiresAt = updatedAt + keepAlive;
-      this.#scheduler.schedule(entry.key, entry.expiresAt);
+    const expiresAt = expiresAtOf(entry.status, entry.context);
+    if (expiresAt !== null) {
+      entry.expiresAt = expiresAt;
+      this.#scheduler.schedule(entry.key, expiresAt);
     }
     if (entry.watchers) this.#wake(entry, viewOf(entry));
   }

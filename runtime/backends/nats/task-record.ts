@@ -10,6 +10,7 @@
 import { createActor, type ActorScope } from 'xstate';
 import { isTerminalStatus, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../../machines/index.js';
 import type { InputRequest, TaskCheckpoint } from '../../task-runtime.types.js';
+import { expiresAtOf, mayKeepResult } from '../../core/retention.js';
 
 /** The work behind a task, as any worker needs it to run it. */
 export interface StoredWork {
@@ -127,16 +128,13 @@ export function applyEvent(record: TaskRecord, event: TaskEvent): TaskRecord | n
   const next = taskMachine.transition(state, event, scope());
   const status = next.value;
   if (status === record.status && next.context === state.context) return null;
-  const terminal = isTerminalStatus(status);
-  const keepAlive = next.context.keepAlive;
   return {
     ...record,
     status,
     context: next.context,
     seq: record.seq + 1,
-    expiresAt: terminal && keepAlive !== null ? next.context.updatedAt + keepAlive : null,
-    // Only completed tasks, and failed ones whose handler kept a result, have a result to return.
-    hasResult: (status === 'completed' || status === 'failed') && record.hasResult,
+    expiresAt: expiresAtOf(status, next.context),
+    hasResult: mayKeepResult(status) && record.hasResult,
   };
 }
 
