@@ -10,7 +10,8 @@ import { isTerminalStatus, taskEvents, type taskMachine, type TaskContext, type 
 import type { AuditLog } from '../../audit/index.js';
 import { disabledSecurityReport } from '../../audit/index.js';
 import { endingOf, type Settled } from '../../core/outcome.js';
-import { TaskRun, type RunPort } from '../../core/task-run.js';
+import type { TaskRun} from '../../core/task-run.js';
+import { type RunPort } from '../../core/task-run.js';
 import type { Moved, NewTask, TaskStore, TaskWatch } from '../../core/task-store.js';
 import { ExpiredMemory } from '../../core/expired-memory.js';
 import { viewOf } from '../../core/view.js';
@@ -23,6 +24,7 @@ import type { InputAnswer, InputRequest, TaskChange, TaskView } from '../../task
 import { MemoryObservation } from './memory-observer.js';
 import { OwnerIndex } from './owner-index.js';
 import { expiresAtOf, mayKeepResult } from '../../core/retention.js';
+import { RunHost } from '../../core/run-host.js';
 
 const NO_WATCH: TaskWatch<Entry> = { seen: () => undefined, stop: () => undefined };
 
@@ -136,6 +138,8 @@ export class MemoryStore implements TaskStore<Entry> {
   readonly #inputListeners = new Listeners<InputRequest>();
   readonly #observation: MemoryObservation;
   readonly #scheduler: DeadlineScheduler;
+  /** The live runs: one per task not ended yet (see `run-host.ts`). */
+  readonly #host: RunHost;
   #seq = 0;
   #disposed = false;
   /** Bytes of the ended tasks' results and messages held now (see `kept`). */
@@ -147,6 +151,7 @@ export class MemoryStore implements TaskStore<Entry> {
     this.#audit = audit;
     this.#node = node;
     this.#expired = new ExpiredMemory(opts.expiredMemory);
+    this.#host = new RunHost({ now: opts.now, maxResultBytes: opts.limits.maxResultBytes });
     this.#observation = new MemoryObservation(node, this.#entries);
     this.#scheduler = new DeadlineScheduler((key) => {
       const entry = this.#entries.get(key);
@@ -177,7 +182,7 @@ export class MemoryStore implements TaskStore<Entry> {
     this.#expired.forget(key);
     const { now } = this.#opts;
     const entry = new Entry(key, ++this.#seq, ownerKey, work !== null, this.#sink);
-    const run = new TaskRun({ input }, { handler: work?.handler ?? null, params: work?.params, maxResultBytes: this.#opts.limits.maxResultBytes, now, extras: work?.runOptions }, entry);
+    const run = this.#host.start(key, { input }, { handler: work?.handler ?? null, params: work?.params, runOptions: work?.runOptions }, entry);
     const initial = run.actor.getSnapshot();
     entry.status = initial.value;
     entry.context = initial.context;
@@ -198,7 +203,7 @@ export class MemoryStore implements TaskStore<Entry> {
     const entry = this.#entries.get(key);
     if (!entry) return null;
     const { status, context } = entry;
-    entry.run?.send(event);
+    this.#host.feed(key, event);
     return { state: entry, changed: entry.status !== status || entry.context !== context };
   }
 
@@ -227,10 +232,7 @@ export class MemoryStore implements TaskStore<Entry> {
 
   answer(key: string, inputId: string, answer: InputAnswer): Moved<Entry> | null {
     const entry = this.#entries.get(key);
-    const run = entry?.run;
-    if (!entry || !run?.waitsFor(inputId)) return null;
-    run.send(taskEvents.inputResponse(inputId, this.#opts.now()));
-    run.answer(inputId, answer);
+    if (!entry || !this.#host.answer(key, inputId, answer)) return null;
     return { state: entry, changed: true };
   }
 
@@ -259,8 +261,7 @@ export class MemoryStore implements TaskStore<Entry> {
   }
 
   stats(): { live: number; retained: number } {
-    let live = 0;
-    for (const entry of this.#entries.values()) if (entry.run) live++;
+    const live = this.#host.size;
     return { live, retained: this.#entries.size - live };
   }
 
@@ -275,10 +276,8 @@ export class MemoryStore implements TaskStore<Entry> {
   async dispose(): Promise<void> {
     this.#disposed = true;
     this.#scheduler.dispose();
-    for (const entry of this.#entries.values()) {
-      entry.run?.stop();
-      this.#wake(entry, null);
-    }
+    this.#host.stopAll();
+    for (const entry of this.#entries.values()) this.#wake(entry, null);
     this.#entries.clear();
     this.#listeners.clear();
     this.#inputListeners.clear();
@@ -323,6 +322,8 @@ export class MemoryStore implements TaskStore<Entry> {
   /** A terminal task drops its run and keeps only its record (and result if it has one). */
   #settle(entry: Entry): void {
     this.#limiter.endTask(entry.ownerKey);
+    // This entry's run only: a task created again under the key has its own.
+    if (entry.run) this.#host.release(entry.key, entry.run);
     entry.run = null;
     if (!mayKeepResult(entry.status)) {
       entry.result = undefined;

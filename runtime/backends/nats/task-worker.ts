@@ -10,7 +10,7 @@
  */
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
 import type { Settled } from '../../core/outcome.js';
-import { TaskRun, type RunPort } from '../../core/task-run.js';
+import type { RunPort, TaskRun } from '../../core/task-run.js';
 import type { InputRequest, TaskCheckpoint } from '../../task-runtime.types.js';
 import { LeaseLostError } from './errors.js';
 import { HeardCreates } from './heard-creates.js';
@@ -22,6 +22,7 @@ import type { TaskRecord } from './task-record.js';
 import { keepCheckpoint, keepOutcome, OUTCOME_WRITE_MS, writeInputRequest } from './run-writes.js';
 import { persistently } from './persistently.js';
 import { applyToTask, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
+import { RunHost } from '../../core/run-host.js';
 
 interface Running {
   /** True while the stored record still names this run (node, attempt, incarnation). */
@@ -89,6 +90,8 @@ export class TaskWorker {
   readonly #space: TaskSpace;
   readonly #slots: Slots;
   readonly #running = new Map<string, Running>();
+  /** The runs this node hosts: started and stopped there (see `run-host.ts`). */
+  readonly #host: RunHost;
   #stop: AbortSignal = new AbortController().signal;
   #pauseUntil = 0;
   #heard: HeardCreates | null = null;
@@ -98,6 +101,7 @@ export class TaskWorker {
   constructor(space: TaskSpace, concurrency: number) {
     this.#space = space;
     this.#slots = new Slots(concurrency);
+    this.#host = new RunHost({ now: space.now, maxResultBytes: space.maxResultBytes, node: space.nodeId });
   }
 
   /** How many tasks this node runs now. */
@@ -335,22 +339,14 @@ export class TaskWorker {
       return true;
     }
     // Resumed from the record's own state (working, input_required…), not from the start.
-    run.run = new TaskRun(
+    run.run = this.#host.start(
+      item.key,
       { status: moved.record.status, context: moved.record.context },
-      {
-        handler: registered.handler,
-        params: full.work?.params,
-        maxResultBytes: space.maxResultBytes,
-        now: space.now,
-        attempt: item.attempt,
-        // A resumable handler starts from its last checkpoint; any other from the start.
-        resumeFrom: resuming ? (full.checkpoint ?? null) : null,
-        node: space.nodeId,
-        // What earlier runs asked: asked again, the same question gets its id (and its answer).
-        asked: full.inputs,
-        extras: registered.runOptions,
-      },
+      { handler: registered.handler, params: full.work?.params, runOptions: registered.runOptions },
       this.#portOf(run),
+      // A resumable handler starts from its last checkpoint; any other from the start. What
+      // earlier runs asked: asked again, the same question gets its id (and its answer).
+      { attempt: item.attempt, resumeFrom: resuming ? (full.checkpoint ?? null) : null, asked: full.inputs },
     );
     // Renewals first: placing the cursor may deliver a cancel that came meanwhile and end the run
     // at once, and its end must find them to stop.
@@ -486,7 +482,7 @@ export class TaskWorker {
       this.#slots.release();
     }
     // Not terminal here (its lease was lost, the node stops): the work is aborted, nothing more written.
-    if (run.run && !run.run.over) run.run.stop();
+    if (run.run) this.#host.stop(run.key, run.run);
     // Once the timers of the tasks this node ended are queued (see ExpiryBatch): a node that dies
     // before leaves the lease to expire, and its taker queues the timer again.
     if (releaseLease) void this.#space.expiries.queued().then(() => this.#space.leases.letGo(run.lease));
