@@ -9,7 +9,9 @@
 export const CALL_HELP = `Usage: mcp-tasks call (URL | --stdio "COMMAND") TOOL [JSON_ARGS] [options]
 
 Calls TOOL as a task on an MCP server, prints each status change as it happens, answers the
-server's questions, and prints the result. Exit code 0 when the task completed without isError.
+server's questions, and prints the result. Ctrl-C cancels the task on the server (a second
+Ctrl-C within 2 s leaves it running). Exit codes: 0 completed, 1 failed (or cancelled by the
+server), 2 bad usage, 4 server unreachable or call refused, 130 cancelled with Ctrl-C.
 A server that publishes intermediate results or runs subtasks (this project's _meta keys
 io.github.mcp-task-actors/partial and /subtasks) gets them printed too, as they come:
 "partial SEQ: TEXT" and "subtask ID: STATUS".

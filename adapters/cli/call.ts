@@ -105,11 +105,19 @@ export async function call(argv: readonly string[]): Promise<number> {
     sampleReply: values['sample-reply'] ?? '(canned reply)',
     pollFrequency,
   });
-  await client.connect(transport);
+  const where = values.stdio === undefined ? target! : `the server started by "${values.stdio}"`;
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    process.stderr.write(`mcp-tasks call: cannot reach ${where}: ${reasonOf(error)}\n`);
+    await hosting.dispose();
+    process.stdin.destroy();
+    return EXIT.transport;
+  }
   try {
     let result: CallToolResult;
     if (await mayCallAsTask(client, tool, dialect)) {
-      const outcome = await followTask(client, { name: tool, arguments: args }, dialect, keepAlive, pollFrequency);
+      const outcome = await followTask(client, { name: tool, arguments: args }, dialect, keepAlive, pollFrequency, where);
       if (typeof outcome === 'number') return outcome;
       result = outcome;
     } else {
@@ -117,7 +125,11 @@ export async function call(argv: readonly string[]): Promise<number> {
       result = await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, { timeout: NO_TIMEOUT });
     }
     printResult(result);
-    return result.isError === true ? 1 : 0;
+    return result.isError === true ? EXIT.failed : EXIT.completed;
+  } catch (error) {
+    // The server refused the call (an unknown tool, bad arguments) or the connection broke.
+    process.stderr.write(`mcp-tasks call: ${where} answered with an error: ${reasonOf(error)}\n`);
+    return EXIT.transport;
   } finally {
     await client.close();
     await hosting.dispose();
@@ -135,17 +147,35 @@ async function followTask(
   dialect: 'sep-1686' | '2025-11-25',
   keepAlive: number | undefined,
   pollFrequency: number,
+  where: string,
 ): Promise<CallToolResult | number> {
   const progress = new TaskProgress(client, dialect, (line) => process.stdout.write(`${line}\n`));
   // The SDK v1 TaskClient over a peer whose tasks/get answers also carry the partials and subtasks.
   const tasks = new TaskClientCore(progress.peer, { dialect, pollFrequency }, () => CreatedRouter.for(client));
   const pending = tasks.beginCallTool(params, keepAlive === undefined ? {} : dialect === 'sep-1686' ? { keepAlive } : { ttl: keepAlive });
   const taskId = await pending.taskId;
-  process.stdout.write(`task ${taskId}\n`);
+  // Ctrl-C cancels the task on the server (not just this command); a second one within 2 s
+  // leaves it running and says where it is.
+  let interrupted = 0;
+  const onInterrupt = (): void => {
+    const now = Date.now();
+    if (interrupted !== 0 && now - interrupted < 2_000) {
+      process.stderr.write(`\nmcp-tasks call: left task ${taskId} running on ${where}\n`);
+      process.exit(EXIT.interrupted);
+    }
+    interrupted = now;
+    process.stderr.write(`\nmcp-tasks call: cancelling task ${taskId} on ${where} (Ctrl-C again within 2 s to leave it running)\n`);
+    pending.cancel('cancelled from the command line (Ctrl-C)');
+  };
+  process.on('SIGINT', onInterrupt);
   let last = '';
+  let told = false;
   try {
     const result = await pending.result({
       onTaskStatus: (task) => {
+        // Said once the server has the task: a call it refused never became one.
+        if (!told) process.stdout.write(`task ${taskId}\n`);
+        told = true;
         const line = `status: ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ''}`;
         if (line !== last) process.stdout.write(`${line}\n`);
         last = line;
@@ -158,8 +188,28 @@ async function followTask(
     // A task that ended failed or cancelled is an answer, not a crash of the command.
     if (error instanceof TaskFailedError || error instanceof TaskCancelledError) {
       process.stdout.write(`${error.message}\n`);
-      return 1;
+      return interrupted !== 0 && error instanceof TaskCancelledError ? EXIT.interrupted : EXIT.failed;
     }
     throw error;
+  } finally {
+    process.off('SIGINT', onInterrupt);
   }
+}
+
+/**
+ * The exit codes of `call`: 0 completed, 1 failed (or cancelled by the server), 2 bad usage,
+ * 4 the server refused the call or could not be reached, 130 cancelled with Ctrl-C.
+ */
+export const EXIT = { completed: 0, failed: 1, usage: 2, transport: 4, interrupted: 130 } as const;
+
+/** A human reason for a failed request: the network's own words for a refused connection. */
+function reasonOf(error: unknown): string {
+  const e = error as { message?: unknown; cause?: { code?: unknown; message?: unknown } };
+  const code = e?.cause?.code;
+  if (code === 'ECONNREFUSED') return 'connection refused (is the server running?)';
+  if (code === 'ENOTFOUND') return 'no such host';
+  if (typeof code === 'string') return `${code}${typeof e.cause?.message === 'string' ? ` (${e.cause.message})` : ''}`;
+  // fetch's own words are in its cause ("fetch failed" says nothing).
+  if (typeof e?.cause?.message === 'string' && e.cause.message !== '') return e.cause.message;
+  return typeof e?.message === 'string' ? e.message : String(error);
 }

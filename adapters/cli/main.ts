@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { log } from '../log.js';
 import { loadForCommand, SDK_V1 } from './sdk-peers.js';
 
 const HELP = `Usage: mcp-tasks <command> [options]
@@ -68,7 +67,8 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  log('error', error instanceof Error ? error.message : String(error));
+  // One human sentence (the logs of a running node are JSON lines; this is not one of them).
+  process.stderr.write(`mcp-tasks: ${error instanceof Error ? error.message : String(error)}\n`);
   // Exit now: a half-started node (a NATS connection, timers) would otherwise keep running unseen.
   process.exit(2);
 });

@@ -219,8 +219,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   if (!['front', 'worker', 'both'].includes(role)) throw new Error(`--role expects front, worker or both, got '${role}'`);
   if (role !== 'both' && !nats) throw new Error('--role needs --nats URL: without NATS one process is front and worker');
   const serving = values.stdio === true || values.http !== undefined;
-  if (role === 'worker' ? serving : values.stdio === (values.http !== undefined)) {
-    throw new Error(role === 'worker' ? 'a worker serves no MCP: drop --stdio/--http, or use --role both' : 'serve needs exactly one of --stdio or --http PORT');
+  if (role === 'worker' ? serving : (values.stdio === true) === (values.http !== undefined)) {
+    throw new Error(role === 'worker' ? 'a worker serves no MCP: drop --stdio/--http, or use --role both' : `serve needs exactly one of --stdio or --http PORT.\n${SERVE_HELP.split('\n')[0]!}`);
   }
 
   const runtimeOptions: TaskRuntimeOptions = {};

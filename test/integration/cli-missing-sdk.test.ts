@@ -80,8 +80,9 @@ function expectMissing(r: { status: number | null; stderr: string }, command: st
   expect(r.status).toBe(2);
   const lines = r.stderr.trim().split('\n');
   expect(lines, r.stderr).toHaveLength(1);
-  const { level, msg } = JSON.parse(lines[0]!) as { level: string; msg: string };
-  expect(level).toBe('error');
+  // One human sentence, not a JSON log line.
+  const msg = lines[0]!;
+  expect(msg.startsWith('mcp-tasks: ')).toBe(true);
   expect(msg).toContain(`${command} needs ${peer} `);
   expect(msg).toContain(`npm install ${peer}@'`);
   expect(msg).not.toContain('ERR_MODULE_NOT_FOUND');
