@@ -5,9 +5,12 @@
  * worker that serves other tools does not count.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as nativeWorkerExample } from '../../examples/07-nats-worker.js';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import { hashToken } from '../../runtime/backends/nats/keys.js';
 import type { NodeLog } from '../../runtime/backends/nats/task-space.js';
 import { describeHandler, unservedMessage } from '../../runtime/backends/nats/unserved-tasks.js';
 import { closeNodes, clusterStatus, describeNodes, freshPrefix, pollUntil, startNode, type ClusterNode } from './harness/cluster.js';
@@ -111,6 +114,42 @@ describe('NATS: tasks no live worker serves', () => {
     const outcome = await front.runtime.waitForOutcome('t2', owner, { timeout: 15_000 });
     expect(outcome.task.status).toBe('completed');
     expect(outcome.result).toEqual({ ran: 'tools/call:y', on: worker.runtime.nodeId, params: { n: 1 } });
+    expect(failedUnserved(front.logs)).toEqual([]);
+  }, 30_000);
+
+  it('should never end a task a worker took, even when its worker’s announcement is gone at the bound', async () => {
+    const prefix = `unserved${++prefixSeq}`;
+    const bound = 1_500;
+    const front = await node({ prefix, role: 'front', nodeId: `${prefix}-front`, unservedTimeoutMs: bound }, ['tools/call:z']);
+    await create(front.runtime, 't4', 'tools/call:z');
+    // A worker joins and takes the task; its handler holds until the front's check has been made.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const logs: Logged[] = [];
+    const worker = await createNatsTaskRuntime({ nats: { servers: server.url }, prefix, role: 'worker', nodeId: `${prefix}-worker`, log: (level, message, fields = {}) => void logs.push({ level, message, fields }) });
+    runtimes.push(worker);
+    worker.registerHandler('tools/call:z', async () => {
+      await held;
+      return { ran: 'z' };
+    });
+    await until('the worker starts the task', () => logs.some((l) => l.message === 'task run' && l.fields['taskId'] === 't4'), 10_000);
+    expect((await front.runtime.get('t4', owner)).status).toBe('working');
+    // Its announcement is removed again and again (as if its heartbeats were late) until the
+    // front's check, queued at create, has been made and acked.
+    const nodes = await new Kvm(front.runtime.connection).open(`${prefix}_nodes`);
+    const jsm = await jetstreamManager(front.runtime.connection);
+    const deadline = Date.now() + bound + 10_000;
+    for (;;) {
+      await nodes.delete(hashToken(worker.nodeId));
+      const checks = await jsm.consumers.info(`${prefix}_unserved_work`, `${prefix}_unserved_workers`);
+      if (checks.delivered.stream_seq >= 1 && checks.num_pending === 0 && checks.num_ack_pending === 0) break;
+      if (Date.now() > deadline) throw new Error(`the unserved check was not made within ${bound + 10_000} ms: ${JSON.stringify(checks)}`);
+      await delay(50);
+    }
+    release();
+    const outcome = await front.runtime.waitForOutcome('t4', owner, { timeout: 10_000 });
+    expect(outcome.task.status).toBe('completed');
+    expect(outcome.result).toEqual({ ran: 'z' });
     expect(failedUnserved(front.logs)).toEqual([]);
   }, 30_000);
 

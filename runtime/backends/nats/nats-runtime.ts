@@ -173,7 +173,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   // A front node (a `both` node runs every handler it accepts) follows the announcements.
   let unserved: UnservedTasks | null = null;
   if (role === 'front' && unservedTimeoutMs !== null) {
-    const announcements = new WorkerAnnouncements(nodes, now);
+    const announcements = new WorkerAnnouncements(nodes, now, () => nc.isClosed());
     await opening(() => announcements.load());
     const checks = await opening(() =>
       WorkQueue.open<UnservedCheck>(nc, { prefix: `${layout.prefix}.unserved`, replicas: layout.replicas, storage: layout.storage, maxAckPending: -1 }),

@@ -30,7 +30,7 @@ type Announced = Pick<NodeRecord, 'nodeId' | 'role' | 'lastSeen' | 'handlers'>;
  *
  * @example
  * ```ts
- * const announcements = new WorkerAnnouncements(nodesKv, Date.now);
+ * const announcements = new WorkerAnnouncements(nodesKv, Date.now, () => nc.isClosed());
  * await announcements.load();
  * void announcements.run(stop.signal);
  * if (!announcements.served('tools/call:sleep')) console.warn('no live worker runs sleep');
@@ -39,13 +39,20 @@ type Announced = Pick<NodeRecord, 'nodeId' | 'role' | 'lastSeen' | 'handlers'>;
 export class WorkerAnnouncements {
   readonly #kv: KV;
   readonly #now: () => number;
+  readonly #closed: () => boolean;
   /** Node bucket key → the node's last record. */
   #nodes = new Map<string, Announced>();
   #fresh: { readonly at: number; readonly nodes: Promise<Announced[]> } | null = null;
 
-  constructor(kv: KV, now: () => number) {
+  /**
+   * @param kv - the node bucket
+   * @param now - the node's clock
+   * @param closed - whether the connection is closed for good (following stops then)
+   */
+  constructor(kv: KV, now: () => number, closed: () => boolean) {
     this.#kv = kv;
     this.#now = now;
+    this.#closed = closed;
   }
 
   /**
@@ -75,7 +82,7 @@ export class WorkerAnnouncements {
    * ```
    */
   async run(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
+    while (!signal.aborted && !this.#closed()) {
       try {
         const watcher = await this.#kv.watch();
         const off = onAbort(signal, () => void watcher.stop());
