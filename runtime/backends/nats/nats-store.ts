@@ -17,7 +17,7 @@ import type { TaskObserver } from '../../observer.types.js';
 import { FreshTasks } from './fresh-tasks.js';
 import { taskKey } from './keys.js';
 import { NatsObserver } from './nats-observer.js';
-import type { FeedEvent } from './record-store.js';
+import type { FeedEvent, Revisioned } from './record-store.js';
 import type { RunningTasks } from './running-tasks.js';
 import { KeptReadings } from './kept-readings.js';
 import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
@@ -146,10 +146,8 @@ export class NatsStore implements TaskStore<TaskRecord> {
       if (running && !(error instanceof DuplicateTaskIdError)) void running.release(ownerKey, key).catch(() => undefined);
       // The id's previous task is past its retention but its timer has not run yet: it is gone
       // for every reader already, so remove it now and take the id.
-      const read = error instanceof DuplicateTaskIdError ? await space.store.read(key) : null;
-      if (!read || !('found' in read) || read.found.record.expiresAt === null || read.found.record.expiresAt > now()) throw error;
-      await removeTask(space, key, read.found.record, { expired: true, revision: read.found.revision }).catch(() => undefined);
-      created = await space.store.create(key, ownerKey, newRecord(input, work), queueRun);
+      if (!(error instanceof DuplicateTaskIdError)) throw error;
+      created = await this.#createOverExpired(key, ownerKey, input, work, queueRun, error);
     }
     this.#kept.created(ownerKey);
     this.#unserved?.created(key, created.record);
@@ -157,6 +155,27 @@ export class NatsStore implements TaskStore<TaskRecord> {
     // Driven from outside (as through the SDK's TaskStore): it is working from the start.
     if (!work) return (await applyToTask(space, key, taskEvents.start(now())))?.record ?? created.record;
     return created.record;
+  }
+
+  /**
+   * Takes an id whose previous task is past its retention: removed now, then created again. Its
+   * retention timer may be removing it at the same moment (the key's sequence then moves between
+   * the read and the create): read and try again, a few times, while what holds the id is that
+   * expired task or nothing.
+   */
+  async #createOverExpired(key: string, ownerKey: string, input: Parameters<typeof newRecord>[0], work: Parameters<typeof newRecord>[1], queueRun: (order: number) => Promise<void>, duplicate: DuplicateTaskIdError): Promise<Revisioned> {
+    const space = this.#space;
+    for (let attempt = 0; ; attempt++) {
+      const read = await space.store.read(key);
+      const found = read && 'found' in read ? read.found : null;
+      if (found && (found.record.expiresAt === null || found.record.expiresAt > space.now())) throw duplicate;
+      if (found) await removeTask(space, key, found.record, { expired: true, revision: found.revision }).catch(() => undefined);
+      try {
+        return await space.store.create(key, ownerKey, newRecord(input, work), queueRun);
+      } catch (error) {
+        if (!(error instanceof DuplicateTaskIdError) || attempt >= 3) throw error;
+      }
+    }
   }
 
   async apply(key: string, event: TaskEvent, options: { readonly withResult?: boolean } = {}): Promise<Moved<TaskRecord> | null> {
