@@ -11,22 +11,15 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { BodyRefusal, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../wire/http-body.js';
-import type { HttpHandler, HttpHandlerOptionsV1, McpServerLike } from './http.types.js';
+import type { HttpHandler, HttpHandlerOptionsV1 } from './http.types.js';
 import { originGuard } from './origin-guard.js';
 import { requestTarget } from '../wire/request-target.js';
 import { isRelayable, placesHere, sessionRecordOf, spreadRequestIds } from './session-restore.js';
 import { SessionPool, SESSION_DEFAULTS, type Held } from './session-pool.js';
 import { isStatelessPost, serveStateless } from './stateless-http.js';
 import { checkMessage } from '../mcp-server/stdio-transport.js';
-
-/**
- * The SDK's low-level `Server` of what `createServer` made: an `McpServer` is connected through
- * its `server` (the session machinery reads the low-level one's request ids).
- */
-function lowLevel(made: McpServerLike): Server {
-  const inner = (made as { server?: unknown }).server;
-  return (typeof inner === 'object' && inner !== null && typeof (inner as Server).setRequestHandler === 'function' ? inner : made) as Server;
-}
+import { isMcpServer } from '../mcp-server/plain-registrations.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 function replyError(res: ServerResponse, status: number, code: number, message: string, data?: unknown): void {
   const error = data === undefined ? { code, message } : { code, message, data };
@@ -76,7 +69,11 @@ class InFlightIds {
 export function createHandlerV1(options: HttpHandlerOptionsV1, bind: string): HttpHandler {
   const checkOrigin = originGuard({ bind, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
   const path = options.path === undefined ? '/mcp' : options.path;
-  const createServer = (): Server => lowLevel(options.createServer());
+  const createServer = (): Server => {
+    // An `McpServer` is connected through its `server`: the session machinery reads the low-level one's request ids.
+    const made = options.createServer() as Server | McpServer;
+    return isMcpServer(made) ? made.server : made;
+  };
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const pending = new PendingBodies(options.maxPendingBodyBytes === undefined ? DEFAULT_MAX_PENDING_BODY_BYTES : options.maxPendingBodyBytes);
   const idleMs = options.sessionIdleMs ?? 3_600_000;

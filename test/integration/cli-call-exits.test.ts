@@ -4,30 +4,23 @@
  * that cannot be reached or refuses the call; no `task <id>` line for a call that never became a
  * task; a bare `serve` prints its usage and exits 2.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = 'dist/adapters/cli/main.js';
 
-let server: ChildProcess;
+let server: HttpServerProcess;
 let url: string;
 
 beforeAll(async () => {
-  server = spawn(process.execPath, [cli, 'serve', '--http', '0', '--poll-frequency', '100'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-  url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    server.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(err);
-      if (m) resolve(m[0]);
-    });
-    server.once('exit', () => reject(new Error(`server exited: ${err}`)));
-  });
+  server = await spawnHttpServer(['--poll-frequency', '100']);
+  url = server.url;
 });
-afterAll(() => {
-  server.kill('SIGKILL');
+afterAll(async () => {
+  await server.close();
 });
 
 interface Run {
