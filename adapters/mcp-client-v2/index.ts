@@ -20,6 +20,8 @@ export { attachTaskHostV2 } from './task-host-v2.js';
 export { TaskClientV2 } from './task-client-v2.js';
 export type { InputRequestHandler, TaskClientOptions } from '../wire/task-client.types.js';
 export type { RawDispatch } from '../wire/task-client.ext-peer.js';
+export type { TaskCall, TaskUpdate, CallOptions, CallStart, CallDialect, DialectChoice, TaskRefOptions } from '../wire/task-call.types.js';
+export { TaskCancelledError, TaskClientError, TaskClientErrorCode, TaskFailedError, TaskProtocolError, isTaskClientError } from '../wire/task-client.errors.js';
 export type { TaskHostV2Options } from './task-host-v2.js';
 export { createRawDispatch } from './raw-dispatch.js';
 export type { RawDispatchCall, RawDispatchOptions, RawResponse } from './raw-dispatch.js';

@@ -10,6 +10,28 @@ import { z } from 'zod';
 import { RELATED_TASK_META_KEY } from '../dialects/sep-1686/index.js';
 import { TaskClientCore, type CreatedRoutes } from '../wire/task-client.js';
 import type { TaskClientOptions } from '../wire/task-client.types.js';
+import { ROUTED_INPUT_METHODS, type InputRoutes } from '../wire/input-routes.js';
+import { storedRequestHandler } from '../mcp-server-v2/v2-sdk-internals.js';
+
+/**
+ * Installs `routes` as the client's `elicitation/create` and `sampling/createMessage` handlers,
+ * keeping the handler each had as the fallback; false when the client declared neither capability.
+ */
+function installInputRoutesV2(client: Client, routes: InputRoutes): boolean {
+  let installed = false;
+  for (const method of ROUTED_INPUT_METHODS) {
+    const before = storedRequestHandler<unknown>(client, method);
+    try {
+      client.setRequestHandler(method as 'elicitation/create', async (request, ctx) =>
+        (await routes.answer(method, request.params as Record<string, unknown>, before && (() => before(request, ctx)))) as never,
+      );
+      installed = true;
+    } catch {
+      // The client did not declare this capability: the server will not ask it.
+    }
+  }
+  return installed;
+}
 
 const CREATED = 'notifications/tasks/created';
 const CreatedParams = z.looseObject({ _meta: z.looseObject({ [RELATED_TASK_META_KEY]: z.looseObject({ taskId: z.string() }) }) });
@@ -65,6 +87,9 @@ function createdRoutes(client: Client): CreatedRoutes {
  */
 export class TaskClientV2 extends TaskClientCore {
   constructor(client: Client, options: TaskClientOptions = {}) {
-    super(client, options, () => createdRoutes(client));
+    super(client, options, () => createdRoutes(client), {
+      capabilities: () => client.getServerCapabilities(),
+      installInputRoutes: (routes) => installInputRoutesV2(client, routes),
+    });
   }
 }

@@ -27,4 +27,5 @@ export type {
   InputRequestHandler,
 } from '../wire/task-client.types.js';
 export type { RawDispatch, RawDispatchResponse } from '../wire/task-client.ext-peer.js';
+export type { TaskCall, TaskUpdate, CallOptions, CallStart, CallDialect, DialectChoice, TaskRefOptions } from '../wire/task-call.types.js';
 export type { RequesterTask, RequesterDialect as TaskDialect } from '../../machines/index.js';

@@ -42,6 +42,13 @@ export type {
   RawDispatchResponse,
   RequesterTask,
   TaskDialect,
+  TaskCall,
+  TaskUpdate,
+  CallOptions,
+  CallStart,
+  CallDialect,
+  DialectChoice,
+  TaskRefOptions,
 } from './api.js';
 
 const api: typeof Api = await loadWithPeer('@modelcontextprotocol/sdk', '>=1.25.0 <=1.32.2', 'mcp-task-actors/adapters/mcp-client', () => import('./api.js'));

@@ -18,7 +18,12 @@ export const V2_SDK_INTERNALS = [
     kind: 'function',
     why: 'answers a task-augmented request (tools/call, prompts/get, resources/read; elicitation/create, sampling/createMessage) with a task, ahead of the result checks that refuse one',
   },
-  { owner: 'Server', name: '_getRequestHandler', kind: 'function', why: "the McpServer's own tools/prompts/resources handlers are kept for its plain ones when the task ones are installed over them" },
+  {
+    owner: 'Server, Client',
+    name: '_getRequestHandler',
+    kind: 'function',
+    why: "the McpServer's own tools/prompts/resources handlers are kept for its plain ones when the task ones are installed over them; a TaskClientV2 keeps the client's own elicitation/sampling handlers as the fallback of its per-call input routes",
+  },
   { owner: 'McpServer', name: '_registeredTools', kind: 'object', why: 'a task tool whose name the McpServer already serves is refused at attach time, naming it' },
   { owner: 'McpServer', name: '_registeredPrompts', kind: 'object', why: 'a task prompt whose name the McpServer already serves is refused at attach time, naming it' },
   { owner: 'McpServer', name: '_registeredResources', kind: 'object', why: 'a task resource whose URI the McpServer already serves is refused at attach time, naming it' },
@@ -104,4 +109,18 @@ export function interceptHandlers<Ctx>(peer: object, wrap: (method: string, sdkH
     );
   }
   hook._wrapHandler = (method, handler) => wrap(method, sdkWrap.call(peer, method, handler));
+}
+
+/**
+ * The handler a v2 peer (`Client` or `Server`) holds for `method` as the SDK stored it, or
+ * `undefined` when there is none.
+ *
+ * @example
+ * ```ts
+ * const before = storedRequestHandler(client, 'elicitation/create');
+ * ```
+ */
+export function storedRequestHandler<Ctx>(peer: object, method: string, sdk = '@modelcontextprotocol/client'): WrappedHandler<Ctx> | undefined {
+  const read = readV2Field(peer, '_getRequestHandler', sdk) as (this: object, method: string) => WrappedHandler<Ctx> | undefined;
+  return read.call(peer, method);
 }

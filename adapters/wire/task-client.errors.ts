@@ -38,6 +38,8 @@ export const TaskClientErrorCode = {
   cancelUnsupported: 'cancel_unsupported',
   /** `TaskClient.dispose()` stopped following the task. */
   disposed: 'disposed',
+  /** The call asked for a retention (`ttl`, `keepAlive`) its dialect cannot carry. */
+  retentionUnsupported: 'retention_unsupported',
 } as const;
 /** One of the task client's error codes. */
 export type TaskClientErrorCode = (typeof TaskClientErrorCode)[keyof typeof TaskClientErrorCode];

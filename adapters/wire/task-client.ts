@@ -5,263 +5,52 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { CallToolResult } from './mcp-shapes.js';
-import { createActor, fromPromise, type Actor } from 'xstate';
-import {
-  DEFAULT_MAX_CANCEL_POLLS,
-  DEFAULT_REQUESTER_POLL_FREQUENCY,
-  requesterEvents,
-  requesterMachine,
-  type RequesterDialect,
-  type RequesterEvent,
-  type RequesterMachine,
-  type RequesterOutput,
-  type RequesterTask,
-} from '../../machines/index.js';
-import { TaskCancelledError, TaskClientError, TaskClientErrorCode, TaskFailedError, TaskProtocolError } from './task-client.errors.js';
-import type {
-  BeginCallOptions,
-  CallToolParams,
-  PendingTask,
-  ResolvedTaskClientOptions,
-  ResultOptions,
-  ResumeOptions,
-  TaskClientOptions,
-} from './task-client.types.js';
+import { DEFAULT_MAX_CANCEL_POLLS, DEFAULT_REQUESTER_POLL_FREQUENCY, type RequesterDialect } from '../../machines/index.js';
+import type { BeginCallOptions, CallToolParams, PendingTask, ResolvedTaskClientOptions, ResumeOptions, TaskClientOptions } from './task-client.types.js';
 import { ExtensionPeer } from './task-client.ext-peer.js';
-import { TaskWire, type CreateOutcome, type RequesterPeer } from './task-client.wire.js';
+import { NO_TIMEOUT, TaskWire, type RequesterPeer } from './task-client.wire.js';
+import { ActorPendingTask, type CreatedRoutes, type Flight } from './task-client.pending.js';
+import { CallHandle, type CallEngine } from './task-call.js';
+import type { CallDialect, CallOptions, DialectChoice, TaskCall, TaskRefOptions } from './task-call.types.js';
+import { chooseCallDialect, chooseTaskDialect, confirm2025, listedTaskSupport, type ServerView } from './dialect-choice.js';
+import { InputRoutes } from './input-routes.js';
+import { TaskMetaReader } from './task-updates.js';
 
-/** Routes SEP-1686's `notifications/tasks/created` to whoever waits for that task (one per client). */
-export interface CreatedRoutes {
-  route(taskId: string, onCreated: () => void): () => void;
-}
+export type { CreatedRoutes } from './task-client.pending.js';
 
 /**
  * Applies the defaults of `TaskClientOptions`.
  *
  * @example
  * ```ts
- * resolveTaskClientOptions({}); // { dialect: 'sep-1686', pollFrequency: 1000, maxCancelPolls: 10 }
+ * resolveTaskClientOptions({}); // { dialect: 'auto', pollFrequency: 1000, maxCancelPolls: 10 }
  * ```
  */
 export function resolveTaskClientOptions(options: TaskClientOptions = {}): ResolvedTaskClientOptions {
   return {
-    dialect: options.dialect ?? 'sep-1686',
+    dialect: options.dialect ?? 'auto',
     pollFrequency: options.pollFrequency ?? DEFAULT_REQUESTER_POLL_FREQUENCY,
     maxCancelPolls: options.maxCancelPolls ?? DEFAULT_MAX_CANCEL_POLLS,
   };
 }
 
+/**
+ * What a task client needs of its SDK line beyond requests: the server's capabilities, and a way
+ * to install the per-call input routes as the client's `elicitation/create` and
+ * `sampling/createMessage` handlers (returns false when the client cannot take them).
+ */
+export interface SdkSide {
+  readonly capabilities: () => Record<string, unknown> | undefined;
+  readonly installInputRoutes?: (routes: InputRoutes) => boolean;
+}
+
+const ToolResultSchema = z.looseObject({ content: z.array(z.looseObject({ type: z.string() })).default([]) });
+const AnyResultSchema = z.looseObject({});
+
 /** Who a 2026-07-28 requester says it is, unless `options.clientInfo` says otherwise. */
 const CLIENT_INFO = { name: 'mcp-task-actors', version: '0.1.0' };
-
-const rpcCodeOf = (error: unknown): number | null =>
-  typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'number' ? error.code : null;
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-// The pause between polls; resolves early when the actor leaves the waiting state.
-const delay = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
-
-function toError(output: RequesterOutput): TaskClientError {
-  if (output.outcome === 'cancelled') return new TaskCancelledError(output.task);
-  if (output.outcome === 'failed' || output.outcome === 'unknown') return new TaskFailedError(output.task);
-  const error = output.error;
-  return new TaskProtocolError(error?.code ?? TaskClientErrorCode.requestFailed, error?.message ?? 'The task ended without a result', error?.rpcCode ?? null);
-}
-
-interface Flight {
-  readonly dialect: RequesterDialect;
-  readonly taskId: string | undefined;
-  readonly call: { readonly params: CallToolParams; readonly options: BeginCallOptions } | undefined;
-}
-
-/** One task in flight: the actor, its original request, and the promises handed to the caller. */
-class ActorPendingTask implements PendingTask {
-  readonly dialect: RequesterDialect;
-  readonly taskId: Promise<string>;
-  readonly #actor: Actor<RequesterMachine>;
-  readonly #request = new AbortController();
-  /** Aborted once the requester stops answering what a 2026-07-28 server asks before any task (cancel, stop). */
-  readonly #asking = new AbortController();
-  readonly #hasRequest: boolean;
-  #requestSettled = false;
-  readonly #unroute: () => void;
-
-  constructor(wire: TaskWire, router: CreatedRoutes, options: ResolvedTaskClientOptions, flight: Flight) {
-    this.dialect = flight.dialect;
-    this.#hasRequest = flight.call !== undefined;
-    const machine = requesterMachine.provide({
-      actions: {
-        sendRequest: () => this.#send(wire, flight),
-        sendCancelNotification: () => this.#abortRequest('Cancelled by the requester'),
-        stopAsking: () => this.#asking.abort(),
-      },
-      actors: {
-        getTask: fromPromise(({ input }) => wire.getTask(input.taskId)),
-        getResult: fromPromise(({ input, signal }) => wire.getResult(input.taskId, signal)),
-        cancelTask: fromPromise(({ input }) => wire.cancelTask(input.taskId)),
-        answerInput: fromPromise(({ input, signal }) => wire.answerInput(input.taskId, input.inputRequests, signal)),
-        wait: fromPromise(({ input, signal }) => delay(input.ms, signal)),
-      },
-    });
-    this.#actor = createActor(machine, {
-      input: {
-        dialect: flight.dialect,
-        ...(flight.taskId === undefined ? {} : { taskId: flight.taskId }),
-        pollFrequency: options.pollFrequency,
-        maxCancelPolls: options.maxCancelPolls,
-        resume: flight.call === undefined,
-      },
-    });
-    // Routed before the request goes out, so an early notification is not missed.
-    this.#unroute = flight.taskId === undefined ? () => undefined : router.route(flight.taskId, () => this.#deliver(requesterEvents.created(null)));
-    this.taskId = this.#whenTaskId();
-    this.#actor.subscribe({ complete: () => this.#finish(), error: () => this.#finish() });
-    this.#actor.start();
-  }
-
-  get task(): RequesterTask | null {
-    return this.#actor.getSnapshot().context.task;
-  }
-
-  result(options: ResultOptions = {}): Promise<CallToolResult> {
-    const { onTaskStatus, signal } = options;
-    return new Promise<CallToolResult>((resolve, reject) => {
-      let seen: string | undefined;
-      const subscription = this.#actor.subscribe({
-        next: check,
-        complete: check,
-        error: (error: unknown) => settle(() => reject(error instanceof Error ? error : new Error(String(error)))),
-      });
-      const onAbort = (): void => settle(() => reject(new TaskClientError(TaskClientErrorCode.aborted, 'Stopped waiting for the task', { cause: signal?.reason })));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      function settle(fn: () => void): void {
-        subscription.unsubscribe();
-        signal?.removeEventListener('abort', onAbort);
-        fn();
-      }
-      const actor = this.#actor;
-      function check(): void {
-        const snapshot = actor.getSnapshot();
-        const task = snapshot.context.task;
-        const key = task === null ? undefined : `${task.status}\u0000${task.statusMessage ?? ''}`;
-        if (task !== null && key !== seen && onTaskStatus !== undefined) {
-          seen = key;
-          try {
-            onTaskStatus(task);
-          } catch (error) {
-            settle(() => reject(error instanceof Error ? error : new Error(String(error))));
-            return;
-          }
-        }
-        if (snapshot.status === 'done') {
-          const output = snapshot.output;
-          settle(() => (output.outcome === 'completed' && output.result !== null ? resolve(output.result as CallToolResult) : reject(toError(output))));
-        } else if (snapshot.status === 'error') {
-          const error = snapshot.error;
-          settle(() => reject(error instanceof Error ? error : new Error(String(error))));
-        } else if (snapshot.status !== 'active') {
-          settle(() => reject(new TaskClientError(TaskClientErrorCode.disposed, 'The task client was disposed')));
-        }
-      }
-      if (signal?.aborted) onAbort();
-      else check();
-    });
-  }
-
-  cancel(reason?: string): void {
-    if (this.#actor.getSnapshot().status !== 'active') return;
-    if (this.dialect === 'sep-1686' && !this.#hasRequest) {
-      throw new TaskClientError(
-        TaskClientErrorCode.cancelUnsupported,
-        'A resumed SEP-1686 task cannot be cancelled: cancellation names the original request id, which this client never sent',
-      );
-    }
-    this.#actor.send(requesterEvents.cancel(reason ?? null));
-  }
-
-  /** Stops following the task (not the task itself), and answering what its server asks. */
-  stop(): void {
-    this.#asking.abort();
-    this.#actor.stop();
-    this.#finish();
-  }
-
-  #deliver(event: RequesterEvent): void {
-    if (this.#actor.getSnapshot().status === 'active') this.#actor.send(event);
-  }
-
-  #send(wire: TaskWire, flight: Flight): void {
-    if (flight.call === undefined) return;
-    const { params, options } = flight.call;
-    const signal = this.#request.signal;
-    const created = (o: CreateOutcome): RequesterEvent => ('task' in o ? requesterEvents.created(o.task) : requesterEvents.response(o.result));
-    const sent =
-      flight.dialect === 'sep-1686'
-        ? wire.callSep(params, flight.taskId ?? '', options, signal).then((r) => requesterEvents.response(r))
-        : flight.dialect === '2026-07-28'
-          ? wire.callExt(params, signal, this.#asking.signal).then(created)
-          : wire.call2025(params, options, signal).then(created);
-    sent.then(
-      (event) => {
-        this.#requestSettled = true;
-        this.#deliver(event);
-      },
-      (error: unknown) => {
-        this.#requestSettled = true;
-        // A rejection we caused ourselves (cancel, cleanup) is not news to the machine.
-        if (signal.aborted) return;
-        const unanswered = error instanceof TaskClientError && error.code === TaskClientErrorCode.inputFailed;
-        this.#deliver(requesterEvents.requestFailed(messageOf(error), rpcCodeOf(error), unanswered ? 'input_failed' : undefined));
-      },
-    );
-  }
-
-  // Aborting an SDK request sends `notifications/cancelled` with its JSON-RPC id: exactly the
-  // SEP-1686 cancellation of a task-augmented request.
-  #abortRequest(reason: string): void {
-    if (this.#hasRequest && !this.#requestSettled && !this.#request.signal.aborted) this.#request.abort(reason);
-  }
-
-  #finish(): void {
-    this.#unroute();
-    const snapshot = this.#actor.getSnapshot();
-    if (snapshot.status !== 'done') return;
-    // A SEP-1686 receiver never answers the original request of a task that ended without a
-    // result; abort it so the SDK drops its handler. The resulting notifications/cancelled names a
-    // terminal task, which receivers ignore (§4.8.3). After an `error` the task may still run, so
-    // the request is left alone.
-    const { outcome } = snapshot.output;
-    if (this.dialect === 'sep-1686' && (outcome === 'failed' || outcome === 'cancelled' || outcome === 'unknown')) {
-      this.#abortRequest('The task has ended');
-    }
-  }
-
-  #whenTaskId(): Promise<string> {
-    const promise = new Promise<string>((resolve, reject) => {
-      const check = (): boolean => {
-        const snapshot = this.#actor.getSnapshot();
-        if (snapshot.context.taskId !== null) resolve(snapshot.context.taskId);
-        else if (snapshot.status !== 'active') {
-          reject(new TaskClientError(TaskClientErrorCode.noTask, 'The receiver answered without creating a task'));
-        } else return false;
-        return true;
-      };
-      if (check()) return;
-      const subscription = this.#actor.subscribe({
-        next: () => void (check() && subscription.unsubscribe()),
-        complete: () => void (check() && subscription.unsubscribe()),
-      });
-    });
-    // Nobody has to await the id; an unobserved rejection must not crash the process.
-    promise.catch(() => undefined);
-    return promise;
-  }
-}
 
 /**
  * Task-augmented tool calls over a connected SDK client, in the SEP-1686, 2025-11-25 or
@@ -292,14 +81,21 @@ export class TaskClientCore {
   readonly #live = new Set<ActorPendingTask>();
   readonly #extension: RequesterPeer | undefined;
   readonly #onInputRequest: TaskClientOptions['onInputRequest'];
+  readonly #sdk: SdkSide;
+  /** Each tool's listed `execution.taskSupport`, asked once per client. */
+  readonly #taskSupport = new Map<string, Promise<string | undefined>>();
+  #inputRoutes: InputRoutes | undefined;
+  #inputRoutesTried = false;
 
   /**
    * @param routes - the client's `notifications/tasks/created` routes (SDK-specific: each SDK
    *   line's entry passes its own); made on the first call
+   * @param sdk - the server's capabilities and the input routes' installer (SDK-specific)
    * @throws TypeError when the dialect is 2026-07-28 and `options.rawDispatch` is missing
    */
-  constructor(client: RequesterPeer, options: TaskClientOptions, routes: () => CreatedRoutes) {
+  constructor(client: RequesterPeer, options: TaskClientOptions, routes: () => CreatedRoutes, sdk: SdkSide = { capabilities: () => undefined }) {
     this.#client = client;
+    this.#sdk = sdk;
     this.options = resolveTaskClientOptions(options);
     this.#routes = routes;
     this.#onInputRequest = options.onInputRequest;
@@ -308,7 +104,43 @@ export class TaskClientCore {
       this.#extension = new ExtensionPeer(options.rawDispatch, { clientInfo: options.clientInfo ?? CLIENT_INFO, clientCapabilities });
     }
     // Refuses the 2026-07-28 dialect without a raw dispatch now, not at the first call.
-    this.#peer(this.options.dialect);
+    if (this.options.dialect !== 'auto') this.#peer(this.options.dialect);
+  }
+
+  /**
+   * Calls a tool and hands back the call at once: as a task when the server can run it as one (in
+   * the negotiated dialect, see {@link DialectChoice}), else as a plain call. The outcome has one
+   * shape on every dialect (see {@link TaskCall}).
+   *
+   * @param params - tool name and arguments
+   * @param options - retention, a cancelling `signal`, a per-call `onInputRequest`, the dialect
+   * @returns the call in flight
+   * @example
+   * ```ts
+   * const call = tasks.callTool({ name: 'long_job', arguments: { seconds: 5 } }, { signal: AbortSignal.timeout(60_000) });
+   * for await (const update of call.updates()) console.log(update.type);
+   * const result = await call.result(); // isError: true when the tool or the task failed
+   * ```
+   */
+  callTool(params: CallToolParams, options: CallOptions = {}): TaskCall {
+    return new CallHandle(this.#engine(), { kind: 'call', params, options });
+  }
+
+  /**
+   * Picks up a task made earlier, by this process or another (a serialized id): follows it to its
+   * outcome. Over Streamable HTTP, a task bound to a session needs that session
+   * (`new StreamableHTTPClientTransport(url, { sessionId })`); an authenticated requester's
+   * 2025-11-25 task is bound to its principal and found from any of its connections.
+   *
+   * @param taskId - the task to follow
+   * @param options - the dialect it was made in (negotiated by default), a per-task `onInputRequest`
+   * @example
+   * ```ts
+   * const result = await new TaskClient(reconnected).task(taskId).result();
+   * ```
+   */
+  task(taskId: string, options: TaskRefOptions = {}): TaskCall {
+    return new CallHandle(this.#engine(), { kind: 'task', taskId, options });
   }
 
   /**
@@ -324,7 +156,7 @@ export class TaskClientCore {
    * ```
    */
   beginCallTool(params: CallToolParams, options: BeginCallOptions = {}): PendingTask {
-    const dialect = this.options.dialect;
+    const dialect = this.#legacyDialect();
     const taskId = dialect === 'sep-1686' ? (options.taskId ?? randomUUID()) : undefined;
     return this.#track({ dialect, taskId, call: { params, options } });
   }
@@ -343,7 +175,7 @@ export class TaskClientCore {
    * ```
    */
   resume(taskId: string, options: ResumeOptions = {}): PendingTask {
-    return this.#track({ dialect: options.dialect ?? this.options.dialect, taskId, call: undefined });
+    return this.#track({ dialect: options.dialect ?? this.#legacyDialect(), taskId, call: undefined });
   }
 
   /**
@@ -369,14 +201,70 @@ export class TaskClientCore {
     return this.#extension;
   }
 
+  // `beginCallTool` and `resume` predate negotiation: 'auto' means their old default there.
+  #legacyDialect(): RequesterDialect {
+    return this.options.dialect === 'auto' ? 'sep-1686' : this.options.dialect;
+  }
+
+  #server(): ServerView {
+    return { capabilities: this.#sdk.capabilities(), canSpeakExtension: this.#extension !== undefined };
+  }
+
+  #engine(): CallEngine {
+    const pick = (asked: DialectChoice | undefined): DialectChoice => asked ?? this.options.dialect;
+    return {
+      callDialect: async (tool, asked): Promise<CallDialect> => {
+        const choice = pick(asked);
+        if (choice === '2025-11-25') return confirm2025(this.#server(), () => this.#listedTaskSupport(tool));
+        if (choice !== 'auto') return (this.#peer(choice), choice);
+        return chooseCallDialect(this.#server(), () => this.#listedTaskSupport(tool));
+      },
+      taskDialect: (asked) => {
+        const choice = pick(asked);
+        const dialect = choice === 'auto' ? chooseTaskDialect(this.#server()) : choice;
+        this.#peer(dialect);
+        return dialect;
+      },
+      track: (flight, hooks) => this.#start(flight, hooks),
+      plain: (params, signal, onProgress) =>
+        this.#client.request({ method: 'tools/call', params: { ...params } }, ToolResultSchema, { signal, timeout: NO_TIMEOUT, onprogress: onProgress }) as Promise<CallToolResult>,
+      inputRoutes: (wanted) => {
+        if (this.#inputRoutes === undefined && !this.#inputRoutesTried && (wanted || this.#onInputRequest !== undefined)) {
+          this.#inputRoutesTried = true;
+          const routes = new InputRoutes(this.#onInputRequest);
+          if (this.#sdk.installInputRoutes?.(routes) === true) this.#inputRoutes = routes;
+        }
+        return this.#inputRoutes;
+      },
+    };
+  }
+
+  #listedTaskSupport(tool: string): Promise<string | undefined> {
+    let known = this.#taskSupport.get(tool);
+    if (known === undefined) {
+      known = listedTaskSupport((cursor) => this.#client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, AnyResultSchema), tool);
+      // A failed listing is asked again next time.
+      known.catch(() => this.#taskSupport.delete(tool));
+      this.#taskSupport.set(tool, known);
+    }
+    return known;
+  }
+
   #track(flight: Flight): PendingTask {
-    const wire = new TaskWire(this.#peer(flight.dialect), flight.dialect, this.#onInputRequest);
+    return this.#start(flight, { onInputRequest: undefined, onProgress: undefined }).pending;
+  }
+
+  #start(flight: Flight, hooks: { readonly onInputRequest: CallOptions['onInputRequest']; readonly onProgress: ((p: { progress: number }) => void) | undefined }): { pending: ActorPendingTask; wire: TaskWire } {
+    let peer = this.#peer(flight.dialect);
+    const observe = flight.observe;
+    if (observe !== undefined) peer = new TaskMetaReader(observe.push).wrap(peer);
+    const wire = new TaskWire(peer, flight.dialect, hooks.onInputRequest ?? this.#onInputRequest, hooks.onProgress);
     const pending = new ActorPendingTask(wire, (this.#router ??= this.#routes()), this.options, flight);
     this.#live.add(pending);
     void pending.result().then(
       () => this.#live.delete(pending),
       () => this.#live.delete(pending),
     );
-    return pending;
+    return { pending, wire };
   }
 }

@@ -7,6 +7,7 @@
 import type { CallToolResult } from './mcp-shapes.js';
 import type { RequesterDialect, RequesterInputRequest, RequesterTask } from '../../machines/index.js';
 import type { RawDispatch } from './task-client.ext-peer.js';
+import type { DialectChoice } from './task-call.types.js';
 
 /**
  * Answers one input request of a 2026-07-28 task (an embedded `elicitation/create`,
@@ -37,10 +38,11 @@ export type InputRequestHandler = (
  */
 export interface TaskClientOptions {
   /**
-   * The wire dialect to ask for tasks in.
-   * @default 'sep-1686'
+   * The wire dialect to ask for tasks in: `'auto'` negotiates per call (see `DialectChoice`).
+   * `beginCallTool` and `resume` (the handles before `callTool`) take `'auto'` as SEP-1686.
+   * @default 'auto'
    */
-  readonly dialect?: RequesterDialect;
+  readonly dialect?: DialectChoice;
   /**
    * ms between polls until the receiver suggests its own (`pollFrequency` / `pollInterval`).
    * @default 1000
@@ -56,7 +58,12 @@ export interface TaskClientOptions {
    * refuse `resultType: "task"`; `createRawDispatch(url)` from `adapters/mcp-client-v2` is one.
    */
   readonly rawDispatch?: RawDispatch;
-  /** 2026-07-28: answers the input requests an `input_required` task lists (see {@link InputRequestHandler}). */
+  /**
+   * Answers what servers ask this client's calls (see {@link InputRequestHandler}): the input requests
+   * of a 2026-07-28 `input_required` task, and in the session dialects the `elicitation/create` and
+   * `sampling/createMessage` requests no call's own `onInputRequest` takes (when the SDK client had no
+   * handler for them; it must declare the `elicitation` / `sampling` capability).
+   */
   readonly onInputRequest?: InputRequestHandler;
   /**
    * 2026-07-28: the client info sent in each request's `_meta`.
@@ -72,7 +79,7 @@ export interface TaskClientOptions {
 
 /** `TaskClientOptions` with every default applied. */
 export interface ResolvedTaskClientOptions {
-  readonly dialect: RequesterDialect;
+  readonly dialect: DialectChoice;
   readonly pollFrequency: number;
   readonly maxCancelPolls: number;
 }

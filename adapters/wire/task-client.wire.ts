@@ -82,7 +82,22 @@ export type CreateOutcome = { readonly task: RequesterTask } | { readonly result
  * result is checked with a schema.
  */
 export interface RequesterPeer {
-  request(request: { method: string; params?: Record<string, unknown> }, schema: z.ZodType, options?: { signal?: AbortSignal; timeout?: number }): Promise<unknown>;
+  request(request: { method: string; params?: Record<string, unknown> }, schema: z.ZodType, options?: RequesterRequestOptions): Promise<unknown>;
+}
+
+/** The request options the requester uses (both SDK lines take them). */
+export interface RequesterRequestOptions {
+  signal?: AbortSignal;
+  timeout?: number;
+  /** The call's MCP progress notifications (the SDK adds a progress token when given). */
+  onprogress?: (progress: ProgressOfCall) => void;
+}
+
+/** One `notifications/progress` of a call. */
+export interface ProgressOfCall {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /** Rounds of input a 2026-07-28 call may ask before it answers or becomes a task (SEP-2322). */
@@ -101,21 +116,24 @@ export class TaskWire {
     private readonly client: RequesterPeer,
     private readonly dialect: RequesterDialect,
     private readonly onInputRequest?: InputRequestHandler,
+    private readonly onProgress?: (progress: ProgressOfCall) => void,
   ) {}
+
+  // The original call's options: progress is asked for only when someone listens.
+  #callOptions(signal: AbortSignal, timeout?: number): RequesterRequestOptions {
+    return { signal, ...(timeout !== undefined && { timeout }), ...(this.onProgress !== undefined && { onprogress: this.onProgress }) };
+  }
 
   /** SEP-1686: the task-augmented call; resolves with the direct response. */
   callSep(params: CallToolParams, taskId: string, options: BeginCallOptions, signal: AbortSignal): Promise<CallToolResult> {
     const task = options.keepAlive === undefined ? { taskId } : { taskId, keepAlive: options.keepAlive };
-    return this.client.request({ method: 'tools/call', params: { ...params, _meta: { [TASK_META_KEY]: task } } }, ToolResultSchema, {
-      signal,
-      timeout: NO_TIMEOUT,
-    }) as Promise<CallToolResult>;
+    return this.client.request({ method: 'tools/call', params: { ...params, _meta: { [TASK_META_KEY]: task } } }, ToolResultSchema, this.#callOptions(signal, NO_TIMEOUT)) as Promise<CallToolResult>;
   }
 
   /** 2025-11-25: the task-augmented call; resolves with the created task (or a plain result). */
   async call2025(params: CallToolParams, options: BeginCallOptions, signal: AbortSignal): Promise<CreateOutcome> {
     const task = options.ttl === undefined ? {} : { ttl: options.ttl };
-    const answer = (await this.client.request({ method: 'tools/call', params: { ...params, task } }, AnyResultSchema, { signal })) as Record<string, unknown>;
+    const answer = (await this.client.request({ method: 'tools/call', params: { ...params, task } }, AnyResultSchema, this.#callOptions(signal))) as Record<string, unknown>;
     return isRecord(answer['task']) ? { task: toRequesterTask(answer['task']) } : { result: answer };
   }
 
@@ -127,7 +145,7 @@ export class TaskWire {
     let retry: Record<string, unknown> = {};
     const stopped = (): TaskClientError => new TaskClientError(TaskClientErrorCode.aborted, 'Stopped answering what the server asked before it created a task');
     for (let round = 0; ; round++) {
-      const answer = (await this.client.request({ method: 'tools/call', params: { ...params, ...retry } }, AnyResultSchema, { signal })) as Record<string, unknown>;
+      const answer = (await this.client.request({ method: 'tools/call', params: { ...params, ...retry } }, AnyResultSchema, this.#callOptions(signal))) as Record<string, unknown>;
       if (answer['resultType'] === 'task') return { task: toRequesterTask(answer) };
       if (answer['resultType'] !== 'input_required') return { result: withoutResultType(answer) };
       // SEP-2322: the server asks before it decides (no task yet); answer and send the call again,
