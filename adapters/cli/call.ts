@@ -1,57 +1,54 @@
 /**
- * `mcp-tasks call`: a requester on the command line. Calls a tool as a task, prints each status
- * change as it happens, answers elicitation on the terminal (or from `--answer`), answers sampling
- * with a canned model, and prints the result. Requests the server sends task-augmented run as
+ * `mcp-tasks call`: a requester on the command line. Calls a tool (as a task when the server can
+ * run it as one, in the dialect it negotiates), follows it with live status on stderr, answers the
+ * server's questions on the terminal (or from `--answer`), answers sampling with a canned model,
+ * and prints the result on stdout. `--detach` prints the task id and leaves it running;
+ * `mcp-tasks tasks result ID` fetches it later. Requests the server sends task-augmented run as
  * tasks that `call` hosts (see `client-tasks.ts`).
  *
  * @module
  */
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult } from '../wire/mcp-shapes.js';
-import { TaskCancelledError, TaskFailedError } from '../mcp-client/index.js';
-import { TaskClientCore } from '../wire/task-client.js';
-import { NO_TIMEOUT } from '../wire/task-client.wire.js';
-import { CreatedRouter } from '../mcp-server/created-router.js';
+import { TaskCancelledError, TaskClientError, TaskClientErrorCode } from '../wire/task-client.errors.js';
+import type { TaskCall } from '../wire/task-call.types.js';
 import { hostClientTasks } from './client-tasks.js';
-import { mayCallAsTask } from './task-support.js';
-import { TaskProgress } from './task-progress.js';
 import { LineReader } from './terminal-answers.js';
 import { CALL_HELP } from './call-help.js';
+import { CallOutput, outputMode } from './call-output.js';
+import { connectionSettings, connectRequester, CONNECTION_FLAG_SPECS, reasonOf, UsageError, type RequesterConnection } from './requester-connection.js';
+import { terminalInputHandler, InputMissing } from './terminal-input.js';
 
-/** Splits a command line on spaces, honouring simple single and double quotes. */
-function splitCommand(command: string): string[] {
-  const parts = command.match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
-  return parts.map((p) => (/^(["']).*\1$/.test(p) ? p.slice(1, -1) : p));
-}
+/**
+ * The exit codes of `call` and `tasks result`: 0 completed, 1 failed (or cancelled by someone
+ * else), 2 bad usage, 3 the task needs input and none can be given (no terminal, no `--answer`),
+ * 4 the server refused the call or could not be reached, 130 cancelled with Ctrl-C.
+ */
+export const EXIT = { completed: 0, failed: 1, usage: 2, inputNeeded: 3, transport: 4, interrupted: 130 } as const;
 
 function parseJsonObject(text: string, what: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new Error(`${what} is not valid JSON: ${text}`);
+    throw new UsageError(`${what} is not valid JSON: ${text}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${what} must be a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${what} must be a JSON object`);
   return value as Record<string, unknown>;
 }
 
-function printResult(result: CallToolResult): void {
-  for (const item of result.content) {
-    process.stdout.write(item.type === 'text' ? `${item.text}\n` : `${JSON.stringify(item)}\n`);
-  }
-  if (result.structuredContent !== undefined) process.stdout.write(`${JSON.stringify(result.structuredContent)}\n`);
+function msFlag(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const ms = Number(raw);
+  if (!(ms >= 0)) throw new UsageError(`${flag} expects a non-negative number of ms, got '${raw}'`);
+  return ms;
 }
 
 /**
  * Runs `call` with the given arguments; resolves with the process exit code.
  *
  * @param argv - arguments after `call`
- * @throws Error for unknown or malformed options
+ * @throws UsageError for unknown or malformed options
  * @example
  * ```ts
  * process.exitCode = await call(['http://127.0.0.1:3000/mcp', 'sleep', '{"ms":500}']);
@@ -61,12 +58,14 @@ export async function call(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     options: {
-      stdio: { type: 'string' },
-      dialect: { type: 'string' },
+      ...CONNECTION_FLAG_SPECS,
       'keep-alive': { type: 'string' },
+      ttl: { type: 'string' },
       answer: { type: 'string' },
       'sample-reply': { type: 'string' },
-      poll: { type: 'string' },
+      detach: { type: 'boolean' },
+      json: { type: 'boolean' },
+      quiet: { type: 'boolean', short: 'q' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
@@ -74,142 +73,143 @@ export async function call(argv: readonly string[]): Promise<number> {
   });
   if (values.help) {
     process.stdout.write(CALL_HELP);
-    return 0;
+    return EXIT.completed;
   }
-  const target = values.stdio === undefined ? positionals.shift() : undefined;
+  const url = values.stdio === undefined && values.http === undefined ? positionals.shift() : undefined;
   const [tool, rawArgs] = positionals;
-  if ((values.stdio === undefined && target === undefined) || tool === undefined) {
-    throw new Error("call needs a server (URL or --stdio \"COMMAND\") and a TOOL. Run 'mcp-tasks call --help'.");
-  }
-  const dialect = values.dialect ?? 'sep-1686';
-  if (dialect !== 'sep-1686' && dialect !== '2025-11-25') throw new Error(`--dialect must be sep-1686 or 2025-11-25, got '${dialect}'`);
+  if (tool === undefined) throw new UsageError("call needs a server (URL, --http URL or --stdio \"COMMAND\") and a TOOL. Run 'mcp-tasks call --help'.");
+  const settings = connectionSettings(values, url);
+  if (values.detach && settings.target.kind === 'stdio') throw new UsageError('--detach needs --http: a stdio server ends with this command, and its tasks with it');
   const args = rawArgs === undefined ? {} : parseJsonObject(rawArgs, 'JSON_ARGS');
   const answer = values.answer === undefined ? undefined : parseJsonObject(values.answer, '--answer');
-  const keepAlive = values['keep-alive'] === undefined ? undefined : Number(values['keep-alive']);
-  if (keepAlive !== undefined && !(keepAlive >= 0)) throw new Error('--keep-alive expects a non-negative number of ms');
-  const pollFrequency = values.poll === undefined ? 500 : Number(values.poll);
+  const keepAlive = msFlag(values['keep-alive'], '--keep-alive');
+  const ttl = msFlag(values.ttl, '--ttl');
+  const out = new CallOutput(outputMode(values, process.stderr), process, 'mcp-tasks call');
 
-  let transport: Transport;
-  if (values.stdio !== undefined) {
-    const [command, ...commandArgs] = splitCommand(values.stdio);
-    if (!command) throw new Error('--stdio needs a command');
-    transport = new StdioClientTransport({ command, args: commandArgs, stderr: 'ignore' });
-  } else {
-    transport = new StreamableHTTPClientTransport(new URL(target!));
-  }
-
+  const lines = new LineReader();
+  const inputMissing = new InputMissing(!values.detach && answer === undefined && process.stdin.isTTY !== true);
   const client = new Client({ name: 'mcp-tasks-call', version: '0.1.0' });
-  const hosting = hostClientTasks(client, {
-    lines: new LineReader(),
-    answer,
-    sampleReply: values['sample-reply'] ?? '(canned reply)',
-    pollFrequency,
-  });
-  const where = values.stdio === undefined ? target! : `the server started by "${values.stdio}"`;
+  const sampleReply = values['sample-reply'] ?? '(canned reply)';
+  const hosting = hostClientTasks(client, { lines, answer, sampleReply, pollFrequency: settings.pollFrequency, ...(inputMissing.applies && { onInputMissing: (what: string) => inputMissing.report(what) }) });
+  let connection: RequesterConnection;
   try {
-    await client.connect(transport);
+    connection = await connectRequester(client, settings, { onInputRequest: terminalInputHandler({ lines, answer, sampleReply, inputMissing }) });
   } catch (error) {
-    process.stderr.write(`mcp-tasks call: cannot reach ${where}: ${reasonOf(error)}\n`);
+    out.error(`cannot reach ${settings.where}: ${reasonOf(error)}`, EXIT.transport);
+    out.close();
     await hosting.dispose();
     process.stdin.destroy();
     return EXIT.transport;
   }
   try {
-    let result: CallToolResult;
-    if (await mayCallAsTask(client, tool, dialect)) {
-      const outcome = await followTask(client, { name: tool, arguments: args }, dialect, keepAlive, pollFrequency, where);
-      if (typeof outcome === 'number') return outcome;
-      result = outcome;
-    } else {
-      process.stdout.write(`no task: the server does not run ${tool} as a task; calling it directly\n`);
-      result = await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, { timeout: NO_TIMEOUT });
-    }
-    printResult(result);
-    return result.isError === true ? EXIT.failed : EXIT.completed;
-  } catch (error) {
-    // The server refused the call (an unknown tool, bad arguments) or the connection broke.
-    process.stderr.write(`mcp-tasks call: ${where} answered with an error: ${reasonOf(error)}\n`);
-    return EXIT.transport;
+    const running = connection.tasks.callTool({ name: tool, arguments: args }, { ...(keepAlive !== undefined && { keepAlive }), ...(ttl !== undefined && { ttl }) });
+    return await follow(running, connection, out, { detach: values.detach === true, inputMissing, tool });
   } finally {
-    await client.close();
+    out.close();
+    await connection.close();
     await hosting.dispose();
     process.stdin.destroy();
   }
 }
 
+/** What {@link follow} needs beyond the call. */
+interface FollowOptions {
+  readonly detach: boolean;
+  readonly inputMissing: InputMissing;
+  /** The tool's name, for the sentence of a plain call; absent when following a task by id. */
+  readonly tool?: string;
+}
+
 /**
- * Calls the tool as a task and prints its status lines, partial results and subtasks; resolves
- * with its result, or the exit code of a task that ended without one.
+ * Follows a call (or a task picked up by id) to its end: prints as it goes, handles Ctrl-C, and
+ * resolves with the exit code. Shared by `call` and `tasks result`.
+ *
+ * @example
+ * ```ts
+ * return follow(connection.tasks.task(id), connection, out, { detach: false, inputMissing });
+ * ```
  */
-async function followTask(
-  client: Client,
-  params: { name: string; arguments: Record<string, unknown> },
-  dialect: 'sep-1686' | '2025-11-25',
-  keepAlive: number | undefined,
-  pollFrequency: number,
-  where: string,
-): Promise<CallToolResult | number> {
-  const progress = new TaskProgress(client, dialect, (line) => process.stdout.write(`${line}\n`));
-  // The SDK v1 TaskClient over a peer whose tasks/get answers also carry the partials and subtasks.
-  const tasks = new TaskClientCore(progress.peer, { dialect, pollFrequency }, () => CreatedRouter.for(client));
-  const pending = tasks.beginCallTool(params, keepAlive === undefined ? {} : dialect === 'sep-1686' ? { keepAlive } : { ttl: keepAlive });
-  const taskId = await pending.taskId;
-  // Ctrl-C cancels the task on the server (not just this command); a second one within 2 s
-  // leaves it running and says where it is.
+export async function follow(running: TaskCall, connection: RequesterConnection, out: CallOutput, options: FollowOptions): Promise<number> {
+  const { where } = connection.settings;
+  const fetchLater = (taskId: string): string => {
+    const target = connection.settings.target.kind === 'http' ? `--http ${connection.settings.where}` : '';
+    const session = sessionNeeded(connection, running) ? ` --session-id ${connection.sessionId}` : '';
+    const headers = Object.keys(connection.settings.headers).length > 0 ? ' --header …' : '';
+    return `mcp-tasks tasks result ${taskId} ${target}${session}${headers}`;
+  };
   let interrupted = 0;
   const onInterrupt = (): void => {
     const now = Date.now();
+    const taskId = running.taskId;
+    if (taskId === undefined) {
+      out.error('interrupted before the server made a task', EXIT.interrupted);
+      process.exit(EXIT.interrupted);
+    }
     if (interrupted !== 0 && now - interrupted < 2_000) {
-      process.stderr.write(`\nmcp-tasks call: left task ${taskId} running on ${where}\n`);
+      out.error(`left task ${taskId} running on ${where}; fetch it later with: ${fetchLater(taskId)}`, EXIT.interrupted);
       process.exit(EXIT.interrupted);
     }
     interrupted = now;
-    process.stderr.write(`\nmcp-tasks call: cancelling task ${taskId} on ${where} (Ctrl-C again within 2 s to leave it running)\n`);
-    pending.cancel('cancelled from the command line (Ctrl-C)');
+    out.note(`cancelling task ${taskId} on ${where} (Ctrl-C again within 2 s to leave it running)`);
+    void running.cancel('cancelled from the command line (Ctrl-C)').catch(() => undefined);
   };
   process.on('SIGINT', onInterrupt);
-  let last = '';
-  let told = false;
   try {
-    const result = await pending.result({
-      onTaskStatus: (task) => {
-        // Said once the server has the task: a call it refused never became one.
-        if (!told) process.stdout.write(`task ${taskId}\n`);
-        told = true;
-        const line = `status: ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ''}`;
-        if (line !== last) process.stdout.write(`${line}\n`);
-        last = line;
-      },
-    });
-    await progress.flush(taskId);
-    return result;
-  } catch (error) {
-    await progress.flush(taskId);
-    // A task that ended failed or cancelled is an answer, not a crash of the command.
-    if (error instanceof TaskFailedError || error instanceof TaskCancelledError) {
-      process.stdout.write(`${error.message}\n`);
-      return interrupted !== 0 && error instanceof TaskCancelledError ? EXIT.interrupted : EXIT.failed;
+    const start = await running.started;
+    if (start.kind === 'task') {
+      out.started(start.taskId, sessionNeeded(connection, running) ? connection.sessionId : undefined);
+      if (options.detach) {
+        if (outputModeIsHuman(out)) process.stdout.write(`${start.taskId}\n`);
+        out.note(`task ${start.taskId} runs on; fetch it later with: ${fetchLater(start.taskId)}`);
+        return EXIT.completed;
+      }
     }
-    throw error;
+    const printing = (async () => {
+      for await (const update of running.updates()) out.update(update);
+    })();
+    const ended = await Promise.race([running.result().then((result) => ({ result })), options.inputMissing.reported.then((what) => ({ what }))]);
+    if ('what' in ended) {
+      const id = running.taskId;
+      out.error(`the task asks for input (${ended.what}) and none can be given here: run on a terminal or pass --answer${id === undefined ? '' : `; it waits, fetch it later with: ${fetchLater(id)}`}`, EXIT.inputNeeded);
+      return EXIT.inputNeeded;
+    }
+    await printing;
+    if (start.kind === 'direct' && options.tool !== undefined) out.note(`no task: the server answered ${options.tool} directly`);
+    out.result(ended.result);
+    if (ended.result.isError === true) {
+      out.note(running.taskId === undefined ? 'the tool reported an error' : `task ${running.taskId} ended ${running.task?.status ?? 'failed'}`);
+      return EXIT.failed;
+    }
+    return EXIT.completed;
+  } catch (error) {
+    if (error instanceof TaskCancelledError) {
+      out.error(`task ${running.taskId ?? ''} was cancelled${interrupted !== 0 ? '' : ' (not by this command)'}`.replace('task  ', 'the call '), interrupted !== 0 ? EXIT.interrupted : EXIT.failed);
+      return interrupted !== 0 ? EXIT.interrupted : EXIT.failed;
+    }
+    if (error instanceof TaskClientError && error.code === TaskClientErrorCode.retentionUnsupported) {
+      out.error(error.message, EXIT.usage);
+      return EXIT.usage;
+    }
+    // The server refused the call (an unknown tool, bad arguments) or the connection broke.
+    out.error(`${where} answered with an error: ${reasonOf(error)}`, EXIT.transport);
+    return EXIT.transport;
   } finally {
     process.off('SIGINT', onInterrupt);
   }
 }
 
-/**
- * The exit codes of `call`: 0 completed, 1 failed (or cancelled by the server), 2 bad usage,
- * 4 the server refused the call or could not be reached, 130 cancelled with Ctrl-C.
- */
-export const EXIT = { completed: 0, failed: 1, usage: 2, transport: 4, interrupted: 130 } as const;
+/** Whether this output prints the bare task id of `--detach` (the JSON mode has its own line). */
+function outputModeIsHuman(out: CallOutput): boolean {
+  return out.mode !== 'json';
+}
 
-/** A human reason for a failed request: the network's own words for a refused connection. */
-function reasonOf(error: unknown): string {
-  const e = error as { message?: unknown; cause?: { code?: unknown; message?: unknown } };
-  const code = e?.cause?.code;
-  if (code === 'ECONNREFUSED') return 'connection refused (is the server running?)';
-  if (code === 'ENOTFOUND') return 'no such host';
-  if (typeof code === 'string') return `${code}${typeof e.cause?.message === 'string' ? ` (${e.cause.message})` : ''}`;
-  // fetch's own words are in its cause ("fetch failed" says nothing).
-  if (typeof e?.cause?.message === 'string' && e.cause.message !== '') return e.cause.message;
-  return typeof e?.message === 'string' ? e.message : String(error);
+/**
+ * Whether reaching the task later needs this session: over HTTP, an anonymous requester's task
+ * in a session dialect is bound to the session that made it (an authenticated one's 2025-11-25
+ * task to its principal; a 2026-07-28 task to its id alone).
+ */
+function sessionNeeded(connection: RequesterConnection, running: TaskCall): boolean {
+  if (connection.settings.target.kind !== 'http' || connection.sessionId === undefined) return false;
+  if (running.dialect === '2026-07-28') return false;
+  return !('authorization' in connection.settings.headers) || running.dialect === 'sep-1686';
 }

@@ -11,6 +11,7 @@ import { attachTaskHost } from '../mcp-client/index.js';
 import { renderInOwnDialect } from '../dialects/index.js';
 import { createTaskRuntime, type TaskView } from '../../runtime/index.js';
 import { answerElicitation, cannedSample, type LineReader } from './terminal-answers.js';
+import { elicitOrReport, InputMissing } from './terminal-input.js';
 
 /** Options of {@link hostClientTasks}: the answers `call` gives, and where status lines go. */
 export interface ClientTaskHostingOptions {
@@ -22,6 +23,11 @@ export interface ClientTaskHostingOptions {
   readonly sampleReply: string;
   /** The polling interval the hosted tasks suggest to the server, ms. */
   readonly pollFrequency: number;
+  /**
+   * Called when a question cannot be answered (no terminal, no `answer`, stdin at its end); the
+   * question is then left unanswered.
+   */
+  readonly onInputMissing?: (what: string) => void;
   /** Where status lines are written. @default process.stderr */
   readonly out?: { write(line: string): unknown };
 }
@@ -57,6 +63,8 @@ function statusLine(task: TaskView, now: number): string {
  */
 export function hostClientTasks(client: Client, options: ClientTaskHostingOptions): ClientTaskHosting {
   const out = options.out ?? process.stderr;
+  const missing = new InputMissing(options.onInputMissing !== undefined);
+  void missing.reported.then((what) => options.onInputMissing?.(what));
   const runtime = createTaskRuntime({ pollFrequency: options.pollFrequency });
   const last = new Map<string, string>();
   const unsubscribe = runtime.subscribe(({ task }) => {
@@ -72,7 +80,7 @@ export function hostClientTasks(client: Client, options: ClientTaskHostingOption
       if (options.answer) return answerElicitation(params, options.lines, options.answer);
       // Tells a polling server why the task takes as long as it does.
       ctx.setStatusMessage('waiting for an answer on the terminal');
-      const answered = await answerElicitation(params, options.lines, undefined, ctx.signal);
+      const answered = await elicitOrReport(params, options.lines, undefined, missing, ctx.signal);
       ctx.setStatusMessage('answered on the terminal');
       return answered;
     },

@@ -14,6 +14,11 @@ export class LineReader {
   readonly #waiting: ((line: string | null) => void)[] = [];
   #closed = false;
 
+  /** Whether stdin has ended (nothing more can be typed). */
+  get ended(): boolean {
+    return this.#closed && this.#queue.length === 0;
+  }
+
   constructor(input: NodeJS.ReadableStream = process.stdin) {
     const rl = createInterface({ input, terminal: false });
     rl.on('line', (line) => {

@@ -149,8 +149,14 @@ export class CallHandle implements TaskCall {
       const { pending, wire } = engine.track(flight, { onInputRequest, onProgress });
       this.#pending = pending;
       if (this.#cancelAsked !== null) pending.cancel(this.#cancelAsked);
+      // What came after the last poll (a task may end between two; a SEP-1686 result comes
+      // without one): read once more, so that updates() ends with every partial and subtask.
+      const lastRead = async (): Promise<void> => {
+        if (this.#sawTask && this.taskId !== undefined) await wire.getTask(this.taskId).catch(() => undefined);
+      };
       try {
         const result = await pending.result();
+        await lastRead();
         this.#start.resolve(this.#sawTask ? { kind: 'task', taskId: this.taskId! } : { kind: 'direct' });
         // SEP-1686 answers the original request: the last poll may have seen the task still working.
         const last = pending.task;
@@ -160,6 +166,7 @@ export class CallHandle implements TaskCall {
         }
         return result;
       } catch (error) {
+        await lastRead();
         if (!(error instanceof TaskFailedError)) throw error;
         // A failed task is an answer: the server's own error result when it kept one.
         const kept = this.taskId === undefined ? null : await pending.failedResult(wire, this.taskId);

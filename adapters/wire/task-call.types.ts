@@ -156,7 +156,7 @@ export interface TaskCall {
    * @throws TaskCancelledError, TaskProtocolError, or TaskClientError (`aborted`, `disposed`, `retention_unsupported`)
    */
   result(options?: { readonly signal?: AbortSignal }): Promise<CallToolResult>;
-  /** Every update from now on until the call ends (the first is the latest status, when known). */
+  /** Every update of the call, from its start (the last 1,000 kept), until it ends. */
   updates(): AsyncIterableIterator<TaskUpdate>;
   /** Asks the server to cancel the task; resolves once asked. No-op once the call has ended. */
   cancel(reason?: string): Promise<void>;

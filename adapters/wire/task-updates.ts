@@ -18,8 +18,8 @@ const STATUSES: ReadonlySet<string> = new Set(Object.values(TaskStatus));
 const BUFFERED = 1_000;
 
 /**
- * A fan-out of one call's updates: each `iterate()` sees every update from its start on (the
- * latest status first, when one is known) and ends when the feed ends.
+ * A fan-out of one call's updates: each `iterate()` sees every update since the call began (the
+ * last {@link BUFFERED} of them), then each new one, and ends when the feed ends.
  *
  * @example
  * ```ts
@@ -30,13 +30,15 @@ const BUFFERED = 1_000;
  */
 export class UpdateFeed {
   readonly #readers = new Set<{ queue: TaskUpdate[]; wake: (() => void) | null }>();
-  #status: TaskUpdate | null = null;
+  /** What came so far, for an iterator that starts late (after the first poll, or the end). */
+  readonly #history: TaskUpdate[] = [];
   #ended = false;
 
   /** Hands `update` to every reader. Ignored once ended. */
   push(update: TaskUpdate): void {
     if (this.#ended) return;
-    if (update.type === 'status') this.#status = update;
+    if (this.#history.length >= BUFFERED) this.#history.shift();
+    this.#history.push(update);
     for (const reader of this.#readers) {
       if (reader.queue.length >= BUFFERED) reader.queue.shift();
       reader.queue.push(update);
@@ -50,9 +52,9 @@ export class UpdateFeed {
     for (const reader of this.#readers) reader.wake?.();
   }
 
-  /** An iterator of the updates from now on. */
+  /** An iterator of the updates so far and from now on. */
   iterate(): AsyncIterableIterator<TaskUpdate> {
-    const reader: { queue: TaskUpdate[]; wake: (() => void) | null } = { queue: this.#status ? [this.#status] : [], wake: null };
+    const reader: { queue: TaskUpdate[]; wake: (() => void) | null } = { queue: [...this.#history], wake: null };
     this.#readers.add(reader);
     const done = (): IteratorResult<TaskUpdate> => (this.#readers.delete(reader), { done: true, value: undefined });
     const iterator: AsyncIterableIterator<TaskUpdate> = {

@@ -29,21 +29,21 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the CLI; `interruptWhen` sends SIGINT once stdout matches it (as Ctrl-C on a terminal does). */
+/** Runs the CLI; `interruptWhen` sends SIGINT once stderr matches it (as Ctrl-C on a terminal does). */
 function run(args: string[], interruptWhen?: RegExp): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [cli, ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let sent = false;
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      if (interruptWhen && !sent && interruptWhen.test(stdout)) {
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (interruptWhen && !sent && interruptWhen.test(stderr)) {
         sent = true;
         child.kill('SIGINT');
       }
     });
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -59,7 +59,8 @@ describe('mcp-tasks call exits', () => {
       expect(r.code, r.stderr).toBe(130);
       expect(r.stderr).toMatch(/cancelling task \S+ on http:\/\/127\.0\.0\.1:\d+\/mcp/);
       // The server's own answer: the task is cancelled there, not just no longer followed.
-      expect(r.stdout).toMatch(/cancelled/i);
+      expect(r.stderr).toMatch(/^mcp-tasks call: task \S+ was cancelled$/m);
+      expect(r.stdout).toBe('');
     });
   }
 

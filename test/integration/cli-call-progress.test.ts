@@ -28,26 +28,27 @@ describe('mcp-tasks call: partial results and subtasks', () => {
       // 3 s: the first step's result comes 0.9 s before step 5 begins, room for a loaded machine's late polls.
       const run = await runCall([server.url, 'long_job', '{"seconds":3}', '--dialect', dialect, '--poll', '50']);
       expect(run.code, run.stderr).toBe(0);
-      const partials = [...run.stdout.matchAll(/^partial (\d+): (.*)$/gm)].map((m) => [Number(m[1]), m[2]]);
+      const partials = [...run.stderr.matchAll(/^partial (\d+): (.*)$/gm)].map((m) => [Number(m[1]), m[2]]);
       expect(partials).toEqual(Array.from({ length: 10 }, (_, i) => [i + 1, `step ${i + 1}/10 done`]));
       // Printed while the job ran: the first one comes before the status of a later step.
-      expect(lineIndex(run.stdout, 'partial 1: step 1/10 done')).toBeLessThan(lineIndex(run.stdout, /^status: working \(step ([5-9]|10)\/10\)$/));
-      expect(lineIndex(run.stdout, 'partial 10: step 10/10 done')).toBeLessThan(lineIndex(run.stdout, 'long_job done in 3 s'));
+      expect(lineIndex(run.stderr, 'partial 1: step 1/10 done')).toBeLessThan(lineIndex(run.stderr, /^status: working \(step ([5-9]|10)\/10\)$/));
+      expect(lineIndex(run.stderr, 'partial 10: step 10/10 done')).toBeLessThan(lineIndex(run.stderr, 'status: completed'));
+      expect(run.stdout).toBe('long_job done in 3 s\n');
     });
 
     it(`should print each subtask of fan_out with its status as it changes (${dialect})`, async () => {
       const run = await runCall([server.url, 'fan_out', '{"count":3,"ms":600}', '--dialect', dialect, '--poll', '50']);
       expect(run.code, run.stderr).toBe(0);
-      const lines = [...run.stdout.matchAll(/^subtask (\S+): (\S+)$/gm)].map((m) => ({ id: m[1]!, status: m[2]! }));
+      const lines = [...run.stderr.matchAll(/^subtask (\S+): (\S+)$/gm)].map((m) => ({ id: m[1]!, status: m[2]! }));
       const ids = [...new Set(lines.map((l) => l.id))];
       expect(ids).toHaveLength(3);
       for (const id of ids) {
         const statuses = lines.filter((l) => l.id === id).map((l) => l.status);
         // Seen before it ended (polls every 100 ms or less meet a 600 ms sleep), then completed; each change once.
         expect(['working,completed', 'submitted,working,completed', 'submitted,completed'], `statuses printed for subtask ${id}`).toContain(statuses.join(','));
-        expect(lineIndex(run.stdout, `subtask ${id}: completed`)).toBeLessThan(lineIndex(run.stdout, 'fan_out: 3 of 3 subtasks completed'));
+        expect(lineIndex(run.stderr, `subtask ${id}: completed`)).toBeLessThan(lineIndex(run.stderr, 'status: completed'));
       }
-      expect(ids).not.toContain(run.stdout.match(/^task (\S+)$/m)?.[1]);
+      expect(ids).not.toContain(run.stderr.match(/^task (\S+)$/m)?.[1]);
     });
   }
 });

@@ -1,0 +1,163 @@
+/**
+ * What `mcp-tasks call` and `mcp-tasks tasks result` print while they follow a task, in one of four
+ * modes: on a terminal one live line on stderr (status, elapsed, progress, status message) with
+ * partial results and subtasks printed above it; without a terminal plain lines on stderr; with
+ * `--json` one JSON object per line on stdout and nothing else there; with `--quiet` nothing but
+ * the result and errors. The result itself always goes to stdout.
+ *
+ * @module
+ */
+import type { CallToolResult } from '../wire/mcp-shapes.js';
+import type { TaskUpdate } from '../wire/task-call.types.js';
+import { partialText } from '../wire/task-updates.js';
+
+/** The four ways to print. */
+export type OutputMode = 'live' | 'lines' | 'json' | 'quiet';
+
+/** Where the output goes (process.stdout / process.stderr; tests pass their own). */
+export interface OutputStreams {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+}
+
+/**
+ * The mode the flags and the terminal ask for.
+ *
+ * @example
+ * ```ts
+ * outputMode({ json: false, quiet: false }, process.stderr); // 'live' on a terminal, else 'lines'
+ * ```
+ */
+export function outputMode(flags: { readonly json?: boolean | undefined; readonly quiet?: boolean | undefined }, stderr: { readonly isTTY?: boolean }): OutputMode {
+  if (flags.json) return 'json';
+  if (flags.quiet) return 'quiet';
+  return stderr.isTTY === true ? 'live' : 'lines';
+}
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/**
+ * Prints one followed call.
+ *
+ * @example
+ * ```ts
+ * const out = new CallOutput('lines', process);
+ * out.started('t1', undefined);
+ * out.update({ type: 'status', task });
+ * out.result(result);
+ * out.close();
+ * ```
+ */
+export class CallOutput {
+  readonly mode: OutputMode;
+  readonly #io: OutputStreams;
+  readonly #since = Date.now();
+  #status = '';
+  #message: string | null = null;
+  #progress = '';
+  #frame = 0;
+  #lineShown = false;
+  #ticker: NodeJS.Timeout | undefined;
+  #lastStatusLine = '';
+
+  readonly #prefix: string;
+
+  /** @param prefix - what error sentences start with, e.g. `mcp-tasks call` */
+  constructor(mode: OutputMode, io: OutputStreams, prefix = 'mcp-tasks') {
+    this.mode = mode;
+    this.#io = io;
+    this.#prefix = prefix;
+    // The elapsed time moves on between updates.
+    if (mode === 'live') this.#ticker = setInterval(() => this.#draw(), 100).unref();
+  }
+
+  /** The call became a task (the server answered with one). */
+  started(taskId: string, sessionId: string | undefined): void {
+    if (this.mode === 'json') return this.#json({ type: 'task', taskId, ...(sessionId !== undefined && { sessionId }) });
+    this.#above(`task ${taskId}`);
+  }
+
+  /** One update of the task. */
+  update(update: TaskUpdate): void {
+    if (this.mode === 'json') return this.#json(update.type === 'status' ? { type: 'status', taskId: update.task.taskId, status: update.task.status, statusMessage: update.task.statusMessage } : update);
+    switch (update.type) {
+      case 'status': {
+        this.#status = update.task.status;
+        // A message a server left from while it worked says nothing once the task completed.
+        this.#message = update.task.status === 'completed' ? null : update.task.statusMessage;
+        if (this.mode === 'live') return this.#draw();
+        const line = `status: ${update.task.status}${this.#message ? ` (${this.#message})` : ''}`;
+        if (line !== this.#lastStatusLine) this.#above(line);
+        this.#lastStatusLine = line;
+        return;
+      }
+      case 'progress':
+        this.#progress = update.total ? `${Math.round((100 * update.progress) / update.total)}%` : `${update.progress}`;
+        if (this.mode === 'live') this.#draw();
+        return;
+      case 'partial':
+        return this.#above(`partial ${update.seq}: ${partialText(update.content)}`);
+      case 'subtask':
+        return this.#above(`subtask ${update.taskId}: ${update.status}`);
+      case 'input':
+        // The answerer prints the question itself, as it asks it.
+        return;
+    }
+  }
+
+  /** The result, on stdout (in `--json` mode as one `{"type":"result"}` line). */
+  result(result: CallToolResult): void {
+    this.#clearLine();
+    if (this.mode === 'json') return this.#json({ type: 'result', result });
+    for (const item of result.content) this.#io.stdout.write(item.type === 'text' ? `${item.text}\n` : `${JSON.stringify(item)}\n`);
+    if (result.structuredContent !== undefined) this.#io.stdout.write(`${JSON.stringify(result.structuredContent)}\n`);
+  }
+
+  /**
+   * One human sentence on stderr (in every mode; `--json` also gets an `{"type":"error"}` line on
+   * stdout, so a script reading only stdout sees why it ended).
+   */
+  error(sentence: string, exitCode: number): void {
+    this.#clearLine();
+    this.#io.stderr.write(`${this.#prefix}: ${sentence}\n`);
+    if (this.mode === 'json') this.#json({ type: 'error', message: sentence, exitCode });
+  }
+
+  /** A note for people (not an error), on stderr; not in `--quiet` or `--json`. */
+  note(sentence: string): void {
+    if (this.mode === 'quiet' || this.mode === 'json') return;
+    this.#above(sentence);
+  }
+
+  /** Stops the live line. */
+  close(): void {
+    if (this.#ticker !== undefined) clearInterval(this.#ticker);
+    this.#clearLine();
+  }
+
+  #json(value: unknown): void {
+    this.#io.stdout.write(`${JSON.stringify(value)}\n`);
+  }
+
+  // A line for people: above the live line on a terminal, a plain stderr line otherwise.
+  #above(line: string): void {
+    if (this.mode === 'quiet') return;
+    this.#clearLine();
+    this.#io.stderr.write(`${line}\n`);
+    if (this.mode === 'live') this.#draw();
+  }
+
+  #draw(): void {
+    if (this.mode !== 'live' || this.#status === '') return;
+    const elapsed = `${((Date.now() - this.#since) / 1000).toFixed(1)}s`;
+    const parts = [SPINNER[this.#frame++ % SPINNER.length], this.#status, elapsed, this.#progress, this.#message ?? ''].filter((p) => p !== '');
+    this.#io.stderr.write(`\r\x1b[2K${parts.join('  ')}`);
+    this.#lineShown = true;
+  }
+
+  #clearLine(): void {
+    if (!this.#lineShown) return;
+    this.#io.stderr.write('\r\x1b[2K');
+    this.#lineShown = false;
+  }
+}
