@@ -66,8 +66,8 @@ export async function elicitOrReport(params: ElicitRequest['params'], lines: Lin
  */
 export function terminalInputHandler(options: { lines: LineReader; answer: Record<string, unknown> | undefined; sampleReply: string; inputMissing: InputMissing }): InputRequestHandler {
   return async (request, context) => {
-    if (request.method === 'sampling/createMessage') return cannedSample(options.sampleReply) as unknown as Record<string, unknown>;
+    if (request.method === 'sampling/createMessage') return cannedSample(options.sampleReply);
     if (request.method !== 'elicitation/create') throw new Error(`mcp-tasks cannot answer ${request.method}`);
-    return (await elicitOrReport(request.params as ElicitRequest['params'], options.lines, options.answer, options.inputMissing, context.signal)) as unknown as Record<string, unknown>;
+    return await elicitOrReport(request.params as ElicitRequest['params'], options.lines, options.answer, options.inputMissing, context.signal);
   };
 }
