@@ -22,6 +22,7 @@ import { mayCallAsTask } from './task-support.js';
 import { TaskProgress } from './task-progress.js';
 import { LineReader } from './terminal-answers.js';
 import { CALL_HELP } from './call-help.js';
+import { reasonOf } from './request-failure.js';
 
 /** Splits a command line on spaces, honouring simple single and double quotes. */
 function splitCommand(command: string): string[] {
@@ -202,14 +203,3 @@ async function followTask(
  */
 export const EXIT = { completed: 0, failed: 1, usage: 2, transport: 4, interrupted: 130 } as const;
 
-/** A human reason for a failed request: the network's own words for a refused connection. */
-function reasonOf(error: unknown): string {
-  const e = error as { message?: unknown; cause?: { code?: unknown; message?: unknown } };
-  const code = e?.cause?.code;
-  if (code === 'ECONNREFUSED') return 'connection refused (is the server running?)';
-  if (code === 'ENOTFOUND') return 'no such host';
-  if (typeof code === 'string') return `${code}${typeof e.cause?.message === 'string' ? ` (${e.cause.message})` : ''}`;
-  // fetch's own words are in its cause ("fetch failed" says nothing).
-  if (typeof e?.cause?.message === 'string' && e.cause.message !== '') return e.cause.message;
-  return typeof e?.message === 'string' ? e.message : String(error);
-}
