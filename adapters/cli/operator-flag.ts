@@ -21,10 +21,10 @@ export const OPERATOR_FLAG_SPECS = { 'operator-token': { type: 'string' } } as c
  * const help = `Transport:\n${OPERATOR_FLAG_HELP}\n`;
  * ```
  */
-export const OPERATOR_FLAG_HELP = `  --operator-token TOKEN     with --http: the token of the status endpoint (GET /status beside /mcp, read
-                             by mcp-tasks status --http URL): 'Authorization: Bearer TOKEN' [MCP_TASKS_OPERATOR_TOKEN].
-                             Without it the endpoint answers only on a loopback bind without --auth-token;
-                             a requester's --auth-token never grants it`;
+export const OPERATOR_FLAG_HELP = `  --operator-token TOKEN     with --http: the token of the status endpoint (GET /status beside /mcp,
+                             read by mcp-tasks status --http URL), sent as 'Authorization: Bearer TOKEN'
+                             [MCP_TASKS_OPERATOR_TOKEN]. Without it the endpoint answers only on a
+                             loopback bind without --auth-token; a requester's token never grants it`;
 
 /**
  * The operator's front of a served HTTP endpoint: where `/status` reads (the NATS task space the

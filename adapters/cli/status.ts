@@ -25,9 +25,9 @@ leases of running tasks (which node runs what, until when) and the number of tas
 
 Source (one of):
   --nats URL                 read a NATS task space directly (the NATS flags below)
-  --http URL                 ask a server: the status endpoint (GET /status) of mcp-tasks serve --http, on
-                             any backend (on NATS it answers for the whole cluster); URL is the server's,
-                             e.g. http://127.0.0.1:3000 or its MCP URL http://127.0.0.1:3000/mcp
+  --http URL                 ask a server: GET /status of mcp-tasks serve --http, on any backend (on
+                             NATS it answers for the whole cluster); URL is the server's, e.g.
+                             http://127.0.0.1:3000, or its MCP URL http://127.0.0.1:3000/mcp
   --operator-token TOKEN     with --http: send 'Authorization: Bearer TOKEN', the token the server was
                              started with (--operator-token) [MCP_TASKS_OPERATOR_TOKEN]
   --header 'NAME: VALUE'     with --http: send this header too (repeatable), e.g. for a proxy
