@@ -13,8 +13,13 @@ import { operatorAccess } from './operator-access.js';
 import { withStatusEndpoint, type StatusSource } from './status-endpoint.js';
 
 /**
- * What `mcp-tasks serve` adds in front of the MCP handler: `GET /status`, read from `source`,
+ * What `mcp-tasks serve` adds in front of the MCP handler: `GET /status`, read from `status`,
  * behind the operator access check (see `operator-access.ts`).
+ *
+ * @example
+ * ```ts
+ * const operator: OperatorFront = { status: localStatusSource(runtime), operatorToken: process.env['MCP_TASKS_OPERATOR_TOKEN'] ?? null };
+ * ```
  */
 export interface OperatorFront {
   readonly status: StatusSource;
