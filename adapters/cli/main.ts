@@ -13,7 +13,7 @@ const HELP = `Usage: mcp-tasks <command> [options]
 Commands:
   serve      serve the demo MCP server whose requests may run as tasks (see: mcp-tasks serve --help)
   call       call a tool as a task and follow it to its result (see: mcp-tasks call --help)
-  status     show a NATS cluster's nodes, leases and task counts (see: mcp-tasks status --help)
+  status     show the nodes, leases and task counts of a server or NATS cluster (see: mcp-tasks status --help)
   diagram    print a machine's state diagram as Mermaid or SVG (see: mcp-tasks diagram --help)
   help       show this help
 

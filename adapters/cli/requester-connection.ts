@@ -156,22 +156,3 @@ export async function connectRequester(client: Client, settings: ConnectionSetti
     },
   };
 }
-
-/**
- * A human reason for a failed request: the network's own words for a refused connection.
- *
- * @example
- * ```ts
- * reasonOf(error); // 'connection refused (is the server running?)'
- * ```
- */
-export function reasonOf(error: unknown): string {
-  const e = error as { message?: unknown; cause?: { code?: unknown; message?: unknown } };
-  const code = e?.cause?.code;
-  if (code === 'ECONNREFUSED') return 'connection refused (is the server running?)';
-  if (code === 'ENOTFOUND') return 'no such host';
-  if (typeof code === 'string') return `${code}${typeof e.cause?.message === 'string' ? ` (${e.cause.message})` : ''}`;
-  // fetch's own words are in its cause ("fetch failed" says nothing).
-  if (typeof e?.cause?.message === 'string' && e.cause.message !== '') return e.cause.message;
-  return typeof e?.message === 'string' ? e.message : String(error);
-}

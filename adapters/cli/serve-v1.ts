@@ -8,7 +8,8 @@
  */
 import type { TaskRuntime } from '../../runtime/index.js';
 import { createStatelessHandler, createTaskServer, type TaskServerDefinitions } from '../mcp-server/index.js';
-import { startHttpEndpoint, type HttpEndpoint, type HttpHandlerOptionsV1, type HttpListenOptions } from '../http/index.js';
+import type { HttpEndpoint, HttpHandlerOptionsV1, HttpListenOptions } from '../http/index.js';
+import { startEndpoint, type OperatorFront } from '../http/endpoint.js';
 import { JsonRpcStdioTransport } from '../mcp-server/stdio-transport.js';
 
 /** The served implementation's name and version. */
@@ -34,17 +35,26 @@ export async function serveStdioV1(info: Info, runtime: TaskRuntime, definitions
 
 /**
  * Serves over Streamable HTTP: one SDK server per session, and the 2026-07-28 stateless wire
- * (tasks extension) beside the session-based dialects.
+ * (tasks extension) beside the session-based dialects; with `operator`, `GET /status` in front.
  *
  * @example
  * ```ts
- * const endpoint = await serveHttpV1(info, runtime, demoDefinitions, { port: 0 });
+ * const endpoint = await serveHttpV1(info, runtime, demoDefinitions, { port: 0 }, { status: localStatusSource(runtime), operatorToken: null });
  * ```
  */
-export function serveHttpV1(info: Info, runtime: TaskRuntime, definitions: TaskServerDefinitions, options: Omit<HttpHandlerOptionsV1, 'createServer' | 'stateless' | 'sdk'> & HttpListenOptions): Promise<HttpEndpoint> {
-  return startHttpEndpoint({
-    ...options,
-    createServer: () => createTaskServer(info, { runtime, ...definitions }),
-    stateless: createStatelessHandler({ runtime, info, ...definitions }),
-  });
+export function serveHttpV1(
+  info: Info,
+  runtime: TaskRuntime,
+  definitions: TaskServerDefinitions,
+  options: Omit<HttpHandlerOptionsV1, 'createServer' | 'stateless' | 'sdk'> & HttpListenOptions,
+  operator?: OperatorFront,
+): Promise<HttpEndpoint> {
+  return startEndpoint(
+    {
+      ...options,
+      createServer: () => createTaskServer(info, { runtime, ...definitions }),
+      stateless: createStatelessHandler({ runtime, info, ...definitions }),
+    },
+    operator,
+  );
 }

@@ -11,7 +11,8 @@ import type { TaskRuntime } from '../../runtime/index.js';
 import type { TaskServerDefinitions } from '../mcp-server/index.js';
 import { attachTaskServerV2 } from '../mcp-server-v2/index.js';
 import { refuseInbound } from '../mcp-server-v2/inbound-checks.js';
-import { startHttpEndpoint, type HttpEndpoint, type HttpHandlerOptionsV2, type HttpListenOptions } from '../http/index.js';
+import type { HttpEndpoint, HttpHandlerOptionsV2, HttpListenOptions } from '../http/index.js';
+import { startEndpoint, type OperatorFront } from '../http/endpoint.js';
 import { JsonRpcLineTransport, type MessageParser } from '../wire/json-rpc-lines.js';
 
 /** SDK v2's own check of one message (the one its stdio transport applies), so valid input reads as before. */
@@ -44,15 +45,21 @@ function factory(info: { name: string; version: string }, runtime: TaskRuntime, 
 }
 
 /**
- * Serves over Streamable HTTP.
+ * Serves over Streamable HTTP; with `operator`, `GET /status` in front.
  *
  * @example
  * ```ts
- * const endpoint = await serveHttpV2(info, runtime, demoDefinitions, { port: 0 });
+ * const endpoint = await serveHttpV2(info, runtime, demoDefinitions, { port: 0 }, { status: localStatusSource(runtime), operatorToken: null });
  * ```
  */
-export function serveHttpV2(info: { name: string; version: string }, runtime: TaskRuntime, definitions: TaskServerDefinitions, options: Omit<HttpHandlerOptionsV2, 'createServer' | 'sdk'> & HttpListenOptions): Promise<HttpEndpoint> {
-  return startHttpEndpoint({ ...options, sdk: 'v2', createServer: factory(info, runtime, definitions) });
+export function serveHttpV2(
+  info: { name: string; version: string },
+  runtime: TaskRuntime,
+  definitions: TaskServerDefinitions,
+  options: Omit<HttpHandlerOptionsV2, 'createServer' | 'sdk'> & HttpListenOptions,
+  operator?: OperatorFront,
+): Promise<HttpEndpoint> {
+  return startEndpoint({ ...options, sdk: 'v2', createServer: factory(info, runtime, definitions) }, operator);
 }
 
 /**

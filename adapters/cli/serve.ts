@@ -18,6 +18,7 @@ import { allowedList } from '../http/origin-guard.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
+import { OPERATOR_FLAG_HELP, OPERATOR_FLAG_SPECS, operatorFront } from './operator-flag.js';
 import type { SessionRecord } from '../http/session-restore.js';
 import { loadForCommand, SDK_V1, SDK_V2_SERVER } from './sdk-peers.js';
 import type * as ServeV1 from './serve-v1.js';
@@ -67,6 +68,7 @@ Transport (one of):
                              https://app.example; '*' accepts any (repeatable; also
                              MCP_TASKS_ALLOWED_ORIGINS=ORIGIN,...). Default: no Origin header (any
                              non-browser client) or a loopback origin; any other Origin gets 403
+${OPERATOR_FLAG_HELP}
 
 Tasks:
   --default-keep-alive MS    retention after a task ends when the requester asks none (default 300000)
@@ -203,6 +205,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'unserved-timeout': { type: 'string' },
       ...NATS_FLAG_SPECS,
       ...INSPECT_FLAG_SPECS,
+      ...OPERATOR_FLAG_SPECS,
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -222,6 +225,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   if (role === 'worker' ? serving : (values.stdio === true) === (values.http !== undefined)) {
     throw new Error(role === 'worker' ? 'a worker serves no MCP: drop --stdio/--http, or use --role both' : `serve needs exactly one of --stdio or --http PORT.\n${SERVE_HELP.split('\n')[0]!}`);
   }
+
+  if (values['operator-token'] !== undefined && values.http === undefined) throw new Error('--operator-token needs --http: the status endpoint is served beside /mcp');
 
   const runtimeOptions: TaskRuntimeOptions = {};
   const defaultKeepAlive = number('default-keep-alive', values['default-keep-alive']);
@@ -280,6 +285,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
 
   let runtime: TaskRuntime;
   let sessions;
+  let connection;
   if (nats) {
     const cluster = await createNatsTaskRuntime({
       ...runtimeOptions,
@@ -297,6 +303,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       log: (level, message, fields) => log(level, message, fields),
     });
     runtime = cluster;
+    connection = cluster.connection;
     sessions = await openSessionStore<SessionRecord>(cluster.connection, { prefix: nats.prefix, replicas: nats.replicas, storage: 'file' });
     log('info', 'joined the NATS task space', { node: cluster.nodeId, role, servers: nats.connection.servers, prefix: nats.prefix });
   } else {
@@ -362,6 +369,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
 
   const tokens = parseAuthTokens(values['auth-token'] ?? [], process.env['MCP_TASKS_AUTH_TOKENS']);
   const authenticated = Object.keys(tokens).length > 0;
+  const operator = operatorFront(runtime, values['operator-token'] ?? process.env['MCP_TASKS_OPERATOR_TOKEN'], tokens, connection && nats ? { connection, prefix: nats.prefix, replicas: nats.replicas } : undefined);
   const port = number('http', values.http)!;
   const sessionIdleMs = number('session-idle-timeout', values['session-idle-timeout']);
   const headersTimeoutMs = number('header-timeout', values['header-timeout']);
@@ -390,7 +398,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...(authenticated && { authenticate: bearerTokens(tokens) }),
     allowedHosts,
     allowedOrigins,
-  }) : await serving1!.serveHttpV1(info, runtime, definitions, {
+  }, operator) : await serving1!.serveHttpV1(info, runtime, definitions, {
     port,
     ...front,
     parkAfterMs,
@@ -400,8 +408,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...(authenticated && { authenticate: bearerTokens(tokens) }),
     allowedHosts,
     allowedOrigins,
-  });
-  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, sdk, authenticated, allowedHosts, allowedOrigins });
+  }, operator);
+  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, sdk, authenticated, allowedHosts, allowedOrigins, status: endpoint.url.replace(/\/mcp$/, '/status'), operatorToken: operator.operatorToken !== null });
   onSignals(async () => {
     await endpoint.close();
     await dispose();

@@ -1,104 +1,108 @@
 /**
- * `mcp-tasks status --nats URL`: what a NATS task space looks like now: its nodes and roles,
- * the leases of running tasks, and how many tasks are in each status.
+ * `mcp-tasks status`: what a task space looks like now: its nodes and roles, the leases of
+ * running tasks, how many tasks are in each status, and the resumable ones. Read from a NATS task
+ * space directly (`--nats URL`), or from a server's status endpoint (`--http URL`: `GET /status`
+ * of `mcp-tasks serve --http`, on any backend).
  *
  * @module
  */
 import { parseArgs } from 'node:util';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats } from '../../runtime/backends/nats/connection.js';
-import { isTerminalStatus } from '../../machines/index.js';
-import { isExpired, LeaseManager } from '../../runtime/backends/nats/leases.js';
-import { HEARTBEAT_MS, listNodes, openNodeBucket } from '../../runtime/backends/nats/node-registry.js';
-import { RecordStore } from '../../runtime/backends/nats/record-store.js';
-import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
-import type { SecurityReport } from '../../runtime/index.js';
-import { securityLines } from './security-lines.js';
+import { clusterStatusReader } from '../../runtime/backends/nats/cluster-status.js';
+import type { ClusterStatus } from '../../runtime/cluster-status.types.js';
+import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings, type NatsSettings } from './nats-flags.js';
+import { fetchStatus, requestHeaders, statusUrl } from './status-http.js';
+import { statusLines } from './status-lines.js';
 
 /** Help text of `mcp-tasks status`. */
 export const STATUS_HELP = `Usage: mcp-tasks status --nats URL [--json] [options]
+       mcp-tasks status --http URL [--operator-token TOKEN] [--header 'NAME: VALUE']... [--json]
 
-Prints the nodes of a NATS task space (role, last heartbeat, tasks run, counters of suspicious
+Prints the nodes of a task space (role, last heartbeat, tasks run, counters of suspicious
 requesters: failed look-ups, polls faster than suggested, limit refusals, the worst sessions), the
 leases of running tasks (which node runs what, until when) and the number of tasks in each status.
 
+Source (one of):
+  --nats URL                 read a NATS task space directly (the NATS flags below)
+  --http URL                 ask a server: GET /status of mcp-tasks serve --http, on any backend (on
+                             NATS it answers for the whole cluster); URL is the server's, e.g.
+                             http://127.0.0.1:3000, or its MCP URL http://127.0.0.1:3000/mcp
+  --operator-token TOKEN     with --http: send 'Authorization: Bearer TOKEN', the token the server was
+                             started with (--operator-token) [MCP_TASKS_OPERATOR_TOKEN]
+  --header 'NAME: VALUE'     with --http: send this header too (repeatable), e.g. for a proxy
+
   --json                     print one JSON object instead of tables
+
+Exit codes: 0 printed; 2 bad usage (neither or both of --nats and --http); 4 the server or NATS could
+not be reached, or refused (401, 403).
 
 ${NATS_FLAGS_HELP}
   -h, --help                 show this help
 `;
 
-/** What `status` reports. */
-export interface ClusterStatus {
-  readonly nodes: { nodeId: string; role: string; host: string; pid: number; lastSeen: number; up: boolean; tasksRun: number; running: number; security: SecurityReport | null; handlers: readonly string[] }[];
-  readonly leases: { taskKey: string; nodeId: string; expiresAt: number; expired: boolean }[];
-  readonly counts: Record<string, number>;
-  /**
-   * Live tasks run more than once or with a checkpoint kept: which attempt, on which node, from
-   * which checkpoint (a durable task resumed after its worker was lost shows here).
-   */
-  readonly durable: { taskKey: string; taskId: string; status: string; attempt: number; node: string | null; checkpoint: { seq: number; label: string | null; at: number } | null }[];
+/** The exit codes of `status`. */
+const EXIT = { ok: 0, usage: 2, transport: 4 } as const;
+
+/** The report of a NATS task space, or the sentence that says why it could not be read. */
+async function fromNats(nats: NatsSettings): Promise<{ readonly report: ClusterStatus } | { readonly failure: string }> {
+  let nc: NatsConnection;
+  try {
+    nc = await connectNats({ ...nats.connection, name: 'mcp-tasks status' });
+  } catch (error) {
+    // "NATS unavailable at nats://…: …" names the servers and what went wrong.
+    return { failure: error instanceof Error ? error.message : String(error) };
+  }
+  try {
+    return { report: await clusterStatusReader(nc, { prefix: nats.prefix, replicas: nats.replicas }).read() };
+  } finally {
+    await nc.close();
+  }
 }
 
 /**
  * Runs `status`; resolves with the exit code.
  *
  * @param argv - arguments after `status`
+ * @throws Error for bad usage (the command line exits 2 with its message)
  * @example
  * ```ts
- * process.exitCode = await status(['--nats', 'nats://127.0.0.1:4222', '--json']);
+ * process.exitCode = await status(['--http', 'http://127.0.0.1:3000', '--json']);
  * ```
  */
 export async function status(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({ args: [...argv], options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...NATS_FLAG_SPECS }, strict: true });
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      json: { type: 'boolean' },
+      http: { type: 'string' },
+      'operator-token': { type: 'string' },
+      header: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+      ...NATS_FLAG_SPECS,
+    },
+    strict: true,
+  });
   if (values.help) {
     process.stdout.write(STATUS_HELP);
-    return 0;
+    return EXIT.ok;
   }
-  const nats = natsSettings(values, process.env);
-  if (!nats) throw new Error('status needs --nats URL (or MCP_TASKS_NATS_URL)');
-  const nc = await connectNats({ ...nats.connection, name: 'mcp-tasks status' });
-  try {
-    const layout = { prefix: nats.prefix, replicas: nats.replicas, storage: 'file' as const };
-    const now = Date.now();
-    const nodes = (await listNodes(await openNodeBucket(nc, layout))).map((n) => ({
-      nodeId: n.nodeId, role: n.role, host: n.host, pid: n.pid, lastSeen: n.lastSeen, up: now - n.lastSeen < 3 * HEARTBEAT_MS, tasksRun: n.tasksRun, running: n.running, security: n.security ?? null,
-      // The handlers a worker announces (a front tells from them a task no live worker serves).
-      handlers: n.handlers ?? [],
-    }));
-    const leases = (await (await LeaseManager.open(nc, { bucketPrefix: nats.prefix, replicas: nats.replicas })).list()).map((l) => ({ ...l, expired: isExpired(l, now) }));
-    const store = await RecordStore.open(nc, layout, 'status');
-    const counts: Record<string, number> = {};
-    const durable: ClusterStatus['durable'] = [];
-    for (const key of await store.keys()) {
-      const read = await store.read(key);
-      if (!read || !('found' in read)) continue;
-      const r = read.found.record;
-      counts[r.status] = (counts[r.status] ?? 0) + 1;
-      const c = r.checkpoint;
-      if (!isTerminalStatus(r.status) && (r.attempts > 1 || c)) {
-        durable.push({ taskKey: key, taskId: r.context.taskId, status: r.status, attempt: r.attempts, node: r.node, checkpoint: c ? { seq: c.seq, label: c.label, at: c.at } : null });
-      }
-    }
-    const report: ClusterStatus = { nodes, leases, counts, durable };
-    if (values.json) {
-      process.stdout.write(`${JSON.stringify(report)}\n`);
-      return 0;
-    }
-    const serves = (n: (typeof nodes)[number]): string[] => (n.role === 'front' ? [] : [`    serves ${n.handlers.length === 0 ? '(nothing yet)' : n.handlers.join(', ')}`]);
-    const lines = ['Nodes:', ...nodes.flatMap((n) => [`  ${n.nodeId}  ${n.role.padEnd(6)}  ${n.up ? 'up' : 'down'}  last seen ${new Date(n.lastSeen).toISOString()}  tasks run ${n.tasksRun}  running ${n.running}`, ...serves(n), ...securityLines(n.security)])];
-    if (nodes.length === 0) lines.push('  (none)');
-    lines.push('Leases:', ...leases.map((l) => `  ${l.taskKey}  ${l.nodeId}  ${l.expired ? 'EXPIRED' : `until ${new Date(l.expiresAt).toISOString()}`}`));
-    if (leases.length === 0) lines.push('  (none)');
-    lines.push(
-      'Resumable tasks (attempt, node, last checkpoint):',
-      ...durable.map((d) => `  ${d.taskId}  ${d.status}  attempt ${d.attempt} on ${d.node ?? '-'}  ${d.checkpoint ? `checkpoint ${d.checkpoint.seq}${d.checkpoint.label === null ? '' : ` (${d.checkpoint.label})`} at ${new Date(d.checkpoint.at).toISOString()}` : 'no checkpoint'}`),
-    );
-    if (durable.length === 0) lines.push('  (none)');
-    lines.push('Tasks by status:', ...Object.entries(counts).map(([s, n]) => `  ${s.padEnd(15)} ${n}`));
-    if (Object.keys(counts).length === 0) lines.push('  (none)');
-    process.stdout.write(`${lines.join('\n')}\n`);
-    return 0;
-  } finally {
-    await nc.close();
+  const usage = STATUS_HELP.split('\n').slice(0, 2).join('\n');
+  if (values.http !== undefined && values.nats !== undefined) throw new Error(`status reads one source: --nats URL or --http URL, not both.\n${usage}`);
+  let read;
+  if (values.http !== undefined) {
+    const url = statusUrl(values.http);
+    read = await fetchStatus(url, requestHeaders(values.header ?? [], values['operator-token'] ?? process.env['MCP_TASKS_OPERATOR_TOKEN']));
+  } else {
+    if (values.header !== undefined || values['operator-token'] !== undefined) throw new Error('--header and --operator-token need --http URL');
+    const nats = natsSettings(values, process.env);
+    if (!nats) throw new Error(`status needs --nats URL (or MCP_TASKS_NATS_URL) or --http URL.\n${usage}`);
+    read = await fromNats(nats);
   }
+  if ('failure' in read) {
+    process.stderr.write(`mcp-tasks status: ${read.failure}\n`);
+    return EXIT.transport;
+  }
+  process.stdout.write(values.json ? `${JSON.stringify(read.report)}\n` : `${statusLines(read.report).join('\n')}\n`);
+  return EXIT.ok;
 }

@@ -1,12 +1,49 @@
 /**
  * A handler of either SDK line on a port of its own: the request deadlines, the guard that turns
- * an unexpected error into one 500, and a close that always ends.
+ * an unexpected error into one 500, a close that always ends, and (for `mcp-tasks serve`) the
+ * operator's status endpoint in front of the MCP handler.
  *
  * @module
  */
 import type { AddressInfo } from 'node:net';
 import { closeServer, guardedServer } from './front.js';
-import type { HttpEndpoint, HttpHandler, HttpListenOptions } from './http.types.js';
+import { handlerFor } from './handler-for.js';
+import type { HttpEndpoint, HttpEndpointOptions, HttpHandler, HttpListenOptions } from './http.types.js';
+import { operatorAccess } from './operator-access.js';
+import { withStatusEndpoint, type StatusSource } from './status-endpoint.js';
+
+/**
+ * What `mcp-tasks serve` adds in front of the MCP handler: `GET /status`, read from `status`,
+ * behind the operator access check (see `operator-access.ts`).
+ *
+ * @example
+ * ```ts
+ * const operator: OperatorFront = { status: localStatusSource(runtime), operatorToken: process.env['MCP_TASKS_OPERATOR_TOKEN'] ?? null };
+ * ```
+ */
+export interface OperatorFront {
+  readonly status: StatusSource;
+  /** The operator token, or `null` for none (then only a loopback, anonymous server answers). */
+  readonly operatorToken: string | null;
+}
+
+/**
+ * Starts the endpoint of `options` (the SDK line's handler on its port), with the operator's
+ * status endpoint in front of it when `operator` is given.
+ *
+ * @throws MissingPeerDependencyError when the SDK line asked for is not installed
+ * @example
+ * ```ts
+ * const endpoint = await startEndpoint({ port: 0, createServer }, { status: localStatusSource(runtime), operatorToken: null });
+ * ```
+ */
+export async function startEndpoint(options: HttpEndpointOptions, operator?: OperatorFront): Promise<HttpEndpoint> {
+  const bind = options.host ?? '127.0.0.1';
+  // The token is checked before the SDK loads: a bad flag is told at once.
+  const access = operator && operatorAccess({ bind, operatorToken: operator.operatorToken, requesterAuth: options.authenticate !== undefined, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
+  const handle = await handlerFor(options, bind);
+  return listenHttp(operator && access ? withStatusEndpoint(handle, { source: operator.status, access }) : handle, options);
+}
 
 /**
  * Serves `handle` on `options.port` until closed.

@@ -17,9 +17,9 @@
  *
  * @module
  */
-import { loadWithPeer } from '../peer-dependency.js';
-import { listenHttp } from './endpoint.js';
+import { startEndpoint } from './endpoint.js';
 import { guardHandler } from './front.js';
+import { handlerFor } from './handler-for.js';
 import type { HttpEndpoint, HttpEndpointOptions, HttpHandler, HttpHandlerOptions } from './http.types.js';
 
 export type {
@@ -38,18 +38,6 @@ export type {
 export type { HttpTimeouts } from './front.js';
 export { bearerTokens } from './auth.js';
 export { MissingPeerDependencyError } from '../peer-dependency.js';
-
-const ENTRY = 'mcp-task-actors/http';
-
-/** The handler of the SDK line `options.sdk`, its SDK loaded now. */
-async function handlerFor(options: HttpHandlerOptions, bind: string): Promise<HttpHandler> {
-  if (options.sdk === 'v2') {
-    const { createHandlerV2 } = await loadWithPeer('@modelcontextprotocol/server', '^2.4.0', ENTRY, () => import('./handler-v2.js'));
-    return createHandlerV2(options, bind);
-  }
-  const { createHandlerV1 } = await loadWithPeer('@modelcontextprotocol/sdk', '>=1.25.0 <=1.32.2', ENTRY, () => import('./handler-v1.js'));
-  return createHandlerV1(options, bind);
-}
 
 /**
  * A Node `(req, res)` handler serving MCP with tasks at `options.path` (`/mcp`), to mount in
@@ -88,6 +76,5 @@ export async function createHttpHandler(options: HttpHandlerOptions): Promise<Ht
  * ```
  */
 export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<HttpEndpoint> {
-  const handle = await handlerFor(options, options.host ?? '127.0.0.1');
-  return listenHttp(handle, options);
+  return startEndpoint(options);
 }

@@ -80,3 +80,16 @@ export function workHandlerName(runtime: TaskRuntime, method: string, label: str
   const base = baseName(method, label);
   return registries.get(runtime)?.get(base)?.get(definition.run) ?? base;
 }
+
+/**
+ * The handler names of every definition registered with `runtime` through {@link registerWorkOnce}
+ * (`tools/call:sleep`…), one per name, sorted: what a node says it serves (`mcp-tasks status`).
+ *
+ * @example
+ * ```ts
+ * registeredWork(runtime); // ['prompts/get:greeting', 'tools/call:sleep', …]
+ * ```
+ */
+export function registeredWork(runtime: TaskRuntime): string[] {
+  return [...(registries.get(runtime)?.keys() ?? [])].sort();
+}
