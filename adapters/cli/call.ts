@@ -16,7 +16,8 @@ import { hostClientTasks } from './client-tasks.js';
 import { LineReader } from './terminal-answers.js';
 import { CALL_HELP } from './call-help.js';
 import { CallOutput, outputMode } from './call-output.js';
-import { connectionSettings, connectRequester, CONNECTION_FLAG_SPECS, UsageError, type RequesterConnection } from './requester-connection.js';
+import { connectRequester, type RequesterConnection } from './requester-connection.js';
+import { connectionSettings, CONNECTION_FLAG_SPECS, UsageError } from './requester-flags.js';
 import { reasonOf } from './request-failure.js';
 import { terminalInputHandler, InputMissing } from './terminal-input.js';
 

@@ -13,6 +13,7 @@ const HELP = `Usage: mcp-tasks <command> [options]
 Commands:
   serve      serve the demo MCP server whose requests may run as tasks (see: mcp-tasks serve --help)
   call       call a tool as a task and follow it to its result (see: mcp-tasks call --help)
+  tasks      list, read, fetch the result of or cancel tasks made earlier (see: mcp-tasks tasks --help)
   status     show the nodes, leases and task counts of a server or NATS cluster (see: mcp-tasks status --help)
   diagram    print a machine's state diagram as Mermaid or SVG (see: mcp-tasks diagram --help)
   help       show this help
@@ -28,6 +29,8 @@ async function helpOf(command: string | undefined): Promise<string> {
       return (await import('./serve.js')).SERVE_HELP;
     case 'call':
       return (await import('./call-help.js')).CALL_HELP;
+    case 'tasks':
+      return (await import('./tasks-help.js')).TASKS_HELP;
     case 'status':
       return (await import('./status.js')).STATUS_HELP;
     case 'diagram':
@@ -47,6 +50,12 @@ async function main(argv: readonly string[]): Promise<void> {
       if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(await helpOf('call'));
       const { call } = await loadForCommand(SDK_V1, 'mcp-tasks call', () => import('./call.js'));
       process.exitCode = await call(rest);
+      return;
+    }
+    case 'tasks': {
+      if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(await helpOf('tasks'));
+      const { tasks } = await loadForCommand(SDK_V1, 'mcp-tasks tasks', () => import('./tasks.js'));
+      process.exitCode = await tasks(rest);
       return;
     }
     case 'status':

@@ -7,10 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CallToolResult } from './mcp-shapes.js';
-import { DEFAULT_MAX_CANCEL_POLLS, DEFAULT_REQUESTER_POLL_FREQUENCY, type RequesterDialect } from '../../machines/index.js';
+import { DEFAULT_MAX_CANCEL_POLLS, DEFAULT_REQUESTER_POLL_FREQUENCY, type RequesterDialect, type RequesterTask } from '../../machines/index.js';
 import type { BeginCallOptions, CallToolParams, PendingTask, ResolvedTaskClientOptions, ResumeOptions, TaskClientOptions } from './task-client.types.js';
 import { ExtensionPeer } from './task-client.ext-peer.js';
-import { NO_TIMEOUT, TaskWire, type RequesterPeer } from './task-client.wire.js';
+import { NO_TIMEOUT, TaskWire, toRequesterTask, type RequesterPeer } from './task-client.wire.js';
+import { TaskClientError, TaskClientErrorCode } from './task-client.errors.js';
 import { ActorPendingTask, type CreatedRoutes, type Flight } from './task-client.pending.js';
 import { CallHandle, type CallEngine } from './task-call.js';
 import type { CallDialect, CallOptions, DialectChoice, TaskCall, TaskRefOptions } from './task-call.types.js';
@@ -141,6 +142,57 @@ export class TaskClientCore {
    */
   task(taskId: string, options: TaskRefOptions = {}): TaskCall {
     return new CallHandle(this.#engine(), { kind: 'task', taskId, options });
+  }
+
+  /**
+   * Reads a task once (`tasks/get`), in the dialect it was made in (negotiated by default).
+   *
+   * @example
+   * ```ts
+   * const task = await tasks.getTask(taskId); // { taskId, status: 'working', statusMessage: 'step 3/10', … }
+   * ```
+   */
+  getTask(taskId: string, options: Pick<TaskRefOptions, 'dialect'> = {}): Promise<RequesterTask> {
+    const dialect = this.#engine().taskDialect(options.dialect);
+    return new TaskWire(this.#peer(dialect), dialect).getTask(taskId);
+  }
+
+  /**
+   * Asks the server to cancel a task (`tasks/cancel`), from any connection that may reach it (no
+   * handle needed); resolves with the task as the server then shows it.
+   *
+   * @example
+   * ```ts
+   * const task = await tasks.cancelTask(taskId); // status 'cancelled'
+   * ```
+   */
+  cancelTask(taskId: string, options: Pick<TaskRefOptions, 'dialect'> = {}): Promise<RequesterTask> {
+    const dialect = this.#engine().taskDialect(options.dialect);
+    return new TaskWire(this.#peer(dialect), dialect).cancelTask(taskId);
+  }
+
+  /**
+   * Lists the requester's tasks (`tasks/list`, every page). The 2026-07-28 wire has no listing: a
+   * task there is reached by its id alone.
+   *
+   * @throws TaskClientError (`request_failed`) on the 2026-07-28 dialect
+   * @example
+   * ```ts
+   * for (const task of await tasks.listTasks()) console.log(task.taskId, task.status);
+   * ```
+   */
+  async listTasks(options: Pick<TaskRefOptions, 'dialect'> = {}): Promise<RequesterTask[]> {
+    const dialect = this.#engine().taskDialect(options.dialect);
+    if (dialect === '2026-07-28') throw new TaskClientError(TaskClientErrorCode.requestFailed, 'The 2026-07-28 wire has no tasks/list: a task there is reached by its id alone');
+    const all: RequesterTask[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 1_000; page++) {
+      const answer = (await this.#client.request({ method: 'tasks/list', params: cursor === undefined ? {} : { cursor } }, AnyResultSchema)) as Record<string, unknown>;
+      for (const raw of Array.isArray(answer['tasks']) ? answer['tasks'] : []) all.push(toRequesterTask(raw));
+      cursor = typeof answer['nextCursor'] === 'string' ? answer['nextCursor'] : undefined;
+      if (cursor === undefined) break;
+    }
+    return all;
   }
 
   /**

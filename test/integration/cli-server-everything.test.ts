@@ -28,7 +28,7 @@ describe('mcp-tasks call against @modelcontextprotocol/server-everything', () =>
     // 2025-11-25: the tool itself is not a task tool, so call must call it without one.
     const run = await runCall([...stdio, 'trigger-sampling-request-async', '{"prompt":"Say hi"}', '--dialect', '2025-11-25', '--sample-reply', 'Hi from the canned model']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toContain('no task: the server does not run trigger-sampling-request-async as a task');
+    expect(run.stderr).toContain('no task: the server answered trigger-sampling-request-async directly');
     expect(run.stdout).toContain('[COMPLETED] Async sampling completed!');
     expect(run.stdout).toContain('"text": "Hi from the canned model"');
     const id = createdTaskId(run.stdout);
@@ -57,9 +57,9 @@ describe('mcp-tasks call against @modelcontextprotocol/server-everything', () =>
       },
     });
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^task \S+$/m);
-    expect(run.stdout).toContain('status: working (Gathering sources...)');
-    expect(run.stdout).toContain('status: input_required');
+    expect(run.stderr).toMatch(/(^|: )task \S+$/m);
+    expect(run.stderr).toContain('status: working (Gathering sources...)');
+    expect(run.stderr).toContain('status: input_required');
     expect(run.stderr).toContain('? The research query "python" could have multiple interpretations');
     expect(run.stdout).toContain('# Research Report: python (snake)');
     expect(run.stdout).toContain('After receiving clarification ("snake"), the task resumed processing and completed.');

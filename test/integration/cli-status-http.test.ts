@@ -42,7 +42,8 @@ async function startLongJob(url: string): Promise<{ stop: () => Promise<number |
   let stdout = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`long_job never said working: ${stdout}`)), 15_000);
-    child.stdout.on('data', (d: Buffer) => {
+    // Without a terminal, call's status lines go to stderr (stdout holds only the result).
+    child.stderr.on('data', (d: Buffer) => {
       stdout += d.toString();
       if (/status: working/.test(stdout)) {
         clearTimeout(timer);
