@@ -55,11 +55,15 @@ export async function main(): Promise<{ report: string; statuses: string[]; othe
   await Promise.all([agentB.connect(b), agentA.connect(a)]);
 
   // A delegates, then keeps working while the task runs.
-  const tasks = new TaskClient(agentA, { dialect: '2025-11-25', pollFrequency: 20 });
-  const pending = tasks.beginCallTool({ name: 'research', arguments: { topic: 'distributed queues' } }, { ttl: 60_000 });
+  // The dialect is negotiated: B declares 2025-11-25 tasks and lists `research` as a task tool.
+  const tasks = new TaskClient(agentA, { pollFrequency: 20 });
+  const call = tasks.callTool({ name: 'research', arguments: { topic: 'distributed queues' } }, { ttl: 60_000 });
   const statuses: string[] = [];
+  void (async () => {
+    for await (const update of call.updates()) if (update.type === 'status' && statuses.at(-1) !== update.task.status) statuses.push(update.task.status);
+  })();
   let finished = false;
-  const outcome = pending.result({ onTaskStatus: (t) => statuses.push(t.status) }).finally(() => (finished = true));
+  const outcome = call.result().finally(() => (finished = true));
   let otherWork = 0;
   while (!finished) {
     otherWork++; // A's own work: here, just counting

@@ -75,6 +75,13 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 }
 
+// A reader that went away (`mcp-tasks call … | head -1`) ends the command quietly, as a closed
+// pipe ends any Unix tool (128 + SIGPIPE), instead of an unhandled EPIPE stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(141);
+  throw error;
+});
+
 main(process.argv.slice(2)).catch((error: unknown) => {
   // One human sentence (the logs of a running node are JSON lines; this is not one of them).
   process.stderr.write(`mcp-tasks: ${error instanceof Error ? error.message : String(error)}\n`);

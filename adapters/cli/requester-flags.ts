@@ -82,6 +82,7 @@ export function connectionSettings(
   if (values.stdio !== undefined) {
     if (values['session-id'] !== undefined) throw new UsageError('--session-id needs --http: a stdio server has one connection, its own');
     if (values.header !== undefined) throw new UsageError('--header needs --http: stdio has no headers');
+    if (dialect === '2026-07-28') throw new UsageError('--dialect 2026-07-28 needs --http: the command line speaks that wire over HTTP only');
     const [command, ...args] = splitCommand(values.stdio);
     if (!command) throw new UsageError('--stdio needs a command');
     return { target: { kind: 'stdio', command, args }, headers, sessionId: undefined, dialect, pollFrequency, where: `the server started by "${values.stdio}"` };
