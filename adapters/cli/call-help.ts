@@ -15,7 +15,7 @@ terminal one live line on stderr (status, elapsed time, progress, status message
 results ("partial SEQ: TEXT") and subtasks ("subtask ID: STATUS") printed above it; without a
 terminal the same as plain lines on stderr. The server's questions are asked on the terminal
 (or answered with --answer); sampling gets a canned reply. Ctrl-C cancels the task on the server
-(a second Ctrl-C within 2 s leaves it running and says how to fetch it later).
+after 2 s (a second Ctrl-C within them leaves it running and says how to fetch it later).
 
 When the server sends elicitation/create or sampling/createMessage as a task (SEP-1686 _meta, or
 2025-11-25 params.task), call hosts that task itself and prints each status change on stderr as

@@ -139,21 +139,24 @@ export async function follow(running: TaskCall, connection: RequesterConnection,
     const headers = Object.keys(connection.settings.headers).length > 0 ? ' --header …' : '';
     return `mcp-tasks tasks result ${taskId} ${target}${session}${headers}`;
   };
+  // Ctrl-C cancels the task on the server, after a 2 s grace in which a second Ctrl-C leaves it
+  // running instead (and says how to fetch it later).
   let interrupted = 0;
+  let cancelling: NodeJS.Timeout | undefined;
   const onInterrupt = (): void => {
-    const now = Date.now();
     const taskId = running.taskId;
     if (taskId === undefined) {
       out.error('interrupted before the server made a task', EXIT.interrupted);
       process.exit(EXIT.interrupted);
     }
-    if (interrupted !== 0 && now - interrupted < 2_000) {
+    if (interrupted !== 0) {
+      clearTimeout(cancelling);
       out.error(`left task ${taskId} running on ${where}; fetch it later with: ${fetchLater(taskId)}`, EXIT.interrupted);
       process.exit(EXIT.interrupted);
     }
-    interrupted = now;
-    out.note(`cancelling task ${taskId} on ${where} (Ctrl-C again within 2 s to leave it running)`);
-    void running.cancel('cancelled from the command line (Ctrl-C)').catch(() => undefined);
+    interrupted = Date.now();
+    out.note(`cancelling task ${taskId} on ${where} in 2 s (Ctrl-C again to leave it running)`);
+    cancelling = setTimeout(() => void running.cancel('cancelled from the command line (Ctrl-C)').catch(() => undefined), 2_000);
   };
   process.on('SIGINT', onInterrupt);
   try {
@@ -196,6 +199,7 @@ export async function follow(running: TaskCall, connection: RequesterConnection,
     out.error(`${where} answered with an error: ${reasonOf(error)}`, EXIT.transport);
     return EXIT.transport;
   } finally {
+    clearTimeout(cancelling);
     process.off('SIGINT', onInterrupt);
   }
 }

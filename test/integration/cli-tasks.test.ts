@@ -174,6 +174,32 @@ function runOnTerminal(args: readonly string[], keys?: { when: RegExp; type: str
   });
 }
 
+describe('mcp-tasks call and Ctrl-C twice', () => {
+  it('should leave the task running at a second Ctrl-C within 2 s and say how to fetch it later', { timeout: 20_000 }, async () => {
+    const child = spawn(process.execPath, [cli, 'call', server.url, 'sleep', '{"ms":3000}'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    let sent = 0;
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (sent === 0 && /status: working/.test(stderr)) {
+        sent = 1;
+        child.kill('SIGINT');
+      } else if (sent === 1 && /Ctrl-C again to leave it running/.test(stderr)) {
+        sent = 2;
+        child.kill('SIGINT');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, stderr).toBe(130);
+    const fetch = /fetch it later with: (mcp-tasks tasks result (\S+) --http (\S+) --session-id (\S+))/.exec(stderr);
+    expect(fetch, stderr).not.toBeNull();
+    // The printed command works, and the task runs on to its result: nothing cancelled it.
+    const later = await run(['tasks', 'result', fetch![2]!, '--http', fetch![3]!, '--session-id', fetch![4]!]);
+    expect(later.code, later.stderr).toBe(0);
+    expect(later.stdout).toBe('slept 3000 ms\n');
+  });
+});
+
 describe('mcp-tasks call on a terminal', () => {
   it('should show one live line (status, elapsed, message) and print partials above it', async () => {
     const r = await runOnTerminal(['call', server.url, 'long_job', '{"seconds":1}']);

@@ -24,6 +24,8 @@ const text = (result: { content: unknown[] }): string => (result.content[0] as {
 /** A connected requester of one SDK line, and how to open another one (a new connection). */
 interface Requester {
   readonly tasks: TaskClient | TaskClientV2;
+  /** The MCP session over HTTP. */
+  readonly sessionId: string | undefined;
   close(): Promise<void>;
 }
 
@@ -32,7 +34,7 @@ interface Target {
   readonly dialect: DialectChoice;
   /** What the negotiation must land on. */
   readonly spoken: string;
-  connect(options?: { token?: string }): Promise<Requester>;
+  connect(options?: { token?: string; sessionId?: string }): Promise<Requester>;
 }
 
 let v1: HttpServerProcess;
@@ -54,9 +56,10 @@ function sdkV1(dialect: DialectChoice, spoken: string): Target {
     dialect,
     spoken,
     connect: async (options = {}) => {
-      const client = new ClientV1({ name: 'requester-suite', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-      await client.connect(new HttpV1(new URL(v1.url), { requestInit: { headers: headers(options.token) } }));
-      return { tasks: new TaskClient(client, { dialect, pollFrequency: 100 }), close: () => client.close() };
+      const client = new ClientV1({ name: 'requester-suite', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} } });
+      const transport = new HttpV1(new URL(v1.url), { requestInit: { headers: headers(options.token) }, ...(options.sessionId !== undefined && { sessionId: options.sessionId }) });
+      await client.connect(transport);
+      return { tasks: new TaskClient(client, { dialect, pollFrequency: 100 }), sessionId: transport.sessionId, close: () => client.close() };
     },
   };
 }
@@ -67,10 +70,11 @@ function sdkV2(dialect: DialectChoice, spoken: string): Target {
     dialect,
     spoken,
     connect: async (options = {}) => {
-      const client = new ClientV2({ name: 'requester-suite', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-      await client.connect(new HttpV2(new URL(v2.url), { requestInit: { headers: headers(options.token) } }));
+      const client = new ClientV2({ name: 'requester-suite', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} } });
+      const transport = new HttpV2(new URL(v2.url), { requestInit: { headers: headers(options.token) } });
+      await client.connect(transport);
       const rawDispatch = createRawDispatch(v2.url, { headers: headers(options.token) });
-      return { tasks: new TaskClientV2(client, { dialect, pollFrequency: 100, rawDispatch }), close: () => client.close() };
+      return { tasks: new TaskClientV2(client, { dialect, pollFrequency: 100, rawDispatch }), sessionId: transport.sessionId, close: () => client.close() };
     },
   };
 }
@@ -169,19 +173,39 @@ describe.each(TARGETS)('requester API against $name', (target) => {
     expect((await adaInputs).filter((u) => u.type === 'input').map((u) => (u.type === 'input' ? u.method : ''))).toContain('elicitation/create');
   });
 
+  it('should route two different questions asked at once (elicitation, sampling) each to its own call', async () => {
+    // Each handler answers only its own kind of question: a misrouted one fails its call.
+    const onlyElicitation: InputRequestHandler = async ({ method }) => {
+      if (method !== 'elicitation/create') throw new Error(`misrouted ${method}`);
+      return { action: 'accept', content: { name: 'Eve' } };
+    };
+    const onlySampling: InputRequestHandler = async ({ method }) => {
+      if (method !== 'sampling/createMessage') throw new Error(`misrouted ${method}`);
+      return { role: 'assistant', model: 'scripted', content: { type: 'text', text: 'Tasks run later.' } };
+    };
+    const [named, summary] = await Promise.all([
+      requester.tasks.callTool({ name: 'ask_name', arguments: {} }, { onInputRequest: onlyElicitation }).result(),
+      requester.tasks.callTool({ name: 'summarize', arguments: { text: 'Tasks let a call finish later.' } }, { onInputRequest: onlySampling }).result(),
+    ]);
+    expect(text(named)).toBe('Hello, Eve');
+    expect(text(summary)).toBe('Tasks run later.');
+  });
+
   it('should refuse a retention its dialect cannot carry instead of ignoring it', async () => {
     const asked = target.spoken === 'sep-1686' ? { ttl: 60_000 } : { keepAlive: 60_000 };
     await expect(requester.tasks.callTool({ name: 'sleep', arguments: { ms: 10 } }, asked).result()).rejects.toMatchObject({ code: 'retention_unsupported' });
   });
 
-  it.runIf(target.spoken === '2025-11-25' || target.spoken === '2026-07-28')('should pick a task up with task(id) from a new connection of the same principal', async () => {
+  // SEP-1686 binds a task to the session that made it; the others to the principal (or the id).
+  const principalBound = target.spoken === '2025-11-25' || target.spoken === '2026-07-28';
+  it(`should pick a task up with task(id) from a new connection ${principalBound ? 'of the same principal' : 'on the same session'}`, async () => {
     const first = await target.connect({ token: TOKEN });
     const call = first.tasks.callTool({ name: 'sleep', arguments: { ms: 400 } });
     await call.started;
     const taskId = call.taskId!;
     first.tasks.dispose();
     await first.close();
-    const second = await target.connect({ token: TOKEN });
+    const second = await target.connect(principalBound ? { token: TOKEN } : { token: TOKEN, sessionId: first.sessionId! });
     try {
       const later = second.tasks.task(taskId);
       expect(text(await later.result())).toBe('slept 400 ms');
