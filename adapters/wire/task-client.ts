@@ -47,6 +47,22 @@ export interface SdkSide {
   readonly installInputRoutes?: (routes: InputRoutes) => boolean;
 }
 
+/**
+ * One tool as `tools/list` gives it (the fields a requester reads; the rest kept as it came).
+ *
+ * @example
+ * ```ts
+ * const listed: ListedTool = { name: 'sleep', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } };
+ * ```
+ */
+export interface ListedTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: Record<string, unknown>;
+  readonly execution?: { readonly taskSupport?: string };
+}
+
 const ToolResultSchema = z.looseObject({ content: z.array(z.looseObject({ type: z.string() })).default([]) });
 const AnyResultSchema = z.looseObject({});
 
@@ -142,6 +158,29 @@ export class TaskClientCore {
    */
   task(taskId: string, options: TaskRefOptions = {}): TaskCall {
     return new CallHandle(this.#engine(), { kind: 'task', taskId, options });
+  }
+
+  /**
+   * Lists the server's tools (`tools/list`, every page), each with its input schema and
+   * `execution.taskSupport`: what an agent framework adapter turns into the framework's tools.
+   *
+   * @example
+   * ```ts
+   * for (const tool of await tasks.listTools()) console.log(tool.name, tool.execution?.taskSupport);
+   * ```
+   */
+  async listTools(): Promise<ListedTool[]> {
+    const all: ListedTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 1_000; page++) {
+      const answer = (await this.#client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, AnyResultSchema)) as Record<string, unknown>;
+      for (const raw of Array.isArray(answer['tools']) ? answer['tools'] : []) {
+        if (typeof raw === 'object' && raw !== null && typeof (raw as { name?: unknown }).name === 'string') all.push(raw as ListedTool);
+      }
+      cursor = typeof answer['nextCursor'] === 'string' ? answer['nextCursor'] : undefined;
+      if (cursor === undefined) break;
+    }
+    return all;
   }
 
   /**

@@ -1,0 +1,44 @@
+/** Scripted AI SDK models (`MockLanguageModelV4` from `ai/test`): the steps a test plays. */
+import { MockLanguageModelV4 } from 'ai/test';
+
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+type Generated = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>;
+
+let seq = 0;
+
+/** A step in which the model calls one tool. */
+export function toolCall(toolName: string, input: Record<string, unknown>): { result: Generated } {
+  return {
+    result: {
+      content: [{ type: 'tool-call', toolCallId: `call-${++seq}`, toolName, input: JSON.stringify(input) }],
+      finishReason: { unified: 'tool-calls', raw: undefined },
+      usage,
+      warnings: [],
+    },
+  };
+}
+
+/** A step in which the model answers with text. */
+export function scriptedResult(text: string): Generated {
+  return { content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+}
+
+/** A model that plays these steps in order (generate and stream alike). */
+export function scriptedModel(steps: readonly ({ result: Generated } | { text: string })[]): MockLanguageModelV4 {
+  const played = steps.map((s) => ('text' in s ? scriptedResult(s.text) : s.result));
+  let at = 0;
+  const next = (): Generated => played[Math.min(at++, played.length - 1)]!;
+  return new MockLanguageModelV4({
+    doGenerate: async () => next(),
+    doStream: async () => {
+      const step = next();
+      const chunks: unknown[] = [];
+      for (const part of step.content) {
+        if (part.type === 'text') chunks.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: part.text }, { type: 'text-end', id: 't' });
+        else chunks.push(part);
+      }
+      chunks.push({ type: 'finish', finishReason: step.finishReason, usage: step.usage });
+      return { stream: new ReadableStream({ start: (c) => (chunks.forEach((ch) => c.enqueue(ch)), c.close()) }) };
+    },
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * `mcp-task-actors/ai-sdk` with the AI SDK's own scripted model (`MockLanguageModelV4` from
+ * `ai/test`) driving its real agent loop (`generateText` / `streamText` with tools) against a real
+ * `serve` on memory, and one run on a NATS front with a worker: await mode returns the result,
+ * progress comes as preliminary tool results, the abort signal cancels the task on the server,
+ * background mode starts, follows and collects `long_job`, `ask_name` is answered through
+ * `onInputRequest`, a failed tool is a tool error.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateText, stepCountIs, streamText } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { TaskClient } from '../../../adapters/mcp-client/index.js';
+import { mcpTaskTools } from '../../../adapters/agents/ai-sdk/index.js';
+import { spawnHttpServer, type HttpServerProcess } from '../harness/process.js';
+import { scriptedModel, scriptedResult, toolCall } from './ai-sdk-script.js';
+
+let server: HttpServerProcess;
+let client: Client;
+let tasks: TaskClient;
+beforeAll(async () => {
+  server = await spawnHttpServer(['--poll-frequency', '100']);
+  client = new Client({ name: 'ai-sdk-agent', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+  tasks = new TaskClient(client, { pollFrequency: 100 });
+}, 30_000);
+afterAll(async () => {
+  tasks?.dispose();
+  await client?.close();
+  await server?.close();
+});
+
+describe('mcpTaskTools for the AI SDK (await mode)', () => {
+  it('should run sleep as a task in the agent loop and hand its result to the model', async () => {
+    const model = scriptedModel([toolCall('sleep', { ms: 100 }), { text: 'It slept.' }]);
+    const result = await generateText({ model, tools: await mcpTaskTools(tasks, { tools: ['sleep'] }), prompt: 'sleep 100 ms', stopWhen: stepCountIs(3) });
+    expect(result.steps[0]!.toolResults.map((r) => r.output)).toEqual(['slept 100 ms']);
+    expect(result.text).toBe('It slept.');
+    // The model's second step saw the tool's output.
+    expect(JSON.stringify(model.doGenerateCalls[1]!.prompt)).toContain('slept 100 ms');
+  });
+
+  it('should stream status and partial results as preliminary tool results', async () => {
+    const model = scriptedModel([toolCall('long_job', { seconds: 1 }), { text: 'done' }]);
+    const run = streamText({ model, tools: await mcpTaskTools(tasks, { tools: ['long_job'] }), prompt: 'long job', stopWhen: stepCountIs(3) });
+    const preliminary: string[] = [];
+    let final: unknown;
+    for await (const part of run.fullStream) {
+      if (part.type === 'tool-result' && part.preliminary === true) preliminary.push(String(part.output));
+      else if (part.type === 'tool-result') final = part.output;
+    }
+    expect(final).toBe('long_job done in 1 s');
+    expect(preliminary).toContain('working: step 1/10');
+    expect(preliminary.some((p) => p.startsWith('partial '))).toBe(true);
+  });
+
+  it('should cancel the task on the server when the agent aborts', async () => {
+    const stop = new AbortController();
+    const model = scriptedModel([toolCall('long_job', { seconds: 30 }), { text: 'never' }]);
+    const running = generateText({ model, tools: await mcpTaskTools(tasks, { tools: ['long_job'] }), prompt: 'long', stopWhen: stepCountIs(3), abortSignal: stop.signal });
+    running.catch(() => undefined);
+    const taskId = await until(async () => (await tasks.listTasks()).find((t) => t.status === 'working' && t.statusMessage?.startsWith('step'))?.taskId);
+    stop.abort();
+    await expect(running).rejects.toThrow();
+    expect(await until(async () => ((await tasks.getTask(taskId)).status === 'cancelled' ? true : undefined))).toBe(true);
+  });
+
+  it('should answer ask_name through onInputRequest', async () => {
+    const asked: string[] = [];
+    const model = scriptedModel([toolCall('ask_name', {}), { text: 'ok' }]);
+    const tools = await mcpTaskTools(tasks, {
+      tools: ['ask_name'],
+      onInputRequest: async ({ method }, { toolName }) => {
+        asked.push(`${toolName}:${method}`);
+        return { action: 'accept', content: { name: 'Ada' } };
+      },
+    });
+    const result = await generateText({ model, tools, prompt: 'greet', stopWhen: stepCountIs(3) });
+    expect(result.steps[0]!.toolResults.map((r) => r.output)).toEqual(['Hello, Ada']);
+    expect(asked).toEqual(['ask_name:elicitation/create']);
+  });
+
+  it('should turn a failed tool into an AI SDK tool error the model reads', async () => {
+    const model = scriptedModel([toolCall('fail', { message: 'disk full' }), { text: 'sorry' }]);
+    const result = await generateText({ model, tools: await mcpTaskTools(tasks, { tools: ['fail'] }), prompt: 'fail', stopWhen: stepCountIs(3) });
+    const errors = result.steps[0]!.content.filter((c) => c.type === 'tool-error');
+    expect(errors).toHaveLength(1);
+    expect(String((errors[0] as { error: unknown }).error)).toContain('disk full');
+    expect(JSON.stringify(model.doGenerateCalls[1]!.prompt)).toContain('disk full');
+  });
+
+  it('should refuse a subset naming a tool the server does not have', async () => {
+    await expect(mcpTaskTools(tasks, { tools: ['nope'] })).rejects.toThrow(/lists no tool 'nope'/);
+  });
+});
+
+describe('mcpTaskTools for the AI SDK (background mode)', () => {
+  it('should start long_job, follow it with task_status and collect it with task_result', async () => {
+    // The scripted model reads the task id from the tool's answer, then polls until it ended.
+    const model = new MockLanguageModelV4({
+      doGenerate: async ({ prompt }) => {
+        const outputs = JSON.stringify(prompt);
+        const taskId = /\\"taskId\\":\\"([0-9a-f-]{36})\\"/.exec(outputs)?.[1];
+        if (taskId === undefined) return toolCall('long_job', { seconds: 1 }).result;
+        if (/long_job done in 1 s/.test(outputs)) return scriptedResult('collected');
+        if (/\\"status\\":\\"completed\\"/.test(outputs)) return toolCall('task_result', { taskId }).result;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return toolCall('task_status', { taskId }).result;
+      },
+    });
+    const tools = await mcpTaskTools(tasks, { mode: 'background', tools: ['long_job'] });
+    expect(Object.keys(tools).sort()).toEqual(['long_job', 'task_cancel', 'task_respond', 'task_result', 'task_status']);
+    const result = await generateText({ model, tools, prompt: 'start the long job and collect it', stopWhen: stepCountIs(40) });
+    const calls = result.steps.flatMap((s) => s.toolCalls.map((c) => c.toolName));
+    expect(calls[0]).toBe('long_job');
+    expect(calls).toContain('task_status');
+    expect(calls.at(-1)).toBe('task_result');
+    expect(result.text).toBe('collected');
+  });
+});
+
+
+/** Polls `read` until it gives a value (bounded). */
+async function until<T>(read: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
