@@ -32,10 +32,11 @@ export function scriptedModel(steps: readonly ({ result: Generated } | { text: s
     doGenerate: async () => next(),
     doStream: async () => {
       const step = next();
-      const chunks: unknown[] = [];
+      type Part = Parameters<ReadableStreamDefaultController<Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never>['enqueue']>[0];
+      const chunks: Part[] = [];
       for (const part of step.content) {
         if (part.type === 'text') chunks.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: part.text }, { type: 'text-end', id: 't' });
-        else chunks.push(part);
+        else chunks.push(part as Part);
       }
       chunks.push({ type: 'finish', finishReason: step.finishReason, usage: step.usage });
       return { stream: new ReadableStream({ start: (c) => (chunks.forEach((ch) => c.enqueue(ch)), c.close()) }) };
