@@ -19,10 +19,11 @@ interface Host {
   close(): Promise<void>;
 }
 
-/** A plain SDK v1 client (or one declaring `capabilities`), on its own HTTP session. */
-async function hostV1(url: string, capabilities: Record<string, unknown> = {}): Promise<Host> {
+/** A plain SDK v1 client (or one declaring `capabilities`), on its own HTTP session (with `token`, authenticated). */
+async function hostV1(url: string, capabilities: Record<string, unknown> = {}, token?: string): Promise<Host> {
   const client = new Client({ name: 'chat-host', version: '1.0.0' }, { capabilities });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const requestInit = token === undefined ? undefined : { headers: { authorization: `Bearer ${token}` } };
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), requestInit && { requestInit }));
   return client;
 }
 
@@ -174,6 +175,29 @@ describe.each(setups)('$name', (setup) => {
       await expect(tasksHost.callTool({ name: 'task_status', arguments: { taskId: 'x' } })).rejects.toThrow(/-32602.*task_status/);
     } finally {
       await tasksHost.close();
+    }
+  });
+});
+
+describe('serve --task-tools with authenticated hosts', () => {
+  let server: HttpServerProcess;
+  beforeAll(async () => {
+    server = await spawnHttpServer(['--task-tools', '--auth-token', 'tok-a=alice', '--auth-token', 'tok-b=bob']);
+  }, 30_000);
+  afterAll(() => server?.close());
+
+  it("should bind the task to the principal, as the task methods do: alice's other session reaches it, bob does not", async () => {
+    const [alice, aliceAgain, bob] = await Promise.all([hostV1(server.url, {}, 'tok-a'), hostV1(server.url, {}, 'tok-a'), hostV1(server.url, {}, 'tok-b')]);
+    try {
+      const taskId = await start(alice, 'long_job', { seconds: 30 });
+      const refused = await bob.callTool({ name: 'task_cancel', arguments: { taskId } });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toBe(`No task ${taskId} of yours (no such task, or it expired).`);
+      const seen = await aliceAgain.callTool({ name: 'task_status', arguments: { taskId } });
+      expect(seen.structuredContent).toMatchObject({ taskId, status: 'working' });
+      await expect(aliceAgain.callTool({ name: 'task_cancel', arguments: { taskId } })).resolves.toMatchObject({ structuredContent: { status: 'cancelled' } });
+    } finally {
+      await Promise.allSettled([alice.close(), aliceAgain.close(), bob.close()]);
     }
   });
 });
