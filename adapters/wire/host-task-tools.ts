@@ -122,7 +122,7 @@ export function hostTaskTools(runtime: TaskRuntime, served: ServedDefinitions): 
     ],
     call(params, requester) {
       const name = params['name'];
-      if (typeof name === 'string' && name in ARGS) return toolCall(runtime, name as HostToolName, params['arguments'], requester);
+      if (typeof name === 'string' && Object.hasOwn(ARGS, name)) return toolCall(runtime, name as HostToolName, params['arguments'], requester);
       if (!taskCapable(name)) return null;
       return start(runtime, served, params, requester);
     },

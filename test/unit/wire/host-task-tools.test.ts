@@ -56,6 +56,8 @@ describe('hostTaskTools', () => {
     const requester = { owner: { session: 's', principal: null }, ownerFor: () => ({ session: 's', principal: null }), signal: new AbortController().signal };
     expect(host.call({ name: 'now' }, requester)).toBeNull();
     expect(host.call({ name: 'nope' }, requester)).toBeNull();
+    // Not the four tools' table's inherited keys either.
+    expect(host.call({ name: 'constructor' }, requester)).toBeNull();
   });
 
   it("should refuse a served tool that takes a task tool's name", () => {
