@@ -15,6 +15,9 @@ import { JsonRpcStdioTransport } from '../mcp-server/stdio-transport.js';
 /** The served implementation's name and version. */
 type Info = { name: string; version: string };
 
+/** What is served: the definitions, and whether hosts that speak no tasks get the task tools (`--task-tools`). */
+export type Served = TaskServerDefinitions & { readonly taskTools?: boolean };
+
 /**
  * Serves over stdio until stdin ends: the session-based dialects through the SDK, and the
  * 2026-07-28 wire (tasks extension) beside them, as over HTTP.
@@ -25,10 +28,10 @@ type Info = { name: string; version: string };
  * await serveStdioV1(info, runtime, demoDefinitions, { onerror: console.warn, onclose: () => process.exit(0) });
  * ```
  */
-export async function serveStdioV1(info: Info, runtime: TaskRuntime, definitions: TaskServerDefinitions, handlers: { onerror: (error: Error) => void; onclose: () => void }): Promise<void> {
+export async function serveStdioV1(info: Info, runtime: TaskRuntime, definitions: Served, handlers: { onerror: (error: Error) => void; onclose: () => void }): Promise<void> {
   const server = createTaskServer(info, { runtime, ...definitions });
   server.onerror = handlers.onerror;
-  const transport = new JsonRpcStdioTransport(process.stdin, process.stdout, { stateless: createStatelessHandler({ runtime, info, ...definitions }) });
+  const transport = new JsonRpcStdioTransport(process.stdin, process.stdout, { stateless: stateless(info, runtime, definitions) });
   transport.onclose = handlers.onclose;
   await server.connect(transport);
 }
@@ -45,7 +48,7 @@ export async function serveStdioV1(info: Info, runtime: TaskRuntime, definitions
 export function serveHttpV1(
   info: Info,
   runtime: TaskRuntime,
-  definitions: TaskServerDefinitions,
+  definitions: Served,
   options: Omit<HttpHandlerOptionsV1, 'createServer' | 'stateless' | 'sdk'> & HttpListenOptions,
   operator?: OperatorFront,
 ): Promise<HttpEndpoint> {
@@ -53,8 +56,13 @@ export function serveHttpV1(
     {
       ...options,
       createServer: () => createTaskServer(info, { runtime, ...definitions }),
-      stateless: createStatelessHandler({ runtime, info, ...definitions }),
+      stateless: stateless(info, runtime, definitions),
     },
     operator,
   );
+}
+
+/** The 2026-07-28 wire beside the SDK: the task tools are the session eras' only (that wire reads each request's capabilities). */
+function stateless(info: Info, runtime: TaskRuntime, { taskTools: _taskTools, ...definitions }: Served) {
+  return createStatelessHandler({ runtime, info, ...definitions });
 }

@@ -15,6 +15,9 @@ import type { HttpEndpoint, HttpHandlerOptionsV2, HttpListenOptions } from '../h
 import { startEndpoint, type OperatorFront } from '../http/endpoint.js';
 import { JsonRpcLineTransport, type MessageParser } from '../wire/json-rpc-lines.js';
 
+/** What is served: the definitions, and whether hosts that speak no tasks get the task tools (`--task-tools`). */
+type Served = TaskServerDefinitions & { readonly taskTools?: boolean };
+
 /** SDK v2's own check of one message (the one its stdio transport applies), so valid input reads as before. */
 const parseV2: MessageParser<JSONRPCMessage> = (value) => {
   const checked = specTypeSchemas.JSONRPCMessage['~standard'].validate(value);
@@ -36,7 +39,7 @@ class StdioTransportV2 extends JsonRpcLineTransport<JSONRPCMessage> {
 }
 
 /** The server factory both transports share: one v2 server per request, session or connection. */
-function factory(info: { name: string; version: string }, runtime: TaskRuntime, definitions: TaskServerDefinitions): () => McpServer {
+function factory(info: { name: string; version: string }, runtime: TaskRuntime, definitions: Served): () => McpServer {
   return () => {
     const server = new McpServer(info);
     attachTaskServerV2(server, { runtime, ...definitions });
@@ -55,7 +58,7 @@ function factory(info: { name: string; version: string }, runtime: TaskRuntime, 
 export function serveHttpV2(
   info: { name: string; version: string },
   runtime: TaskRuntime,
-  definitions: TaskServerDefinitions,
+  definitions: Served,
   options: Omit<HttpHandlerOptionsV2, 'createServer' | 'sdk'> & HttpListenOptions,
   operator?: OperatorFront,
 ): Promise<HttpEndpoint> {
@@ -72,7 +75,7 @@ export function serveHttpV2(
  * const handle = serveStdioV2(info, runtime, demoDefinitions, () => process.exit(0));
  * ```
  */
-export function serveStdioV2(info: { name: string; version: string }, runtime: TaskRuntime, definitions: TaskServerDefinitions, onerror: (error: Error) => void): { close(): Promise<void> } {
+export function serveStdioV2(info: { name: string; version: string }, runtime: TaskRuntime, definitions: Served, onerror: (error: Error) => void): { close(): Promise<void> } {
   // The SDK's own stdio transport takes a line of up to this many bytes: keep accepting those.
   const transport = new StdioTransportV2(process.stdin, process.stdout, { parse: parseV2, maxLineBytes: STDIO_DEFAULT_MAX_BUFFER_SIZE });
   return serveStdio(factory(info, runtime, definitions), { onerror, transport });

@@ -42,6 +42,10 @@ Transport (one of):
   --conformance              also serve the tools the official conformance suite calls (greet, slow_compute,
                              failing_job, protocol_error_job, confirm_delete, multi_input, test_tool_with_task);
                              give it to worker nodes too
+  --task-tools               for clients that declared no task support (most chat hosts): calling a
+                             task-capable tool starts its task and answers at once with its id, and the
+                             tools task_status, task_result, task_cancel and task_respond follow it;
+                             clients that declared tasks see the protocol unchanged
   --session-idle-timeout MS  close an HTTP session after this long without a request (default 3600000)
   --max-sessions N           with --http: sessions kept at once; past it a new initialize gets 503 with
                              Retry-After, existing sessions are never closed for it (default 5000; 'off')
@@ -167,6 +171,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       host: { type: 'string' },
       sdk: { type: 'string' },
       conformance: { type: 'boolean' },
+      'task-tools': { type: 'boolean' },
       'default-keep-alive': { type: 'string' },
       'max-keep-alive': { type: 'string' },
       'max-running-tasks': { type: 'string' },
@@ -279,6 +284,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const retryOf = (t: (typeof tools)[number]): (typeof tools)[number] =>
     restart.has(t.name) ? { ...t, retry: 'restart' as const } : never.has(t.name) ? { ...t, retry: 'never' as const } : t;
   const definitions = { ...demoDefinitions, tools: tools.map(retryOf) };
+  const taskTools = values['task-tools'] === true;
+  if (taskTools && role === 'worker') throw new Error('--task-tools needs a serving node: a worker serves no MCP');
   // Before anything starts: a missing SDK is reported before a NATS connection keeps the process alive.
   const serving1 = role !== 'worker' && sdk === 'v1' ? await loadServeV1() : undefined;
   const serving2 = role !== 'worker' && sdk === 'v2' ? await loadServeV2() : undefined;
@@ -356,13 +363,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
     const onerror = (error: Error): void => log('warn', 'protocol error', { error: String(error) });
     const stop = (): void => void dispose().then(() => process.exit(0));
     if (serving2) {
-      serving2.serveStdioV2(info, runtime, definitions, onerror);
+      serving2.serveStdioV2(info, runtime, { ...definitions, taskTools }, onerror);
       process.stdin.on('end', stop);
       log('info', 'mcp-tasks serving MCP on stdio', { backend, sdk });
       return;
     }
     process.stdin.on('end', stop);
-    await serving1!.serveStdioV1(info, runtime, definitions, { onerror, onclose: stop });
+    await serving1!.serveStdioV1(info, runtime, { ...definitions, taskTools }, { onerror, onclose: stop });
     log('info', 'mcp-tasks serving MCP on stdio', { backend });
     return;
   }
@@ -390,7 +397,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   };
   const allowedHosts = allowedList(values['allowed-host'], process.env['MCP_TASKS_ALLOWED_HOSTS']);
   const allowedOrigins = allowedList(values['allowed-origin'], process.env['MCP_TASKS_ALLOWED_ORIGINS']);
-  const endpoint = serving2 ? await serving2.serveHttpV2(info, runtime, definitions, {
+  const endpoint = serving2 ? await serving2.serveHttpV2(info, runtime, { ...definitions, taskTools }, {
     port,
     ...front,
     ...(values.host !== undefined && { host: values.host }),
@@ -398,7 +405,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...(authenticated && { authenticate: bearerTokens(tokens) }),
     allowedHosts,
     allowedOrigins,
-  }, operator) : await serving1!.serveHttpV1(info, runtime, definitions, {
+  }, operator) : await serving1!.serveHttpV1(info, runtime, { ...definitions, taskTools }, {
     port,
     ...front,
     parkAfterMs,

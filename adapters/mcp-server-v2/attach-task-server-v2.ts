@@ -22,6 +22,7 @@ import { checkSpecParams } from './spec-params.js';
 import { installTaskMethodsV2, register, type TaskMethodsV2 } from './task-methods-v2.js';
 import { installedMcpHandlers, interceptHandlers, registeredNames, type WrappedHandler } from './v2-sdk-internals.js';
 import { guardPlainNames, PLAIN_KINDS, type PlainKind } from '../wire/plain-names.js';
+import { HOST_TASK_TOOL_NAMES, hostTaskTools } from '../wire/host-task-tools.js';
 import { pushOption } from '../dialects/extension-meta.js';
 
 /** Options of {@link attachTaskServerV2}. */
@@ -36,6 +37,16 @@ export interface AttachTaskServerV2Options extends TaskServerDefinitions {
    * carry it (a Streamable HTTP session or stdio; never a stateless per-request instance).
    */
   readonly standaloneInput?: StandaloneInputOptions;
+  /**
+   * Serve 2025-11-25-era clients that declared no task support in `initialize` (neither the
+   * `tasks` capability nor the tasks extension) tasks through tools: a call of a task-capable tool
+   * starts its task and answers at once with the task id, and `task_status`, `task_result`,
+   * `task_cancel` and `task_respond` follow it, bound to the requester that started it. Requests on
+   * 2026-07-28, a request that asks for a task itself, and every client that declared tasks get the
+   * protocol as it is.
+   * @default false
+   */
+  readonly taskTools?: boolean;
 }
 
 const TASKABLE: ReadonlySet<string> = new Set<TaskableMethod>(['tools/call', 'prompts/get', 'resources/read']);
@@ -76,6 +87,9 @@ async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: Re
   return { task: renderTask2025(task, runtime.options.now()) };
 }
 
+/** The task tools' answer to a `tools/call`, or `null` when the request is not theirs. */
+type Hosted = (params: Record<string, unknown>, ctx: ServerContext) => Promise<unknown> | null;
+
 /** Whether the request names one of the adapter's own definitions. */
 function isServed(served: ServedDefinitions, method: TaskableMethod, params: Record<string, unknown>): boolean {
   const name = params[method === 'resources/read' ? 'uri' : 'name'];
@@ -88,9 +102,12 @@ function isServed(served: ServedDefinitions, method: TaskableMethod, params: Rec
  * of `tools/call`): a task or an input round on either era, and every 2026-07-28 request. `null`:
  * a plain legacy-era call, left to the SDK's own path (its result checks included).
  */
-async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, method: TaskableMethod, request: unknown, ctx: ServerContext, methods: TaskMethodsV2): Promise<unknown> {
+async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, method: TaskableMethod, request: unknown, ctx: ServerContext, methods: TaskMethodsV2, hosted?: Hosted): Promise<unknown> {
   try {
     const requestParams = paramsObject((request as { params?: unknown }).params, method);
+    // A host that speaks no tasks: the task tools' answer, ahead of everything (their names are no definition's).
+    const host = method === 'tools/call' ? hosted?.(requestParams, ctx) : null;
+    if (host) return await host;
     // Not one of ours (a prompt or resource the McpServer registered itself): the SDK's, as it is.
     if (!isServed(served, method, requestParams)) return null;
     // The checks the SDK's wrapper would run before its handler, which this answer goes ahead of.
@@ -143,7 +160,8 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
   const served = servedDefinitions(options);
   // The McpServer's own handlers, kept before any task one is installed (and before the wrapping
   // below, so that they run as the McpServer installed them).
-  const own = target instanceof McpServer ? keepOwnHandlers(target, served) : {};
+  const hostTools = options.taskTools === true && served.tools.size > 0 ? hostTaskTools(runtime, served) : undefined;
+  const own = target instanceof McpServer ? keepOwnHandlers(target, served, hostTools !== undefined) : {};
   const requests: Record<string, Record<string, object>> = {};
   if (served.tools.size > 0) requests['tools'] = { call: {} };
   if (served.prompts.size > 0) requests['prompts'] = { get: {} };
@@ -163,8 +181,17 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
   // ahead of them; a plain legacy-era call goes on to the SDK's path, checks and all.
   interceptHandlers<ServerContext>(server, (method, sdkHandler) => {
     if (!TASKABLE.has(method)) return sdkHandler;
-    return async (request, ctx) => (await taskAnswer(runtime, served, method as TaskableMethod, request, ctx, methods)) ?? sdkHandler(request, ctx);
+    return async (request, ctx) => (await taskAnswer(runtime, served, method as TaskableMethod, request, ctx, methods, hosted)) ?? sdkHandler(request, ctx);
   });
+  // Read at each request: what the client declared in its initialize (unknown on a per-request instance).
+  const hostServes = (ctx: ServerContext, params?: Record<string, unknown>): boolean => hostTools !== undefined && !isModern(ctx) && hostTools.serves(server.getClientCapabilities(), params);
+  const hosted: Hosted | undefined =
+    hostTools &&
+    ((params, ctx) => {
+      if (!hostServes(ctx, params)) return null;
+      const owner = methods.ownerOf(ctx);
+      return hostTools.call(params, { owner, ownerFor: () => owner, signal: ctx.mcpReq.signal });
+    });
 
   const methods = installTaskMethodsV2(server, runtime, options.standaloneInput ?? {});
 
@@ -189,7 +216,8 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
     // 2025-11-25 says per tool whether it may run as a task; the extension has no such field.
     const modern = listed(served.tools.values(), describeTool);
     const legacy = listed(served.tools.values(), (t) => ({ ...describeTool(t), execution: { taskSupport: t.taskSupport ?? 'optional' } }));
-    list('tools/list', 'tools', (ctx) => (isModern(ctx) ? modern : legacy), own.tools);
+    const hostLegacy = hostTools?.list(legacy);
+    list('tools/list', 'tools', (ctx) => (isModern(ctx) ? modern : hostLegacy && hostServes(ctx) ? hostLegacy : legacy), own.tools);
     register(server, 'tools/call', plain('tools/call', own.tools));
   }
   if (served.prompts.size > 0) {
@@ -221,8 +249,9 @@ interface OwnHandlers {
  * Keeps a v2 `McpServer`'s own handlers for every kind the task definitions serve, and refuses a
  * name both would serve, now or registered later (`wire/plain-names.ts`).
  */
-function keepOwnHandlers(mcp: McpServer, served: ServedDefinitions): Partial<Record<PlainKind, OwnHandlers>> {
-  const names = { tools: new Set(served.tools.keys()), prompts: new Set(served.prompts.keys()), resources: new Set(served.resources.keys()) };
+function keepOwnHandlers(mcp: McpServer, served: ServedDefinitions, taskTools: boolean): Partial<Record<PlainKind, OwnHandlers>> {
+  // The task tools' names are taken too: an McpServer tool of that name would never be reached.
+  const names = { tools: new Set([...served.tools.keys(), ...(taskTools ? HOST_TASK_TOOL_NAMES : [])]), prompts: new Set(served.prompts.keys()), resources: new Set(served.resources.keys()) };
   const kinds = (Object.keys(PLAIN_KINDS) as PlainKind[]).filter((kind) => names[kind].size > 0);
   guardPlainNames('attachTaskServerV2', mcp, names, Object.fromEntries(kinds.map((kind) => [kind, registeredNames(mcp, kind)])));
   const kept: Partial<Record<PlainKind, OwnHandlers>> = {};

@@ -17,6 +17,7 @@ import { installTaskMethods } from './task-methods.js';
 import { isMcpServer, keepPlainHandlers, type PlainHandlers } from './plain-registrations.js';
 import { registerWork } from '../wire/register-work.js';
 import type { StandaloneInputOptions } from '../wire/standalone-inputs.js';
+import { HOST_TASK_TOOL_NAMES } from '../wire/host-task-tools.js';
 
 /** Options of {@link attachTaskServer}. */
 export interface AttachTaskServerOptions extends TaskServerDefinitions {
@@ -36,6 +37,15 @@ export interface AttachTaskServerOptions extends TaskServerDefinitions {
    * again at the requester's next `tasks/get`.
    */
   readonly standaloneInput?: StandaloneInputOptions;
+  /**
+   * Serve clients that declared no task support in `initialize` (neither the `tasks` capability
+   * nor the tasks extension) tasks through tools: a call of a task-capable tool starts its task and
+   * answers at once with the task id, and `task_status`, `task_result`, `task_cancel` and
+   * `task_respond` follow it, bound to the requester that started it. A request that asks for a
+   * task itself, and every client that declared tasks, gets the protocol as it is.
+   * @default false
+   */
+  readonly taskTools?: boolean;
 }
 
 type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each tool has its own shape
@@ -66,7 +76,9 @@ export function attachTaskServer(server: Server | McpServer, options: AttachTask
   const resources = new Map((options.resources ?? []).map((r) => [r.uri, r]));
   let plain: Partial<Record<'tools' | 'prompts' | 'resources', PlainHandlers>> = {};
   if (isMcpServer(server)) {
-    plain = keepPlainHandlers(server, { tools: new Set(tools.keys()), prompts: new Set(prompts.keys()), resources: new Set(resources.keys()) });
+    // The task tools' names are taken too: an McpServer tool of that name would never be reached.
+    const toolNames = new Set([...tools.keys(), ...(options.taskTools === true && tools.size > 0 ? HOST_TASK_TOOL_NAMES : [])]);
+    plain = keepPlainHandlers(server, { tools: toolNames, prompts: new Set(prompts.keys()), resources: new Set(resources.keys()) });
     server = server.server;
   }
 
@@ -84,7 +96,7 @@ export function attachTaskServer(server: Server | McpServer, options: AttachTask
 
   const host = server as unknown as TaskHost;
   const connection = wireConnection(host, runtime, { fastLane: options.fastLane ?? true, ...(options.standaloneInput && { standaloneInput: options.standaloneInput }) });
-  if (tools.size > 0) installTools(host, connection, tools, plain.tools);
+  if (tools.size > 0) installTools(host, connection, tools, plain.tools, options.taskTools === true);
   if (prompts.size > 0) installPrompts(host, connection, prompts, plain.prompts);
   if (resources.size > 0) installResources(host, connection, resources, plain.resources);
   installTaskMethods(host, runtime, connection);

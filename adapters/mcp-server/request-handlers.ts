@@ -15,8 +15,10 @@ import type { InputChannel } from '../wire/input-delivery.js';
 import type { OwnerBinding } from '../wire/owner-binding.js';
 import type { StandaloneInputs } from '../wire/standalone-inputs.js';
 import type { PlainHandlers } from './plain-registrations.js';
-import type { TaskHost } from './request-context.js';
-import { paramsObject, type RequestInfo } from '../wire/request-info.js';
+import { ownerOf, paramsObject, type RequestInfo } from '../wire/request-info.js';
+import { ownerOf2025 } from '../wire/owner-binding.js';
+import { hostTaskTools, type HostRequester } from '../wire/host-task-tools.js';
+import type { ServerExtra, TaskHost } from './request-context.js';
 import { asksForTask, executeRequest, runTask, taskRouteOf, type OpenTaskRequests } from './task-execution.js';
 import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork } from '../wire/served-work.js';
 
@@ -59,6 +61,8 @@ export interface LaneOptions {
    * request is handed to it as it came, on the SDK's path.
    */
   readonly plain?: { readonly call: PlainHandlers['call']; readonly isOurs: (params: Record<string, unknown>) => boolean };
+  /** The task tools for a host that speaks no tasks: their answer, or `null` to go on as usual (SDK path only). */
+  readonly host?: (params: Record<string, unknown>, extra: ServerExtra) => Promise<Record<string, unknown>> | null;
 }
 
 /**
@@ -82,9 +86,11 @@ export function installRequest(
   // Object.assign, not a spread with extra keys: on Node 20 that literal costs microseconds per call.
   const request = <E extends RequestInfo>(extra: E, requestParams: Record<string, unknown>, work: ResolvedWork) =>
     Object.assign({}, c, work, { extra, requestParams, method });
-  const { plain } = lane;
+  const { plain, host } = lane;
   server.setRequestHandler(looseRequest(method), async (message, extra) => {
     const requestParams = paramsObject(message.params, method);
+    const hosted = host?.(requestParams, extra);
+    if (hosted) return hosted;
     if (plain && !plain.isOurs(requestParams)) return plain.call(message, extra);
     return executeRequest(request(extra, requestParams, resolve(requestParams)));
   });
@@ -130,25 +136,43 @@ const SDK_TOOLS_CALL: LaneOptions = {
 /**
  * Installs `tools/list` and `tools/call`.
  *
+ * @param taskTools - serve a client that declared no task support the task tools (see `host-task-tools.ts`)
  * @example
  * ```ts
  * installTools(server, connection, new Map([['sleep', sleepTool]]));
  * ```
  */
-export function installTools(server: TaskHost, c: ConnectionContext, tools: ReadonlyMap<string, AnyTool>, plain?: PlainHandlers): void {
+export function installTools(server: TaskHost, c: ConnectionContext, tools: ReadonlyMap<string, AnyTool>, plain?: PlainHandlers, taskTools = false): void {
   const listed = [...tools.values()].map((t) => ({ ...describeTool(t), execution: { taskSupport: t.taskSupport ?? 'optional' } }));
-  installList(server, 'tools/list', 'tools', listed, plain);
   const served = servedDefinitions({ tools: [...tools.values()] });
+  const hostTools = taskTools ? hostTaskTools(c.runtime, served) : undefined;
+  // Read at each request: a session restored on another node gets its client's capabilities back.
+  const capabilities = (): unknown => (server as unknown as { getClientCapabilities(): unknown }).getClientCapabilities();
+  const hostListed = hostTools?.list(listed);
+  installList(server, 'tools/list', 'tools', () => (hostListed && hostTools!.serves(capabilities()) ? hostListed : listed), plain);
   const isOurs = (p: Record<string, unknown>): boolean => typeof p['name'] === 'string' && tools.has(p['name']);
-  installRequest(server, c, 'tools/call', (requestParams) => resolveWork(served, c.runtime, 'tools/call', requestParams), { ...SDK_TOOLS_CALL, ...(plain && { plain: { call: plain.call, isOurs } }) });
+  const host = hostTools && ((p: Record<string, unknown>, extra: ServerExtra) => (hostTools.serves(capabilities(), p) ? hostTools.call(p, hostRequester(c, extra)) : null));
+  installRequest(server, c, 'tools/call', (requestParams) => resolveWork(served, c.runtime, 'tools/call', requestParams), { ...SDK_TOOLS_CALL, ...(plain && { plain: { call: plain.call, isOurs } }), ...(host && { host }) });
+}
+
+/** The caller of a task tool: owners by the rules the task methods use (see `owner-binding.ts`). */
+function hostRequester(c: ConnectionContext, extra: ServerExtra): HostRequester {
+  const owner = ownerOf(extra);
+  return {
+    owner: ownerOf2025(extra),
+    ownerFor: (taskId) => (owner.principal !== null && owner.session !== null ? c.binding.ownerFor(taskId, extra) : owner),
+    started: (taskId, created) => c.binding.remember(taskId, created),
+    signal: extra.signal,
+  };
 }
 
 /**
  * Installs a list method: the task definitions' entries, then the McpServer's own (`plain`),
  * asked at every request since the user may register more at any time.
  */
-function installList(server: TaskHost, method: string, key: string, listed: readonly unknown[], plain?: PlainHandlers): void {
+function installList(server: TaskHost, method: string, key: string, listing: readonly unknown[] | (() => readonly unknown[]), plain?: PlainHandlers): void {
   server.setRequestHandler(looseRequest(method), async (message, extra) => {
+    const listed = typeof listing === 'function' ? listing() : listing;
     if (!plain) return { [key]: listed };
     const theirs = await plain.list(message, extra);
     return { ...theirs, [key]: [...listed, ...(Array.isArray(theirs[key]) ? (theirs[key] as unknown[]) : [])] };
