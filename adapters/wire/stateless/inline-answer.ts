@@ -35,6 +35,9 @@ export const wallTimer: InlineTimer = (ms, fire) => {
   return () => clearTimeout(timer);
 };
 
+/** Why a wait that lost the race is stopped; made once (a fresh abort reason per call costs a stack trace). */
+const DECIDED = new Error('the inline answer was decided without this wait');
+
 /**
  * Waits up to `withinMs` for a task's outcome. Resolves with the outcome when it arrives first, or
  * with `null` when the deadline comes first, the wait fails, or `signal` aborts (the requester
@@ -44,7 +47,7 @@ export const wallTimer: InlineTimer = (ms, fire) => {
  * deadline callback and the outcome's continuation never interleave, so an end that lands on the
  * deadline's tick is answered exactly once, by whichever of the two ran first. The loser's effect
  * is dropped: a late outcome is ignored (the task keeps it for `tasks/get`), a late deadline was
- * cancelled. The wait is aborted once decided, so it stops watching the task.
+ * cancelled. A wait the deadline beat is aborted, so it stops watching the task.
  *
  * @param wait - the outcome's wait, given the signal that ends it once the race is decided
  * @param withinMs - the window; `0` or less answers `null` without waiting
@@ -69,7 +72,8 @@ export function raceOutcome(wait: (signal: AbortSignal) => Promise<TaskOutcome>,
       decided = true;
       cancelTimer();
       options.signal?.removeEventListener('abort', onLeave);
-      stop.abort();
+      // An outcome that won ended its wait already: only a wait still pending is stopped.
+      if (answer === null) stop.abort(DECIDED);
       resolve(answer);
     }
     cancelTimer = (options.timer ?? wallTimer)(withinMs, () => decide(null));
