@@ -7,7 +7,7 @@
  * @module
  */
 import type { TaskRuntime } from '../../runtime/index.js';
-import { createStatelessHandler, createTaskServer, type TaskServerDefinitions } from '../mcp-server/index.js';
+import { createStatelessHandler, createTaskServer, type InlineAnswerOptions, type TaskServerDefinitions } from '../mcp-server/index.js';
 import type { HttpEndpoint, HttpHandlerOptionsV1, HttpListenOptions } from '../http/index.js';
 import { startEndpoint, type OperatorFront } from '../http/endpoint.js';
 import { JsonRpcStdioTransport } from '../mcp-server/stdio-transport.js';
@@ -25,7 +25,7 @@ type Info = { name: string; version: string };
  * await serveStdioV1(info, runtime, demoDefinitions, { onerror: console.warn, onclose: () => process.exit(0) });
  * ```
  */
-export async function serveStdioV1(info: Info, runtime: TaskRuntime, definitions: TaskServerDefinitions, handlers: { onerror: (error: Error) => void; onclose: () => void }): Promise<void> {
+export async function serveStdioV1(info: Info, runtime: TaskRuntime, definitions: TaskServerDefinitions & InlineAnswerOptions, handlers: { onerror: (error: Error) => void; onclose: () => void }): Promise<void> {
   const server = createTaskServer(info, { runtime, ...definitions });
   server.onerror = handlers.onerror;
   const transport = new JsonRpcStdioTransport(process.stdin, process.stdout, { stateless: createStatelessHandler({ runtime, info, ...definitions }) });
@@ -45,7 +45,7 @@ export async function serveStdioV1(info: Info, runtime: TaskRuntime, definitions
 export function serveHttpV1(
   info: Info,
   runtime: TaskRuntime,
-  definitions: TaskServerDefinitions,
+  definitions: TaskServerDefinitions & InlineAnswerOptions,
   options: Omit<HttpHandlerOptionsV1, 'createServer' | 'stateless' | 'sdk'> & HttpListenOptions,
   operator?: OperatorFront,
 ): Promise<HttpEndpoint> {

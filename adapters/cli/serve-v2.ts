@@ -8,7 +8,7 @@
 import { McpServer, specTypeSchemas, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { TaskRuntime } from '../../runtime/index.js';
-import type { TaskServerDefinitions } from '../mcp-server/index.js';
+import type { InlineAnswerOptions, TaskServerDefinitions } from '../mcp-server/index.js';
 import { attachTaskServerV2 } from '../mcp-server-v2/index.js';
 import { refuseInbound } from '../mcp-server-v2/inbound-checks.js';
 import type { HttpEndpoint, HttpHandlerOptionsV2, HttpListenOptions } from '../http/index.js';
@@ -36,7 +36,7 @@ class StdioTransportV2 extends JsonRpcLineTransport<JSONRPCMessage> {
 }
 
 /** The server factory both transports share: one v2 server per request, session or connection. */
-function factory(info: { name: string; version: string }, runtime: TaskRuntime, definitions: TaskServerDefinitions): () => McpServer {
+function factory(info: { name: string; version: string }, runtime: TaskRuntime, definitions: TaskServerDefinitions & InlineAnswerOptions): () => McpServer {
   return () => {
     const server = new McpServer(info);
     attachTaskServerV2(server, { runtime, ...definitions });
@@ -55,7 +55,7 @@ function factory(info: { name: string; version: string }, runtime: TaskRuntime, 
 export function serveHttpV2(
   info: { name: string; version: string },
   runtime: TaskRuntime,
-  definitions: TaskServerDefinitions,
+  definitions: TaskServerDefinitions & InlineAnswerOptions,
   options: Omit<HttpHandlerOptionsV2, 'createServer' | 'sdk'> & HttpListenOptions,
   operator?: OperatorFront,
 ): Promise<HttpEndpoint> {
@@ -72,7 +72,7 @@ export function serveHttpV2(
  * const handle = serveStdioV2(info, runtime, demoDefinitions, () => process.exit(0));
  * ```
  */
-export function serveStdioV2(info: { name: string; version: string }, runtime: TaskRuntime, definitions: TaskServerDefinitions, onerror: (error: Error) => void): { close(): Promise<void> } {
+export function serveStdioV2(info: { name: string; version: string }, runtime: TaskRuntime, definitions: TaskServerDefinitions & InlineAnswerOptions, onerror: (error: Error) => void): { close(): Promise<void> } {
   // The SDK's own stdio transport takes a line of up to this many bytes: keep accepting those.
   const transport = new StdioTransportV2(process.stdin, process.stdout, { parse: parseV2, maxLineBytes: STDIO_DEFAULT_MAX_BUFFER_SIZE });
   return serveStdio(factory(info, runtime, definitions), { onerror, transport });
