@@ -71,7 +71,7 @@ export {
 export { defineTaskTool, defineTaskPrompt, defineTaskResource, TaskSupport } from './adapters/wire/definitions.js';
 // A worker process of your own (NATS): the same definitions' work, registered with no server.
 export { registerTaskWork } from './adapters/wire/register-work.js';
-export type { TaskToolDefinition, TaskPromptDefinition, TaskResourceDefinition, TaskServerDefinitions, RequestWorkContext, BeforeTaskOutcome } from './adapters/wire/definitions.js';
+export type { TaskToolDefinition, TaskPromptDefinition, TaskResourceDefinition, TaskServerDefinitions, InlineAnswerOptions, RequestWorkContext, BeforeTaskOutcome } from './adapters/wire/definitions.js';
 export type {
   CallToolResult,
   ContentBlock,

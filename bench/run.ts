@@ -17,6 +17,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   nats: async () => (await import('./nats.js')).run,
   'sdk-v2': async () => (await import('./sdk-v2.js')).run,
   sessions: async () => (await import('./sessions.js')).run,
+  inline: async () => (await import('./inline.js')).run,
 };
 
 async function main(): Promise<void> {

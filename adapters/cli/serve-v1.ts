@@ -7,7 +7,7 @@
  * @module
  */
 import type { TaskRuntime } from '../../runtime/index.js';
-import { createStatelessHandler, createTaskServer, type TaskServerDefinitions } from '../mcp-server/index.js';
+import { createStatelessHandler, createTaskServer, type InlineAnswerOptions, type TaskServerDefinitions } from '../mcp-server/index.js';
 import type { HttpEndpoint, HttpHandlerOptionsV1, HttpListenOptions } from '../http/index.js';
 import { startEndpoint, type OperatorFront } from '../http/endpoint.js';
 import { JsonRpcStdioTransport } from '../mcp-server/stdio-transport.js';
@@ -16,7 +16,7 @@ import { JsonRpcStdioTransport } from '../mcp-server/stdio-transport.js';
 type Info = { name: string; version: string };
 
 /** What is served: the definitions, and whether hosts that speak no tasks get the task tools (`--task-tools`). */
-export type Served = TaskServerDefinitions & { readonly taskTools?: boolean };
+export type Served = TaskServerDefinitions & InlineAnswerOptions & { readonly taskTools?: boolean };
 
 /**
  * Serves over stdio until stdin ends: the session-based dialects through the SDK, and the

@@ -8,7 +8,7 @@
 import { McpServer, specTypeSchemas, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { TaskRuntime } from '../../runtime/index.js';
-import type { TaskServerDefinitions } from '../mcp-server/index.js';
+import type { InlineAnswerOptions, TaskServerDefinitions } from '../mcp-server/index.js';
 import { attachTaskServerV2 } from '../mcp-server-v2/index.js';
 import { refuseInbound } from '../mcp-server-v2/inbound-checks.js';
 import type { HttpEndpoint, HttpHandlerOptionsV2, HttpListenOptions } from '../http/index.js';
@@ -16,7 +16,7 @@ import { startEndpoint, type OperatorFront } from '../http/endpoint.js';
 import { JsonRpcLineTransport, type MessageParser } from '../wire/json-rpc-lines.js';
 
 /** What is served: the definitions, and whether hosts that speak no tasks get the task tools (`--task-tools`). */
-type Served = TaskServerDefinitions & { readonly taskTools?: boolean };
+type Served = TaskServerDefinitions & InlineAnswerOptions & { readonly taskTools?: boolean };
 
 /** SDK v2's own check of one message (the one its stdio transport applies), so valid input reads as before. */
 const parseV2: MessageParser<JSONRPCMessage> = (value) => {

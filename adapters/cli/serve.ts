@@ -83,6 +83,9 @@ Tasks:
   --heartbeat MS             tell a status stream again of a task running longer than this, every this
                              often ('off': never; default 30000)
   --max-task-depth N         how deep subtasks may nest (default 4)
+  --inline-within MS         on 2026-07-28 (tasks extension): a call whose work completes within MS is answered
+                             with its plain result, a slower one with its task at MS while the work goes on
+                             (default 0: always a task)
   --push-allow PREFIX        let requesters register webhooks under this URL prefix, e.g.
                              https://hooks.example.com/ (repeatable; also MCP_TASKS_PUSH_ALLOW=P,...);
                              none by default: no webhook is ever called
@@ -187,6 +190,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'page-size': { type: 'string' },
       heartbeat: { type: 'string' },
       'max-task-depth': { type: 'string' },
+      'inline-within': { type: 'string' },
       'push-allow': { type: 'string', multiple: true },
       'push-ack-wait': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
@@ -283,7 +287,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   for (const name of restart) if (never.has(name)) throw new Error(`--retry-restart and --retry-never both name '${name}'`);
   const retryOf = (t: (typeof tools)[number]): (typeof tools)[number] =>
     restart.has(t.name) ? { ...t, retry: 'restart' as const } : never.has(t.name) ? { ...t, retry: 'never' as const } : t;
-  const definitions = { ...demoDefinitions, tools: tools.map(retryOf) };
+  const inlineWithinMs = number('inline-within', values['inline-within']);
+  const definitions = { ...demoDefinitions, tools: tools.map(retryOf), ...(inlineWithinMs !== undefined && { inlineWithinMs }) };
   const taskTools = values['task-tools'] === true;
   if (taskTools && role === 'worker') throw new Error('--task-tools needs a serving node: a worker serves no MCP');
   // Before anything starts: a missing SDK is reported before a NATS connection keeps the process alive.

@@ -20,6 +20,7 @@
  */
 export { attachTaskServerV2 } from './attach-task-server-v2.js';
 export type { AttachTaskServerV2Options } from './attach-task-server-v2.js';
+export type { InlineAnswerOptions } from '../wire/definitions.js';
 export { createTaskHttpHandlerV2, toNodeListener } from './http-v2.js';
 export type { NodeListenerOptions, TaskHttpHandlerV2, TaskHttpHandlerV2Options, TaskServerFactoryV2 } from './http-v2.js';
 export { STANDALONE_INPUT_GRACE_MS, UNATTACHED_ANSWER_MS } from '../wire/standalone-inputs.js';

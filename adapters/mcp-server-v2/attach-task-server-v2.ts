@@ -10,7 +10,7 @@ import { McpServer, specTypeSchemas, type Server, type ServerContext } from '@mo
 import type { TaskRuntime } from '../../runtime/index.js';
 import { renderTask2025, SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { TASKS_EXTENSION_ID } from '../dialects/ext/index.js';
-import type { RequestWorkContext, TaskServerDefinitions } from '../wire/definitions.js';
+import type { InlineAnswerOptions, RequestWorkContext, TaskServerDefinitions } from '../wire/definitions.js';
 import { registerWork } from '../wire/register-work.js';
 import { checkTaskSupport, paramsObject, taskRequest2025 } from '../wire/request-info.js';
 import { describePrompt, describeResource, describeTool, resolveWork, servedDefinitions, type ResolvedWork, type ServedDefinitions, type TaskableMethod } from '../wire/served-work.js';
@@ -26,7 +26,7 @@ import { HOST_TASK_TOOL_NAMES, hostTaskTools } from '../wire/host-task-tools.js'
 import { pushOption } from '../dialects/extension-meta.js';
 
 /** Options of {@link attachTaskServerV2}. */
-export interface AttachTaskServerV2Options extends TaskServerDefinitions {
+export interface AttachTaskServerV2Options extends TaskServerDefinitions, InlineAnswerOptions {
   /** Where tasks live; share one runtime between all the server instances of an endpoint. */
   readonly runtime: TaskRuntime;
   /**

@@ -22,7 +22,7 @@
 import { loadWithPeer } from '../peer-dependency.js';
 import type * as Api from './api.js';
 
-export type { AttachTaskServerV2Options, NodeListenerOptions, TaskHttpHandlerV2, TaskHttpHandlerV2Options, TaskServerFactoryV2, StandaloneInputOptions } from './api.js';
+export type { AttachTaskServerV2Options, InlineAnswerOptions, NodeListenerOptions, TaskHttpHandlerV2, TaskHttpHandlerV2Options, TaskServerFactoryV2, StandaloneInputOptions } from './api.js';
 
 const api: typeof Api = await loadWithPeer('@modelcontextprotocol/server', '^2.4.0', 'mcp-task-actors/adapters/mcp-server-v2', () => import('./api.js'));
 

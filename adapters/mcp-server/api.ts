@@ -14,6 +14,7 @@ export type {
   TaskPromptDefinition,
   TaskResourceDefinition,
   TaskServerDefinitions,
+  InlineAnswerOptions,
 } from '../wire/definitions.js';
 export { JsonRpcError, JsonRpcCode, toJsonRpcError } from '../wire/wire-errors.js';
 export { ownerOf } from '../wire/request-info.js';

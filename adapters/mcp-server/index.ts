@@ -26,6 +26,7 @@ export type {
   TaskPromptDefinition,
   TaskResourceDefinition,
   TaskServerDefinitions,
+  InlineAnswerOptions,
   ClientTaskMethod,
   ClientTaskRequestOptions,
   StatelessHandler,

@@ -89,6 +89,14 @@ export interface TaskToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape>
    * @default 'never'
    */
   readonly retry?: 'never' | 'restart' | 'resume';
+  /**
+   * On the 2026-07-28 wire (tasks extension): how long a request waits for this work before it is
+   * answered with a task; work that completes sooner is answered with its plain result. Overrides
+   * the server's {@link InlineAnswerOptions.inlineWithinMs}; `0` always answers with a task.
+   * @default the server's `inlineWithinMs` (off unless set)
+   * @experimental
+   */
+  readonly inlineWithinMs?: number;
   run(args: z.output<z.ZodObject<Shape>>, ctx: RequestWorkContext): Promise<CallToolResult>;
   /**
    * On the stateless 2026-07-28 wire, gathers input before any task exists, through SEP-2322
@@ -132,6 +140,14 @@ export interface TaskPromptDefinition {
   readonly arguments?: readonly { readonly name: string; readonly description?: string; readonly required?: boolean }[];
   /** @default 'optional' */
   readonly taskSupport?: TaskSupport;
+  /**
+   * On the 2026-07-28 wire (tasks extension): how long a request waits for this work before it is
+   * answered with a task; work that completes sooner is answered with its plain result. Overrides
+   * the server's {@link InlineAnswerOptions.inlineWithinMs}; `0` always answers with a task.
+   * @default the server's `inlineWithinMs` (off unless set)
+   * @experimental
+   */
+  readonly inlineWithinMs?: number;
   run(args: Record<string, string>, ctx: RequestWorkContext): Promise<GetPromptResult>;
 }
 
@@ -153,7 +169,41 @@ export interface TaskResourceDefinition {
   readonly mimeType?: string;
   /** @default 'optional' */
   readonly taskSupport?: TaskSupport;
+  /**
+   * On the 2026-07-28 wire (tasks extension): how long a request waits for this work before it is
+   * answered with a task; work that completes sooner is answered with its plain result. Overrides
+   * the server's {@link InlineAnswerOptions.inlineWithinMs}; `0` always answers with a task.
+   * @default the server's `inlineWithinMs` (off unless set)
+   * @experimental
+   */
+  readonly inlineWithinMs?: number;
   run(uri: string, ctx: RequestWorkContext): Promise<ReadResourceResult>;
+}
+
+/**
+ * How a server answers on the 2026-07-28 wire, where it decides per request whether a request
+ * becomes a task (the tasks extension): with `inlineWithinMs`, a request whose work completes
+ * within that many ms is answered with its plain result (`resultType: "complete"`), a slower one
+ * with its task (`resultType: "task"`) at that deadline while the work goes on. The task exists
+ * either way (created, then waited on, so it runs where tasks run, a NATS worker included) and
+ * is kept as long as any other; answered inline, its id was never told to the requester.
+ * Only a `completed` end is answered inline: a failed or cancelled one is answered with its task,
+ * whose `tasks/get` tells what went wrong. The other dialects ask for a task themselves and get
+ * one. A definition's own `inlineWithinMs` wins over this one.
+ *
+ * @experimental
+ * @example
+ * ```ts
+ * const stateless = createStatelessHandler({ runtime, info, tools: [sleep], inlineWithinMs: 500 });
+ * ```
+ */
+export interface InlineAnswerOptions {
+  /**
+   * How long a 2026-07-28 request waits for its work before it is answered with a task; `0`
+   * always answers with a task.
+   * @default 0
+   */
+  readonly inlineWithinMs?: number;
 }
 
 /** Everything a task server serves. */

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { TaskRuntime } from '../../runtime/index.js';
-import type { RequestWorkContext, TaskPromptDefinition, TaskResourceDefinition, TaskServerDefinitions, TaskSupport, TaskToolDefinition } from './definitions.js';
+import type { InlineAnswerOptions, RequestWorkContext, TaskPromptDefinition, TaskResourceDefinition, TaskServerDefinitions, TaskSupport, TaskToolDefinition } from './definitions.js';
 import { JsonRpcCode, JsonRpcError } from './wire-errors.js';
 import { workHandlerName } from './work-registry.js';
 
@@ -22,6 +22,8 @@ export interface ServedDefinitions {
   readonly tools: ReadonlyMap<string, AnyTool>;
   readonly prompts: ReadonlyMap<string, TaskPromptDefinition>;
   readonly resources: ReadonlyMap<string, TaskResourceDefinition>;
+  /** The server's inline window on the 2026-07-28 wire (see {@link InlineAnswerOptions}); 0: off. */
+  readonly inlineWithinMs?: number;
 }
 
 /**
@@ -33,12 +35,20 @@ export interface ServedDefinitions {
  * served.tools.get('sleep');
  * ```
  */
-export function servedDefinitions(options: TaskServerDefinitions): ServedDefinitions {
+export function servedDefinitions(options: TaskServerDefinitions & InlineAnswerOptions): ServedDefinitions {
+  // A bad window is a setup mistake: refused when the server is made, not at its first request.
+  checkInlineWithin('inlineWithinMs', options.inlineWithinMs);
+  for (const d of [...(options.tools ?? []), ...(options.prompts ?? []), ...(options.resources ?? [])]) checkInlineWithin(`inlineWithinMs of ${'uri' in d ? d.uri : d.name}`, d.inlineWithinMs);
   return {
     tools: new Map((options.tools ?? []).map((t) => [t.name, t])),
     prompts: new Map((options.prompts ?? []).map((p) => [p.name, p])),
     resources: new Map((options.resources ?? []).map((r) => [r.uri, r])),
+    ...(options.inlineWithinMs !== undefined && { inlineWithinMs: options.inlineWithinMs }),
   };
+}
+
+function checkInlineWithin(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new TypeError(`${name} must be a non-negative number of ms, got ${String(value)}`);
 }
 
 /** How one request names its work: resolved from its params, before anything runs. */
@@ -50,6 +60,8 @@ export interface ResolvedWork {
   readonly direct: (ctx: RequestWorkContext) => Promise<unknown>;
   /** A tool's SEP-2322 hook (stateless wire only), see {@link TaskToolDefinition.beforeTask}. */
   readonly beforeTask?: AnyTool['beforeTask'];
+  /** How long a 2026-07-28 request waits for this work before answering with a task: the definition's, else the server's; 0 or absent: no wait. */
+  readonly inlineWithinMs?: number;
 }
 
 /**
@@ -152,6 +164,7 @@ export function resolveWork(served: ServedDefinitions, runtime: TaskRuntime, met
       taskSupport: tool.taskSupport ?? 'optional',
       params: args,
       direct: (ctx) => tool.run(args as never, ctx),
+      inlineWithinMs: tool.inlineWithinMs ?? served.inlineWithinMs ?? 0,
       ...(tool.beforeTask !== undefined && { beforeTask: tool.beforeTask }),
     };
   }
@@ -167,6 +180,7 @@ export function resolveWork(served: ServedDefinitions, runtime: TaskRuntime, met
       taskSupport: prompt.taskSupport ?? 'optional',
       params: args.data,
       direct: (ctx) => prompt.run(args.data, ctx),
+      inlineWithinMs: prompt.inlineWithinMs ?? served.inlineWithinMs ?? 0,
     };
   }
   const { uri } = requestParams;
@@ -178,5 +192,6 @@ export function resolveWork(served: ServedDefinitions, runtime: TaskRuntime, met
     taskSupport: resource.taskSupport ?? 'optional',
     params: {},
     direct: (ctx) => resource.run(resource.uri, ctx),
+    inlineWithinMs: resource.inlineWithinMs ?? served.inlineWithinMs ?? 0,
   };
 }

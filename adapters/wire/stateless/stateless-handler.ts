@@ -14,7 +14,7 @@ import type { Implementation } from '../mcp-shapes.js';
 import type { TaskRuntime } from '../../../runtime/index.js';
 import { TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
 import { registerWork } from '../register-work.js';
-import type { TaskServerDefinitions } from '../definitions.js';
+import type { InlineAnswerOptions, TaskServerDefinitions } from '../definitions.js';
 import { describePrompt, describeResource, describeTool, servedDefinitions } from '../served-work.js';
 import { JsonRpcCode, JsonRpcError } from '../wire-errors.js';
 import { checkRoutingHeaders, type RequestHeaders } from './headers.js';
@@ -27,7 +27,7 @@ import { errorReply, PROTOCOL_2026_07_28, readRequestMeta, RequestMetaKey, State
 type Answer = { readonly result: Record<string, unknown> } | Extract<StatelessReply, { stream: unknown }>;
 
 /** Options of {@link createStatelessHandler}. */
-export interface StatelessHandlerOptions extends TaskServerDefinitions {
+export interface StatelessHandlerOptions extends TaskServerDefinitions, InlineAnswerOptions {
   /** Where tasks live; the same runtime the session-based dialects use. */
   readonly runtime: TaskRuntime;
   /** The server's name and version, sent in every result's `_meta`. */

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TaskOwner } from '../../../machines/index.js';
-import type { TaskRuntime } from '../../../runtime/index.js';
+import type { TaskRuntime, TaskView } from '../../../runtime/index.js';
 import { ANONYMOUS_OWNER } from '../../../runtime/task-identity.js';
 import { declaresTasks, EXT_TASKS, renderTaskExt, TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
 import type { BeforeTaskOutcome, RequestWorkContext } from '../definitions.js';
@@ -17,6 +17,7 @@ import { resolveWork, type ResolvedWork, type ServedDefinitions, type TaskableMe
 import { toJsonRpcError } from '../wire-errors.js';
 import { missingCapability, type RequestMeta } from './wire.js';
 import { pushOption } from '../../dialects/extension-meta.js';
+import { raceOutcome, type InlineTimer } from './inline-answer.js';
 
 /** What a stateless request knows: the runtime, the tools, who asks and how to notice they left. */
 export interface StatelessCall {
@@ -27,6 +28,8 @@ export interface StatelessCall {
   readonly meta: RequestMeta;
   /** Aborted when the requester goes away (a plain call then stops). */
   readonly signal: AbortSignal;
+  /** The clock of the inline window ({@link raceOutcome}); the real one unless a test injects its own. */
+  readonly timer?: InlineTimer;
 }
 
 /**
@@ -85,7 +88,9 @@ function gatherBeforeTask(call: StatelessCall, work: ResolvedWork, args: unknown
 /**
  * Answers one `tools/call`, `prompts/get` or `resources/read`: a flat `CreateTaskResult`
  * (`resultType: "task"`) stored durably before the reply, or the work's result with
- * `resultType: "complete"`.
+ * `resultType: "complete"`: run at once without the extension, or, with it and an inline window
+ * (`inlineWithinMs`), a task that completed within the window. This is the one place where that
+ * race is run, for SDK v1's stateless handler and the SDK v2 embedding alike.
  *
  * @throws JsonRpcError -32602 for bad requests, -32021 for a required-task definition without the extension
  * @example
@@ -103,9 +108,10 @@ export async function callStateless(call: StatelessCall, method: TaskableMethod,
       if ('inputRequests' in next) return next;
       args = next.args;
     }
+    let task: TaskView;
     try {
       // `create` resolves once tasks/get can find the task, on any node: the spec's "durable before reply".
-      const task = await call.runtime.create({
+      task = await call.runtime.create({
         taskId: randomUUID(),
         owner: call.owner,
         dialect: EXT_TASKS,
@@ -115,10 +121,23 @@ export async function callStateless(call: StatelessCall, method: TaskableMethod,
         params: args,
         ...pushOption(params),
       });
-      return { resultType: 'task', ...renderTaskExt(task, call.runtime.options.now()) };
     } catch (error) {
       throw toJsonRpcError(error, 'Failed to create task');
     }
+    // Waited on, never run here: on NATS the work runs on a worker and this front hears its end.
+    const { taskId } = task;
+    const within = work.inlineWithinMs ?? 0;
+    const outcome =
+      within > 0
+        ? await raceOutcome((signal) => call.runtime.waitForOutcome(taskId, call.owner, { signal, countsAsPoll: false }), within, {
+            signal: call.signal,
+            ...(call.timer !== undefined && { timer: call.timer }),
+          })
+        : null;
+    // Inline only a result: any other end (failed, cancelled, a result too large to keep) is the
+    // task's to tell through tasks/get, as it would have been without the window.
+    if (outcome?.task.status === 'completed' && outcome.hasResult) return { ...(outcome.result as Record<string, unknown>), resultType: 'complete' };
+    return { resultType: 'task', ...renderTaskExt(outcome?.task ?? task, call.runtime.options.now()) };
   }
   if (work.taskSupport === 'required') throw missingCapability(TASKS_REQUIRED, `${work.label} must run as a task`);
   try {
