@@ -15,8 +15,14 @@ import { resultText, type AgentTaskClient, type McpTaskToolsOptions } from './ag
 export const BACKGROUND_TOOL_SPECS = [
   {
     name: 'task_status',
-    description: 'Shows a background task: its status, status message, and the question it asks when it waits for input (status input_required).',
-    inputSchema: { type: 'object', properties: { taskId: { type: 'string' } }, required: ['taskId'], additionalProperties: false },
+    description:
+      'Shows a background task: its status, status message, and the question it asks when it waits for input (status input_required). With waitMs (at most 30000) it first waits that long for a change.',
+    inputSchema: {
+      type: 'object',
+      properties: { taskId: { type: 'string' }, waitMs: { type: 'number', minimum: 0, maximum: 30_000 } },
+      required: ['taskId'],
+      additionalProperties: false,
+    },
   },
   {
     name: 'task_result',
@@ -108,13 +114,26 @@ export class BackgroundTasks {
     });
   }
 
+  /** Resolves once the task's status or message changes or it asks something, or after `ms`. */
+  async #changeOf(taskId: string, entry: Started, ms: number): Promise<void> {
+    const keyOf = (t: { status: string; statusMessage: string | null } | null): string => `${t?.status}\u0000${t?.statusMessage ?? ''}`;
+    const seen = keyOf(await this.#client.getTask(taskId).catch(() => entry.call.task));
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline && entry.waiting === null) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now()))));
+      const now = await this.#client.getTask(taskId).catch(() => null);
+      if (now === null || keyOf(now) !== seen) return;
+    }
+  }
+
   /** Runs one follow-up tool; the text is what the model reads. */
-  async run(name: BackgroundToolName, args: { readonly taskId: string; readonly response?: Record<string, unknown> }): Promise<string> {
+  async run(name: BackgroundToolName, args: { readonly taskId: string; readonly response?: Record<string, unknown>; readonly waitMs?: number }): Promise<string> {
     const entry = this.#started.get(args.taskId);
     if (entry === undefined) return JSON.stringify({ error: `No background task ${args.taskId} was started here.` });
     const { call } = entry;
     switch (name) {
       case 'task_status': {
+        if (typeof args.waitMs === 'number' && args.waitMs > 0) await this.#changeOf(args.taskId, entry, Math.min(args.waitMs, 30_000));
         const task = await this.#client.getTask(args.taskId).catch(() => call.task);
         return JSON.stringify({
           taskId: args.taskId,
@@ -149,3 +168,4 @@ export class BackgroundTasks {
     }
   }
 }
+

@@ -32,6 +32,10 @@ function docBlocks(): DocBlock[] {
 }
 
 const usesV2 = (code: string): boolean => /from '@modelcontextprotocol\/(server|client)(\/[^']*)?'/.test(code);
+/** The agent framework adapters' blocks: compiled in a project that has the frameworks too. */
+const usesAgents = (code: string): boolean => /from 'mcp-task-actors\/(ai-sdk|langchain|openai-agents|mastra)'/.test(code);
+/** The frameworks an agents project installs (the dev versions), those this package's adapters name as peers. */
+const FRAMEWORKS = ['ai', '@langchain/core', '@langchain/langgraph', '@openai/agents', '@mastra/core'];
 
 const TSCONFIG = {
   compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, outDir: 'dist', rootDir: 'src', types: ['node'] },
@@ -69,6 +73,7 @@ const sourcesOf = (wanted: (b: DocBlock) => boolean): Record<string, string> =>
 
 let v1: { dir: string; installLog: string };
 let v2: { dir: string; installLog: string };
+let agents: { dir: string; installLog: string };
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'mcp-task-actors-consumer-'));
@@ -76,8 +81,10 @@ beforeAll(async () => {
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
   tarball = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
   copyFileSync(join(FIXTURES, 'app-v1.ts'), join(work, 'app-v1.ts'));
-  [v1, v2] = await Promise.all([
-    project('consumer-v1', { '@modelcontextprotocol/sdk': version('@modelcontextprotocol/sdk'), zod: version('zod') }, { 'app.ts': readFileSync(join(FIXTURES, 'app-v1.ts'), 'utf8'), ...sourcesOf((b) => !usesV2(b.code)) }),
+  const frameworks = Object.fromEntries(FRAMEWORKS.map((f) => [f, version(f)]));
+  [v1, agents, v2] = await Promise.all([
+    project('consumer-v1', { '@modelcontextprotocol/sdk': version('@modelcontextprotocol/sdk'), zod: version('zod') }, { 'app.ts': readFileSync(join(FIXTURES, 'app-v1.ts'), 'utf8'), ...sourcesOf((b) => !usesV2(b.code) && !usesAgents(b.code)) }),
+    project('consumer-agents', { '@modelcontextprotocol/sdk': version('@modelcontextprotocol/sdk'), zod: version('zod'), ...frameworks }, sourcesOf((b) => usesAgents(b.code))),
     project(
       'consumer-v2',
       { '@modelcontextprotocol/server': version('@modelcontextprotocol/server'), '@modelcontextprotocol/client': version('@modelcontextprotocol/client'), zod: version('zod') },
@@ -97,12 +104,17 @@ describe('the packed package in a fresh strict project', () => {
   });
 
   it('installs without an engine warning', () => {
-    expect(v1.installLog).not.toMatch(/EBADENGINE/);
-    expect(v2.installLog).not.toMatch(/EBADENGINE/);
+    expect(v1.installLog, v1.installLog).not.toMatch(/EBADENGINE/);
+    expect(v2.installLog, v2.installLog).not.toMatch(/EBADENGINE/);
   });
 
   it('compiles with only SDK v1 installed: the program and every README/docs block', async () => {
     expect(await compile(v1.dir)).toBe('');
+  }, 120_000);
+
+  it('compiles every agent framework block with the frameworks installed (SDK v1 beside them)', async () => {
+    expect(blocks.some((b) => usesAgents(b.code))).toBe(true);
+    expect(await compile(agents.dir)).toBe('');
   }, 120_000);
 
   it('compiles with only SDK v2 installed: the program and every README/docs block that uses SDK v2', async () => {

@@ -70,6 +70,7 @@ describe('packaging', () => {
       './http': ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server'],
       // The agent framework adapters work on the task client they are given: no MCP SDK of their own.
       './ai-sdk': [],
+      './langchain': [],
     };
     expect(Object.keys(pkg.exports).sort()).toEqual(Object.keys(expected).sort());
     for (const [entry, sdks] of Object.entries(expected)) expect({ entry, sdks: sdksOf(pkg.exports[entry]!.default) }).toEqual({ entry, sdks });
