@@ -13,25 +13,40 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { TaskClient } from '../../../adapters/mcp-client/index.js';
 import { mcpTaskTools } from '../../../adapters/agents/ai-sdk/index.js';
-import { spawnHttpServer, type HttpServerProcess } from '../harness/process.js';
+import { spawnHttpServer } from '../harness/process.js';
+import { startFrontWorker, stopSharedNats } from '../harness/nats-front-worker.js';
 import { scriptedModel, scriptedResult, toolCall } from './ai-sdk-script.js';
 
-let server: HttpServerProcess;
+/** Where the served tools run: `serve` on memory, or a NATS front node with a worker node beside it. */
+const TARGETS = [
+  { name: 'serve (memory)', start: async () => spawnHttpServer(['--poll-frequency', '100']) },
+  { name: 'a NATS front + worker', start: async () => startFrontWorker(['--poll-frequency', '100']) },
+] as const;
+
 let client: Client;
 let tasks: TaskClient;
-beforeAll(async () => {
-  server = await spawnHttpServer(['--poll-frequency', '100']);
-  client = new Client({ name: 'ai-sdk-agent', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-  tasks = new TaskClient(client, { pollFrequency: 100 });
-}, 30_000);
 afterAll(async () => {
-  tasks?.dispose();
-  await client?.close();
-  await server?.close();
+  await stopSharedNats();
 });
 
-describe('mcpTaskTools for the AI SDK (await mode)', () => {
+/** Connects the agent's MCP client to the target for one describe block. */
+function onTarget(target: (typeof TARGETS)[number]): void {
+  let server: { url: string; close(): Promise<void> };
+  beforeAll(async () => {
+    server = await target.start();
+    client = new Client({ name: 'ai-sdk-agent', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    tasks = new TaskClient(client, { pollFrequency: 100 });
+  }, 30_000);
+  afterAll(async () => {
+    tasks?.dispose();
+    await client?.close();
+    await server?.close();
+  });
+}
+
+describe.each(TARGETS)('mcpTaskTools for the AI SDK (await mode) against $name', (target) => {
+  onTarget(target);
   it('should run sleep as a task in the agent loop and hand its result to the model', async () => {
     const model = scriptedModel([toolCall('sleep', { ms: 100 }), { text: 'It slept.' }]);
     const result = await generateText({ model, tools: await mcpTaskTools(tasks, { tools: ['sleep'] }), prompt: 'sleep 100 ms', stopWhen: stepCountIs(3) });
@@ -96,6 +111,7 @@ describe('mcpTaskTools for the AI SDK (await mode)', () => {
 });
 
 describe('mcpTaskTools for the AI SDK (background mode)', () => {
+  onTarget(TARGETS[0]);
   it('should start long_job, follow it with task_status and collect it with task_result', async () => {
     // The scripted model reads the task id from the tool's answer, then polls until it ended.
     const model = new MockLanguageModelV4({
