@@ -20,6 +20,7 @@ import type * as Api from './langchain-tools.js';
 
 export type { AgentInputHandler, AgentTaskClient, McpTaskToolsOptions } from '../agent-tools.js';
 export { AgentToolError } from '../agent-tools.js';
+export type { LangChainTaskToolsOptions } from './langchain-tools.js';
 
 const api: typeof Api = await loadWithPeer('@langchain/core', '^1.0.0', 'mcp-task-actors/langchain', () => import('./langchain-tools.js'));
 

@@ -8,8 +8,28 @@ import { tool, type StructuredToolInterface, type ToolRunnableConfig } from '@la
 import { dispatchCustomEvent } from '@langchain/core/callbacks/dispatch';
 import { agentToolSpecs, followTool, resultText, updateText, type AgentTaskClient, type McpTaskToolsOptions } from '../agent-tools.js';
 import { BACKGROUND_TOOL_SPECS, BackgroundTasks } from '../background-tasks.js';
+import { ParkedCalls, type Interrupt } from './graph-interrupt.js';
 
 type Json = Record<string, unknown>;
+
+/**
+ * Options of the LangChain adapter: the common ones, and how a question a task asks reaches a
+ * person.
+ *
+ * @example
+ * ```ts
+ * const options: LangChainTaskToolsOptions = { humanInTheLoop: 'interrupt' };
+ * ```
+ */
+export interface LangChainTaskToolsOptions extends McpTaskToolsOptions {
+  /**
+   * `'interrupt'` (await mode, inside a LangGraph graph with a checkpointer): a question a task asks
+   * interrupts the graph with `{ toolName, method, params }`; `new Command({ resume: answer })`
+   * answers it (an elicitation's `{ action, content }`, a sampling result) and the same task goes on.
+   * Needs `@langchain/langgraph`. `onInputRequest`, when given, answers instead.
+   */
+  readonly humanInTheLoop?: 'interrupt';
+}
 
 /** The custom event each update of a running task is dispatched as (`streamEvents`, callbacks). */
 export const MCP_TASK_UPDATE_EVENT = 'mcp_task_update';
@@ -35,8 +55,11 @@ export const MCP_TASK_UPDATE_EVENT = 'mcp_task_update';
  * const toolNode = new ToolNode(await mcpTaskTools(tasks));
  * ```
  */
-export async function mcpTaskTools(client: AgentTaskClient, options: McpTaskToolsOptions = {}): Promise<StructuredToolInterface[]> {
+export async function mcpTaskTools(client: AgentTaskClient, options: LangChainTaskToolsOptions = {}): Promise<StructuredToolInterface[]> {
   const specs = await agentToolSpecs(client, options);
+  const parked = new ParkedCalls();
+  const interrupting = options.humanInTheLoop === 'interrupt' && options.onInputRequest === undefined;
+  const interrupt = interrupting ? await loadInterrupt() : undefined;
   if (options.mode === 'background') {
     const background = new BackgroundTasks(client, options);
     return [
@@ -55,7 +78,12 @@ export async function mcpTaskTools(client: AgentTaskClient, options: McpTaskTool
   return specs.map((spec) =>
     tool(
       async (input: Json, config: ToolRunnableConfig) => {
-        const run = followTool(client, spec.name, input, { signal: config.signal, options });
+        const toolCallId = config.toolCall?.id;
+        if (interrupt !== undefined && toolCallId === undefined) throw new Error(`${spec.name}: humanInTheLoop 'interrupt' needs a tool call id (run the tool in a LangGraph graph)`);
+        const run =
+          interrupt !== undefined && toolCallId !== undefined
+            ? parked.follow(client, spec.name, input, toolCallId, interrupt, options, config.signal)
+            : followTool(client, spec.name, input, { signal: config.signal, options });
         let taskId: string | undefined;
         for (let step = await run.next(); ; step = await run.next()) {
           if (step.done) return resultText(step.value);
@@ -66,4 +94,13 @@ export async function mcpTaskTools(client: AgentTaskClient, options: McpTaskTool
       { name: spec.name, description: spec.description, schema: spec.inputSchema },
     ),
   ) as StructuredToolInterface[];
+}
+
+/** LangGraph's `interrupt`, loaded only when asked for (LangGraph is not needed otherwise). */
+async function loadInterrupt(): Promise<Interrupt> {
+  try {
+    return (await import('@langchain/langgraph')).interrupt;
+  } catch (error) {
+    throw new Error("mcpTaskTools: humanInTheLoop 'interrupt' needs @langchain/langgraph (npm install @langchain/langgraph)", { cause: error });
+  }
 }

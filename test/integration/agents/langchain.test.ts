@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
+import { Command, MemorySaver } from '@langchain/langgraph';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { TaskClient } from '../../../adapters/mcp-client/index.js';
@@ -94,6 +95,26 @@ describe.each(TARGETS)('mcpTaskTools for LangChain (await mode) against $name', 
     expect(message!.status).toBe('error');
     expect(JSON.stringify(message!.content)).toContain("disk full");
     expect(JSON.stringify(llm.calls[1]!.messages)).toContain('disk full');
+  });
+});
+
+describe('mcpTaskTools for LangChain: a question as a LangGraph interrupt', () => {
+  onTarget(TARGETS[0]);
+
+  it('should interrupt the graph at ask_name, and on resume answer the same task rather than start another', async () => {
+    const llm = fakeModel().respondWithTools([{ name: 'ask_name', args: {} }]).respond(new AIMessage('greeted'));
+    const agent = createReactAgent({ llm, tools: await mcpTaskTools(tasks, { tools: ['ask_name'], humanInTheLoop: 'interrupt' }), checkpointer: new MemorySaver() });
+    const thread = { configurable: { thread_id: 'hitl-1' } };
+    const before = (await tasks.listTasks()).length;
+    const first = (await agent.invoke({ messages: [{ role: 'user', content: 'greet me' }] }, thread)) as { __interrupt__?: { value: unknown }[] };
+    expect(first.__interrupt__?.[0]?.value).toMatchObject({ toolName: 'ask_name', method: 'elicitation/create', params: { message: 'What is your name?' } });
+    const waiting = (await tasks.listTasks()).slice(before);
+    expect(waiting.map((t) => t.status)).toEqual(['input_required']);
+    const resumed = await agent.invoke(new Command({ resume: { action: 'accept', content: { name: 'Kim' } } }), thread);
+    expect(toolMessages(resumed.messages).map((m) => m.content)).toEqual(['Hello, Kim']);
+    // One task, the one the first run started, now completed.
+    const after = (await tasks.listTasks()).slice(before);
+    expect(after.map((t) => [t.taskId, t.status])).toEqual([[waiting[0]!.taskId, 'completed']]);
   });
 });
 
