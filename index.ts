@@ -21,6 +21,9 @@
 
 // The runtime.
 export { createTaskRuntime } from './runtime/backends/memory/memory-runtime.js';
+// Starting a task from the same process (no wire): any backend.
+export { startTask, IN_PROCESS_OWNER } from './runtime/start-task.js';
+export type { StartTaskOptions, StartedTask } from './runtime/start-task.js';
 export type { TaskRuntimeOptions, PushSettings } from './runtime/options.js';
 export type {
   TaskRuntime,

@@ -12,6 +12,8 @@
  * @module
  */
 export { createTaskRuntime } from './backends/memory/memory-runtime.js';
+export { startTask, IN_PROCESS_OWNER } from './start-task.js';
+export type { StartTaskOptions, StartedTask } from './start-task.js';
 
 export { resolveTaskRuntimeOptions } from './options.js';
 export type { TaskRuntimeOptions, ResolvedTaskRuntimeOptions, PushSettings } from './options.js';

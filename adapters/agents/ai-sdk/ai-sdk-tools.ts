@@ -8,6 +8,9 @@ import { dynamicTool, jsonSchema, type ToolSet } from 'ai';
 import { agentToolSpecs, followTool, resultText, updateText, type AgentTaskClient, type McpTaskToolsOptions } from '../agent-tools.js';
 import { BACKGROUND_TOOL_SPECS, BackgroundTasks } from '../background-tasks.js';
 
+// The other direction (an AI SDK tool served as a task tool), loaded with the rest once `ai` is there.
+export { fromAiSdkTool } from './from-ai-sdk-tool.js';
+
 type Json = Record<string, unknown>;
 const schemaOf = (schema: Json) => jsonSchema<Json>(schema);
 

@@ -20,7 +20,7 @@ import type * as Api from './langchain-tools.js';
 
 export type { AgentInputHandler, AgentTaskClient, McpTaskToolsOptions } from '../agent-tools.js';
 export { AgentToolError } from '../agent-tools.js';
-export type { LangChainTaskToolsOptions } from './langchain-tools.js';
+export type { LangChainTaskToolsOptions, LangChainToolOptions, LangChainTool } from './langchain-tools.js';
 
 const api: typeof Api = await loadWithPeer('@langchain/core', '^1.0.0', 'mcp-task-actors/langchain', () => import('./langchain-tools.js'));
 
@@ -28,3 +28,5 @@ const api: typeof Api = await loadWithPeer('@langchain/core', '^1.0.0', 'mcp-tas
 export const mcpTaskTools = api.mcpTaskTools;
 /** See {@link Api.MCP_TASK_UPDATE_EVENT}. */
 export const MCP_TASK_UPDATE_EVENT = api.MCP_TASK_UPDATE_EVENT;
+/** See {@link Api.fromLangChainTool}. */
+export const fromLangChainTool = api.fromLangChainTool;

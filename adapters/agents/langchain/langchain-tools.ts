@@ -10,6 +10,9 @@ import { agentToolSpecs, followTool, resultText, updateText, type AgentTaskClien
 import { BACKGROUND_TOOL_SPECS, BackgroundTasks } from '../background-tasks.js';
 import { ParkedCalls, type Interrupt } from './graph-interrupt.js';
 
+export { fromLangChainTool } from './from-langchain-tool.js';
+export type { LangChainToolOptions, LangChainTool } from './from-langchain-tool.js';
+
 type Json = Record<string, unknown>;
 
 /**
