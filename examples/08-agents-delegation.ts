@@ -83,9 +83,16 @@ const handler = machineHandler(tripMachine, {
   }),
 });
 
+/**
+ * How long a worker's hold on a running task lasts without renewal: short, so that the lost
+ * worker's task moves on soon, yet long enough that a busy machine renews it in time (at 600 ms a
+ * loaded 2-core CI machine let a live worker's lease lapse now and then).
+ */
+const LEASE_TTL_MS = 2_000;
+
 /** A worker node of agent B (its own program in production). */
 async function startWorker(servers: string, prefix: string): Promise<NatsTaskRuntime> {
-  const runtime = await createNatsTaskRuntime({ nats: { servers }, prefix, role: 'worker', leaseTtlMs: 600 });
+  const runtime = await createNatsTaskRuntime({ nats: { servers }, prefix, role: 'worker', leaseTtlMs: LEASE_TTL_MS });
   registerTaskWork(runtime, { tools: [planTrip] });
   return runtime;
 }
@@ -113,7 +120,7 @@ export async function main(
 ): Promise<{ text: string; toolOutput: unknown; asked: string[]; runs: { attempt: number; resumedFrom: string | null }[]; statuses: string[] }> {
   runs.length = 0;
   // Agent B: a front that serves MCP and runs nothing, and a first worker.
-  const front = await createNatsTaskRuntime({ nats: { servers }, prefix, role: 'front', leaseTtlMs: 600 });
+  const front = await createNatsTaskRuntime({ nats: { servers }, prefix, role: 'front', leaseTtlMs: LEASE_TTL_MS });
   const server = new Server({ name: 'agent-b', version: '1.0.0' });
   attachTaskServer(server, { runtime: front, tools: [planTrip] });
   const first = await startWorker(servers, prefix);
