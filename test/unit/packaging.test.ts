@@ -71,6 +71,8 @@ describe('packaging', () => {
       // The agent framework adapters work on the task client they are given: no MCP SDK of their own.
       './ai-sdk': [],
       './langchain': [],
+      './openai-agents': [],
+      './mastra': [],
     };
     expect(Object.keys(pkg.exports).sort()).toEqual(Object.keys(expected).sort());
     for (const [entry, sdks] of Object.entries(expected)) expect({ entry, sdks: sdksOf(pkg.exports[entry]!.default) }).toEqual({ entry, sdks });
@@ -100,6 +102,8 @@ for (const sdk of ['v1', 'v2']) {
     ['./adapters/mcp-server-v2', '@modelcontextprotocol/server'],
     ['./adapters/mcp-server', '@modelcontextprotocol/sdk'],
     ['./adapters/mcp-client', '@modelcontextprotocol/sdk'],
+    ['./openai-agents', '@openai/agents'],
+    ['./mastra', '@mastra/core'],
   ])('should fail to import %s without %s, naming the package and how to install it', (entry, peer) => {
     // A resolve hook that makes the peer (and only it) not installed.
     const dir = mkdtempSync(join(tmpdir(), 'peer-'));
