@@ -44,7 +44,8 @@ const usesV2 = (code: string): boolean => /from '@modelcontextprotocol\/(server|
 const FRAMEWORKS = [
   { name: 'openai-agents', packages: ['@openai/agents'], skipLibCheck: false },
   { name: 'mastra', packages: ['@mastra/core'], skipLibCheck: true },
-  { name: 'ai-sdk', packages: ['ai'], skipLibCheck: false },
+  // The AI SDK's declarations import 'json-schema' types, which a strict project installs itself.
+  { name: 'ai-sdk', packages: ['ai', '@types/json-schema'], skipLibCheck: false },
   { name: 'langchain', packages: ['@langchain/core', '@langchain/langgraph'], skipLibCheck: false },
 ] as const;
 const imports = (code: string, pkg: string): boolean => new RegExp(`from '${pkg}(/[^']*)?'`).test(code);
