@@ -57,10 +57,13 @@ export interface FrameworkToolSpec {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A zod (v4) object schema, by shape rather than class: the tool's author may have a zod copy of their own. */
+/**
+ * A zod (v4) object schema, by shape rather than class: the tool's author may have a zod copy of
+ * their own. zod 4 shows its definition as `def` (zod 3 does not, and is left out).
+ */
 function isZodObject(schema: unknown): schema is z.ZodObject {
-  if (!isRecord(schema) || !isRecord(schema['_zod'])) return false;
-  const def = schema['_zod']['def'];
+  if (!isRecord(schema)) return false;
+  const def = schema['def'];
   return isRecord(def) && def['type'] === 'object' && typeof schema['safeParse'] === 'function';
 }
 

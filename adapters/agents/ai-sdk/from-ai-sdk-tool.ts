@@ -65,7 +65,8 @@ export function fromAiSdkTool(tool: Tool, options: AiSdkToolOptions): TaskToolDe
 /** The tool's schema: its zod object, else its JSON Schema (a `jsonSchema(...)` or another standard schema). */
 function schemaOf(tool: Tool, what: string): unknown {
   const schema: unknown = tool.inputSchema;
-  if (typeof schema === 'object' && schema !== null && '_zod' in schema) return schema;
+  // zod 4 shows its definition as `def`: used as it is.
+  if (typeof schema === 'object' && schema !== null && 'def' in schema && 'safeParse' in schema) return schema;
   const json = asSchema(tool.inputSchema).jsonSchema;
   if (typeof json === 'object' && json !== null && 'then' in json) throw new InvalidArgumentError(`${what}: its JSON Schema is computed asynchronously; pass a zod object or a plain JSON Schema`);
   return json;

@@ -6,6 +6,7 @@
  * @module
  */
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import { ToolMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import type { TaskToolDefinition } from '../../wire/definitions.js';
 import { frameworkTaskTool, type FrameworkToolOptions } from '../framework-tool.js';
@@ -31,12 +32,14 @@ export type LangChainToolOptions = FrameworkToolOptions;
  */
 export type LangChainTool = Pick<StructuredToolInterface, 'name' | 'description' | 'invoke'> & { readonly schema: unknown };
 
+/** Whether a schema object is zod 4's: it shows its definition as `def` (zod 3 hides it). */
+function isZod4(schema: Record<string, unknown>): boolean {
+  return typeof schema['def'] === 'object' && schema['def'] !== null && typeof schema['safeParse'] === 'function';
+}
+
 /** A `ToolMessage` a tool may return itself: its content is the output. */
 function contentOf(output: unknown): unknown {
-  if (typeof output !== 'object' || output === null || !('content' in output)) return output;
-  const typed = output as { getType?: unknown; _getType?: unknown; content: unknown };
-  const type = typeof typed.getType === 'function' ? (typed.getType as () => unknown)() : typeof typed._getType === 'function' ? (typed._getType as () => unknown)() : null;
-  return type === 'tool' ? typed.content : output;
+  return ToolMessage.isInstance(output) ? output.content : output;
 }
 
 /**
@@ -64,8 +67,11 @@ function contentOf(output: unknown): unknown {
  */
 export function fromLangChainTool(tool: LangChainTool, options: LangChainToolOptions = {}): TaskToolDefinition {
   const schema: unknown = tool.schema;
-  // zod v4 is used as it is; zod v3 (and other standard schemas) go through LangChain's converter.
-  const usable = typeof schema === 'object' && schema !== null && ('_zod' in schema || !('_def' in schema || '~standard' in schema)) ? schema : toJsonSchema(schema as Parameters<typeof toJsonSchema>[0]);
+  // zod v4 (it shows its definition as `def`) and a plain JSON Schema are used as they are; zod v3
+  // and other standard schemas go through LangChain's converter.
+  const record = typeof schema === 'object' && schema !== null ? (schema as Record<string, unknown>) : null;
+  const schemaLibrary = record !== null && (typeof record['safeParse'] === 'function' || '~standard' in record);
+  const usable = record !== null && (!schemaLibrary || isZod4(record)) ? schema : toJsonSchema(schema as Parameters<typeof toJsonSchema>[0]);
   const what = `LangChain tool '${tool.name}'`;
   return frameworkTaskTool({ name: tool.name, description: tool.description, schema: usable, what }, options, async (args, ctx) =>
     contentOf(await tool.invoke(args as never, { signal: ctx.signal })),
