@@ -6,47 +6,22 @@
  * background mode starts, follows and collects `long_job`, `ask_name` is answered through
  * `onInputRequest`, a failed tool is a tool error.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { generateText, stepCountIs, streamText } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { TaskClient } from '../../../adapters/mcp-client/index.js';
+import type { TaskClient } from '../../../adapters/mcp-client/index.js';
 import { mcpTaskTools } from '../../../adapters/agents/ai-sdk/index.js';
-import { spawnHttpServer } from '../harness/process.js';
-import { startFrontWorker, stopSharedNats } from '../harness/nats-front-worker.js';
+import { onTarget, stopSharedNats, TARGETS } from './agent-target.js';
+import { until } from './until.js';
 import { scriptedModel, scriptedResult, toolCall } from './ai-sdk-script.js';
 
-/** Where the served tools run: `serve` on memory, or a NATS front node with a worker node beside it. */
-const TARGETS = [
-  { name: 'serve (memory)', start: async () => spawnHttpServer(['--poll-frequency', '100']) },
-  { name: 'a NATS front + worker', start: async () => startFrontWorker(['--poll-frequency', '100']) },
-] as const;
-
-let client: Client;
 let tasks: TaskClient;
 afterAll(async () => {
   await stopSharedNats();
 });
 
-/** Connects the agent's MCP client to the target for one describe block. */
-function onTarget(target: (typeof TARGETS)[number]): void {
-  let server: { url: string; close(): Promise<void> };
-  beforeAll(async () => {
-    server = await target.start();
-    client = new Client({ name: 'ai-sdk-agent', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-    tasks = new TaskClient(client, { pollFrequency: 100 });
-  }, 30_000);
-  afterAll(async () => {
-    tasks?.dispose();
-    await client?.close();
-    await server?.close();
-  });
-}
-
 describe.each(TARGETS)('mcpTaskTools for the AI SDK (await mode) against $name', (target) => {
-  onTarget(target);
+  onTarget(target, 'ai-sdk-agent', (t) => (tasks = t));
   it('should run sleep as a task in the agent loop and hand its result to the model', async () => {
     const model = scriptedModel([toolCall('sleep', { ms: 100 }), { text: 'It slept.' }]);
     const result = await generateText({ model, tools: await mcpTaskTools(tasks, { tools: ['sleep'] }), prompt: 'sleep 100 ms', stopWhen: stepCountIs(3) });
@@ -111,7 +86,7 @@ describe.each(TARGETS)('mcpTaskTools for the AI SDK (await mode) against $name',
 });
 
 describe('mcpTaskTools for the AI SDK (background mode)', () => {
-  onTarget(TARGETS[0]);
+  onTarget(TARGETS[0], 'ai-sdk-agent', (t) => (tasks = t));
   it('should start long_job, follow it with task_status and collect it with task_result', async () => {
     // The scripted model reads the task id from the tool's answer, then polls until it ended.
     const model = new MockLanguageModelV4({
@@ -137,13 +112,3 @@ describe('mcpTaskTools for the AI SDK (background mode)', () => {
 });
 
 
-/** Polls `read` until it gives a value (bounded). */
-async function until<T>(read: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

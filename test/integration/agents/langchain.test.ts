@@ -6,50 +6,25 @@
  * and collects `long_job`, `ask_name` is answered through `onInputRequest`, a failed tool is an
  * error `ToolMessage`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { Command, MemorySaver } from '@langchain/langgraph';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { TaskClient } from '../../../adapters/mcp-client/index.js';
+import type { TaskClient } from '../../../adapters/mcp-client/index.js';
 import { MCP_TASK_UPDATE_EVENT, mcpTaskTools } from '../../../adapters/agents/langchain/index.js';
-import { spawnHttpServer } from '../harness/process.js';
-import { startFrontWorker, stopSharedNats } from '../harness/nats-front-worker.js';
+import { onTarget, stopSharedNats, TARGETS } from './agent-target.js';
+import { until } from './until.js';
 
-/** Where the served tools run: `serve` on memory, or a NATS front node with a worker node beside it. */
-const TARGETS = [
-  { name: 'serve (memory)', start: async () => spawnHttpServer(['--poll-frequency', '100']) },
-  { name: 'a NATS front + worker', start: async () => startFrontWorker(['--poll-frequency', '100']) },
-] as const;
-
-let client: Client;
 let tasks: TaskClient;
 afterAll(async () => {
   await stopSharedNats();
 });
 
-/** Connects the agent's MCP client to the target for one describe block. */
-function onTarget(target: (typeof TARGETS)[number]): void {
-  let server: { url: string; close(): Promise<void> };
-  beforeAll(async () => {
-    server = await target.start();
-    client = new Client({ name: 'langchain-agent', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-    tasks = new TaskClient(client, { pollFrequency: 100 });
-  }, 30_000);
-  afterAll(async () => {
-    tasks?.dispose();
-    await client?.close();
-    await server?.close();
-  });
-}
-
 const toolMessages = (messages: BaseMessage[]): ToolMessage[] => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
 
 describe.each(TARGETS)('mcpTaskTools for LangChain (await mode) against $name', (target) => {
-  onTarget(target);
+  onTarget(target, 'langchain-agent', (t) => (tasks = t));
   it('should run sleep as a task in the agent loop and hand its result to the model', async () => {
     const llm = fakeModel().respondWithTools([{ name: 'sleep', args: { ms: 100 } }]).respond(new AIMessage('It slept.'));
     const agent = createReactAgent({ llm, tools: await mcpTaskTools(tasks, { tools: ['sleep'] }) });
@@ -99,7 +74,7 @@ describe.each(TARGETS)('mcpTaskTools for LangChain (await mode) against $name', 
 });
 
 describe('mcpTaskTools for LangChain: a question as a LangGraph interrupt', () => {
-  onTarget(TARGETS[0]);
+  onTarget(TARGETS[0], 'langchain-agent', (t) => (tasks = t));
 
   it('should interrupt the graph at ask_name, and on resume answer the same task rather than start another', async () => {
     const llm = fakeModel().respondWithTools([{ name: 'ask_name', args: {} }]).respond(new AIMessage('greeted'));
@@ -119,7 +94,7 @@ describe('mcpTaskTools for LangChain: a question as a LangGraph interrupt', () =
 });
 
 describe('mcpTaskTools for LangChain (background mode)', () => {
-  onTarget(TARGETS[0]);
+  onTarget(TARGETS[0], 'langchain-agent', (t) => (tasks = t));
   it('should start long_job, follow it with task_status and collect it with task_result', async () => {
     const llm = fakeModel().respondWithTools([{ name: 'long_job', args: { seconds: 1 } }]);
     // The scripted model reads the task id from the tool's answer, then polls until it ended.
@@ -144,13 +119,3 @@ describe('mcpTaskTools for LangChain (background mode)', () => {
   });
 });
 
-/** Polls `read` until it gives a value (bounded). */
-async function until<T>(read: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -6,46 +6,20 @@
  * answered through `onInputRequest`, a failed tool is a tool error whose message the model reads,
  * and background mode starts, follows and collects `long_job`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Agent } from '@mastra/core/agent';
 import type { MastraModelConfig } from '@mastra/core/llm';
 import { MockLanguageModelV4 } from 'ai/test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { TaskClient } from '../../../adapters/mcp-client/index.js';
+import type { TaskClient } from '../../../adapters/mcp-client/index.js';
 import { mcpTaskTools } from '../../../adapters/agents/mastra/index.js';
-import { spawnHttpServer } from '../harness/process.js';
-import { startFrontWorker, stopSharedNats } from '../harness/nats-front-worker.js';
+import { onTarget, stopSharedNats, TARGETS } from './agent-target.js';
 import { scriptedModel, scriptedResult, toolCall } from './ai-sdk-script.js';
 import { until } from './until.js';
 
-/** Where the served tools run: `serve` on memory, or a NATS front node with a worker node beside it. */
-const TARGETS = [
-  { name: 'serve (memory)', start: async () => spawnHttpServer(['--poll-frequency', '100']) },
-  { name: 'a NATS front + worker', start: async () => startFrontWorker(['--poll-frequency', '100']) },
-] as const;
-
-let client: Client;
 let tasks: TaskClient;
 afterAll(async () => {
   await stopSharedNats();
 });
-
-/** Connects the agent's MCP client to the target for one describe block. */
-function onTarget(target: (typeof TARGETS)[number]): void {
-  let server: { url: string; close(): Promise<void> };
-  beforeAll(async () => {
-    server = await target.start();
-    client = new Client({ name: 'mastra-agent', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-    tasks = new TaskClient(client, { pollFrequency: 100 });
-  }, 30_000);
-  afterAll(async () => {
-    tasks?.dispose();
-    await client?.close();
-    await server?.close();
-  });
-}
 
 // Mastra declares its AI SDK model types from its own bundled copy of @ai-sdk/provider (4.0.17
 // here, `ai` 7 has 4.0.39): the same model at run time, two types to the compiler.
@@ -54,7 +28,7 @@ const agentWith = (model: MockLanguageModelV4, tools: Awaited<ReturnType<typeof 
   new Agent({ id: 'worker', name: 'worker', instructions: 'Run the tools you are asked to.', model: asMastraModel(model), tools });
 
 describe.each(TARGETS)('mcpTaskTools for Mastra (await mode) against $name', (target) => {
-  onTarget(target);
+  onTarget(target, 'mastra-agent', (t) => (tasks = t));
   it('should run sleep as a task in the agent loop and hand its result to the model', async () => {
     const model = scriptedModel([toolCall('sleep', { ms: 100 }), { text: 'It slept.' }]);
     const result = await agentWith(model, await mcpTaskTools(tasks, { tools: ['sleep'] })).generate('sleep 100 ms', { maxSteps: 3 });
@@ -116,7 +90,7 @@ describe.each(TARGETS)('mcpTaskTools for Mastra (await mode) against $name', (ta
 });
 
 describe('mcpTaskTools for Mastra (background mode)', () => {
-  onTarget(TARGETS[0]);
+  onTarget(TARGETS[0], 'mastra-agent', (t) => (tasks = t));
   it('should start long_job, follow it with task_status and collect it with task_result', async () => {
     // The scripted model reads the task id from the tool's answer, then polls until it ended.
     const model = new MockLanguageModelV4({

@@ -5,45 +5,19 @@
  * the server, `ask_name` is answered through `onInputRequest`, a failed tool is a tool error whose
  * message the model reads, and background mode starts, follows and collects `long_job`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Agent, Runner } from '@openai/agents';
 import { ScriptedModel, assistantMessage, functionCall, modelResponder, type RecordedModelCall } from '@openai/agents-core/testing';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { TaskClient } from '../../../adapters/mcp-client/index.js';
+import type { TaskClient } from '../../../adapters/mcp-client/index.js';
 import { mcpTaskTools } from '../../../adapters/agents/openai-agents/index.js';
-import { spawnHttpServer } from '../harness/process.js';
-import { startFrontWorker, stopSharedNats } from '../harness/nats-front-worker.js';
+import { onTarget, stopSharedNats, TARGETS } from './agent-target.js';
 import { until } from './until.js';
 
-/** Where the served tools run: `serve` on memory, or a NATS front node with a worker node beside it. */
-const TARGETS = [
-  { name: 'serve (memory)', start: async () => spawnHttpServer(['--poll-frequency', '100']) },
-  { name: 'a NATS front + worker', start: async () => startFrontWorker(['--poll-frequency', '100']) },
-] as const;
-
-let client: Client;
 let tasks: TaskClient;
 const runner = new Runner({ tracingDisabled: true });
 afterAll(async () => {
   await stopSharedNats();
 });
-
-/** Connects the agent's MCP client to the target for one describe block. */
-function onTarget(target: (typeof TARGETS)[number]): void {
-  let server: { url: string; close(): Promise<void> };
-  beforeAll(async () => {
-    server = await target.start();
-    client = new Client({ name: 'openai-agents-agent', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-    tasks = new TaskClient(client, { pollFrequency: 100 });
-  }, 30_000);
-  afterAll(async () => {
-    tasks?.dispose();
-    await client?.close();
-    await server?.close();
-  });
-}
 
 let seq = 0;
 const call = (name: string, args: Record<string, unknown>) => [functionCall(name, args, { callId: `call-${++seq}` })];
@@ -58,7 +32,7 @@ const toolOutputs = (recorded: RecordedModelCall | undefined): string[] =>
     });
 
 describe.each(TARGETS)('mcpTaskTools for the OpenAI Agents SDK (await mode) against $name', (target) => {
-  onTarget(target);
+  onTarget(target, 'openai-agents-agent', (t) => (tasks = t));
   it('should run sleep as a task in the agent loop and hand its result to the model', async () => {
     const model = new ScriptedModel([call('sleep', { ms: 100 }), say('It slept.')]);
     const agent = new Agent({ name: 'sleeper', model, tools: await mcpTaskTools(tasks, { tools: ['sleep'] }) });
@@ -108,7 +82,7 @@ describe.each(TARGETS)('mcpTaskTools for the OpenAI Agents SDK (await mode) agai
 });
 
 describe('mcpTaskTools for the OpenAI Agents SDK (background mode)', () => {
-  onTarget(TARGETS[0]);
+  onTarget(TARGETS[0], 'openai-agents-agent', (t) => (tasks = t));
   it('should start long_job, follow it with task_status and collect it with task_result', async () => {
     // The scripted model reads the task id from the tool's answer, then polls until it ended.
     const respond = async (recorded: RecordedModelCall) => {
