@@ -43,3 +43,21 @@ export function scriptedModel(steps: readonly ({ result: Generated } | { text: s
     },
   });
 }
+
+/**
+ * A model that starts `long_job {seconds: 1}` in background mode, reads the task id from the
+ * tool's answer, polls `task_status` until it completed, collects it, and says `collected`.
+ */
+export function backgroundModel(): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    doGenerate: async ({ prompt }) => {
+      const outputs = JSON.stringify(prompt);
+      const taskId = /\\"taskId\\":\\"([0-9a-f-]{36})\\"/.exec(outputs)?.[1];
+      if (taskId === undefined) return toolCall('long_job', { seconds: 1 }).result;
+      if (/long_job done in 1 s/.test(outputs)) return scriptedResult('collected');
+      if (/\\"status\\":\\"completed\\"/.test(outputs)) return toolCall('task_result', { taskId }).result;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return toolCall('task_status', { taskId }).result;
+    },
+  });
+}

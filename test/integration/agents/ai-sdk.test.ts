@@ -8,12 +8,11 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateText, stepCountIs, streamText } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import type { TaskClient } from '../../../adapters/mcp-client/index.js';
 import { mcpTaskTools } from '../../../adapters/agents/ai-sdk/index.js';
 import { onTarget, stopSharedNats, TARGETS } from './agent-target.js';
-import { until } from './until.js';
-import { scriptedModel, scriptedResult, toolCall } from './ai-sdk-script.js';
+import { serverShowsCancelled, workingLongJob } from './until.js';
+import { backgroundModel, scriptedModel, toolCall } from './ai-sdk-script.js';
 
 let tasks: TaskClient;
 afterAll(async () => {
@@ -50,10 +49,10 @@ describe.each(TARGETS)('mcpTaskTools for the AI SDK (await mode) against $name',
     const model = scriptedModel([toolCall('long_job', { seconds: 30 }), { text: 'never' }]);
     const running = generateText({ model, tools: await mcpTaskTools(tasks, { tools: ['long_job'] }), prompt: 'long', stopWhen: stepCountIs(3), abortSignal: stop.signal });
     running.catch(() => undefined);
-    const taskId = await until(async () => (await tasks.listTasks()).find((t) => t.status === 'working' && t.statusMessage?.startsWith('step'))?.taskId);
+    const taskId = await workingLongJob(tasks);
     stop.abort();
     await expect(running).rejects.toThrow();
-    expect(await until(async () => ((await tasks.getTask(taskId)).status === 'cancelled' ? true : undefined))).toBe(true);
+    expect(await serverShowsCancelled(tasks, taskId)).toBe(true);
   });
 
   it('should answer ask_name through onInputRequest', async () => {
@@ -88,18 +87,7 @@ describe.each(TARGETS)('mcpTaskTools for the AI SDK (await mode) against $name',
 describe('mcpTaskTools for the AI SDK (background mode)', () => {
   onTarget(TARGETS[0], 'ai-sdk-agent', (t) => (tasks = t));
   it('should start long_job, follow it with task_status and collect it with task_result', async () => {
-    // The scripted model reads the task id from the tool's answer, then polls until it ended.
-    const model = new MockLanguageModelV4({
-      doGenerate: async ({ prompt }) => {
-        const outputs = JSON.stringify(prompt);
-        const taskId = /\\"taskId\\":\\"([0-9a-f-]{36})\\"/.exec(outputs)?.[1];
-        if (taskId === undefined) return toolCall('long_job', { seconds: 1 }).result;
-        if (/long_job done in 1 s/.test(outputs)) return scriptedResult('collected');
-        if (/\\"status\\":\\"completed\\"/.test(outputs)) return toolCall('task_result', { taskId }).result;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        return toolCall('task_status', { taskId }).result;
-      },
-    });
+    const model = backgroundModel();
     const tools = await mcpTaskTools(tasks, { mode: 'background', tools: ['long_job'] });
     expect(Object.keys(tools).sort()).toEqual(['long_job', 'task_cancel', 'task_respond', 'task_result', 'task_status']);
     const result = await generateText({ model, tools, prompt: 'start the long job and collect it', stopWhen: stepCountIs(40) });

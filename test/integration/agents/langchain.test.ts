@@ -14,7 +14,7 @@ import { Command, MemorySaver } from '@langchain/langgraph';
 import type { TaskClient } from '../../../adapters/mcp-client/index.js';
 import { MCP_TASK_UPDATE_EVENT, mcpTaskTools } from '../../../adapters/agents/langchain/index.js';
 import { onTarget, stopSharedNats, TARGETS } from './agent-target.js';
-import { until } from './until.js';
+import { serverShowsCancelled, workingLongJob } from './until.js';
 
 let tasks: TaskClient;
 afterAll(async () => {
@@ -50,10 +50,10 @@ describe.each(TARGETS)('mcpTaskTools for LangChain (await mode) against $name', 
     const stop = new AbortController();
     const running = agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, { signal: stop.signal });
     running.catch(() => undefined);
-    const taskId = await until(async () => (await tasks.listTasks()).find((t) => t.status === 'working' && t.statusMessage?.startsWith('step'))?.taskId);
+    const taskId = await workingLongJob(tasks);
     stop.abort();
     await expect(running).rejects.toThrow();
-    expect(await until(async () => ((await tasks.getTask(taskId)).status === 'cancelled' ? true : undefined))).toBe(true);
+    expect(await serverShowsCancelled(tasks, taskId)).toBe(true);
   });
 
   it('should answer ask_name through onInputRequest', async () => {

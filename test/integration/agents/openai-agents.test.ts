@@ -11,7 +11,7 @@ import { ScriptedModel, assistantMessage, functionCall, modelResponder, type Rec
 import type { TaskClient } from '../../../adapters/mcp-client/index.js';
 import { mcpTaskTools } from '../../../adapters/agents/openai-agents/index.js';
 import { onTarget, stopSharedNats, TARGETS } from './agent-target.js';
-import { until } from './until.js';
+import { serverShowsCancelled, workingLongJob } from './until.js';
 
 let tasks: TaskClient;
 const runner = new Runner({ tracingDisabled: true });
@@ -48,10 +48,10 @@ describe.each(TARGETS)('mcpTaskTools for the OpenAI Agents SDK (await mode) agai
     const agent = new Agent({ name: 'worker', model, tools: await mcpTaskTools(tasks, { tools: ['long_job'] }) });
     const running = runner.run(agent, 'long', { signal: stop.signal });
     running.catch(() => undefined);
-    const taskId = await until(async () => (await tasks.listTasks()).find((t) => t.status === 'working' && t.statusMessage?.startsWith('step'))?.taskId);
+    const taskId = await workingLongJob(tasks);
     stop.abort();
     await expect(running).rejects.toThrow();
-    expect(await until(async () => ((await tasks.getTask(taskId)).status === 'cancelled' ? true : undefined))).toBe(true);
+    expect(await serverShowsCancelled(tasks, taskId)).toBe(true);
   });
 
   it('should answer ask_name through onInputRequest', async () => {
