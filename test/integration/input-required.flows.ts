@@ -23,6 +23,7 @@ import {
   type ServerRequestEntry,
 } from './harness/types.js';
 import { sleep, type Rec, metaOf, ok } from './harness/json.js';
+import { createSep } from './harness/task-calls.js';
 
 type Dialect = 'sep-1686' | '2025-11-25';
 
@@ -320,9 +321,10 @@ export function defineInputRequiredFlows(name: string, connect: ConnectInteracti
           const mark = wire.serverRequests.length;
           const asked = (): ServerRequestEntry[] => wire.serverRequests.slice(mark).filter((r) => r.message.method === 'elicitation/create');
           if (dialect === 'sep-1686') {
-            const taskId = randomUUID();
-            const channelId = wire.sendRequestNoWait('tools/call', { name: 'ask_name', arguments: {}, _meta: { [SEP_TASK]: { taskId } } });
-            return { taskId, channelId, asked };
+            // Waits for notifications/tasks/created: over HTTP a tasks/get sent at once can overtake the
+            // tools/call on another connection and find no task yet.
+            const { taskId, requestId } = await createSep(wire, 'ask_name', {});
+            return { taskId, channelId: requestId, asked };
           }
           const created = ok(await wire.request('tools/call', { name: 'ask_name', arguments: {}, task: { ttl: 60_000 } }));
           const task = created['task'];
