@@ -97,7 +97,8 @@ for (const sdk of ['v1', 'v2'] as const) {
       expect(tables.stdout).toMatch(/^Tasks by status:\n(?: {2}\S+ +\d+\n)* {2}completed +1\n/m);
       expect(tables.stdout).toMatch(/^ {2}cancelled +1$/m);
       expect(tables.stdout).toMatch(/^Leases:\n {2}\(none\)$/m);
-    });
+      // Six CLI processes in a row: each starts Node, which a loaded machine makes slow.
+    }, 60_000);
 
     it('should refuse a request under a foreign Host name (DNS rebinding)', async () => {
       const refused = await get(server.url, '/status', { host: 'evil.example' });

@@ -122,9 +122,10 @@ beforeAll(async () => {
   ]);
 }, 300_000);
 
+// Removing five installed projects takes a while on a loaded machine.
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe('the packed package in a fresh strict project', () => {
   it('has docs to check: the README and docs/ hold ts blocks for both SDK lines', () => {

@@ -40,7 +40,8 @@ describe.each(TARGETS)('mcpTaskTools for the AI SDK (await mode) against $name',
       else if (part.type === 'tool-result') final = part.output;
     }
     expect(final).toBe('long_job done in 1 s');
-    expect(preliminary).toContain('working: step 1/10');
+    // Some step's status message: which ones a poll sees depends on timing (a loaded machine skips some).
+    expect(preliminary.some((t) => /^working: step \d+\/10$/.test(t)), JSON.stringify(preliminary)).toBe(true);
     expect(preliminary.some((p) => p.startsWith('partial '))).toBe(true);
   });
 

@@ -40,7 +40,8 @@ describe.each(TARGETS)('mcpTaskTools for LangChain (await mode) against $name', 
     for await (const event of agent.streamEvents({ messages: [{ role: 'user', content: 'go' }] }, { version: 'v2' })) {
       if (event.event === 'on_custom_event' && event.name === MCP_TASK_UPDATE_EVENT) texts.push(String((event.data as { text: string }).text));
     }
-    expect(texts).toContain('working: step 1/10');
+    // Some step's status message: which ones a poll sees depends on timing (a loaded machine skips some).
+    expect(texts.some((t) => /^working: step \d+\/10$/.test(t)), JSON.stringify(texts)).toBe(true);
     expect(texts.some((t) => t.startsWith('partial '))).toBe(true);
   });
 

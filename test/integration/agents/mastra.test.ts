@@ -47,7 +47,8 @@ describe.each(TARGETS)('mcpTaskTools for Mastra (await mode) against $name', (ta
       else if (part.type === 'tool-result') final = part.payload.result;
     }
     expect(final).toBe('long_job done in 1 s');
-    expect(updates).toContain('working: step 1/10');
+    // Some step's status message: which ones a poll sees depends on timing (a loaded machine skips some).
+    expect(updates.some((t) => /^working: step \d+\/10$/.test(t)), JSON.stringify(updates)).toBe(true);
     expect(updates.some((u) => u.startsWith('partial '))).toBe(true);
   });
 
