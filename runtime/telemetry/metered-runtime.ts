@@ -29,10 +29,9 @@ export function meterRefusals<R extends TaskRuntime>(runtime: R, metrics: TaskMe
   if (metrics === null) return runtime;
   const metered: Partial<Record<(typeof CALLS)[number], unknown>> = {};
   for (const name of CALLS) {
-    const call = runtime[name] as (...args: unknown[]) => Promise<unknown>;
     metered[name] = async (...args: unknown[]): Promise<unknown> => {
       try {
-        return await call.apply(runtime, args);
+        return await (runtime[name] as (this: R, ...a: unknown[]) => Promise<unknown>).apply(runtime, args);
       } catch (error) {
         if (error instanceof TaskLimitError) metrics.refused(error.limit);
         throw error;
