@@ -6,7 +6,7 @@
  * The metrics port itself shrugs off odd requests.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeNodes, pollUntil, startNodes, freshPrefix, type ClusterNode } from './harness/cluster.js';
+import { closeNodes, pollUntil, startNode, startNodes, freshPrefix, waitForRunner, type ClusterNode } from './harness/cluster.js';
 import { attachHttpWire } from './harness/http-wire.js';
 import { ok } from './harness/json.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
@@ -142,5 +142,40 @@ describe('serve --metrics-port on a NATS front and worker', () => {
   it('should report the semantic conventions request histogram on the front', async () => {
     const f = await scrape(metricsUrl(nodes[0]!.stderr()));
     expect(total(f, 'mcp_server_operation_duration_count', { mcp_method_name: 'tools/call' })).toBeGreaterThanOrEqual(N);
+  });
+});
+
+describe('serve --metrics-port when a worker stalls past its lease', () => {
+  let nats: NatsServer | undefined;
+  const nodes: ClusterNode[] = [];
+  afterAll(async () => {
+    for (const node of nodes) if (node.alive()) process.kill(node.pid, 'SIGCONT');
+    await closeNodes(nodes);
+    await nats?.stop();
+  });
+
+  it("should count the lost worker's task where it was decided, and the lease loss on the stalled worker", async () => {
+    nats = await startNatsServer({ jetstream: true });
+    const prefix = freshPrefix('leases');
+    const flags = ['--lease-ttl', '1000', '--metrics-port', '0'];
+    const front = await startNode({ label: 'front', role: 'front', nats: nats.url, prefix, flags });
+    nodes.push(front);
+    const stalled = await startNode({ label: 'w1', role: 'worker', nats: nats.url, prefix, flags });
+    nodes.push(stalled);
+    const wire = await attachHttpWire(front.url, () => front.stderr());
+    // `sleep` is safe to re-run: a lost run of it is run again.
+    const { taskId } = await create2025(wire, 'sleep', { ms: 3_000 });
+    await waitForRunner([stalled], taskId);
+    const other = await startNode({ label: 'w2', role: 'worker', nats: nats.url, prefix, flags });
+    nodes.push(other);
+    process.kill(stalled.pid, 'SIGSTOP');
+    // Decided by whichever live node took the expired lease over (the front or the other worker).
+    const decided = () => Promise.all([front, other].map((n) => scrape(metricsUrl(n.stderr())))).then((all) => all.reduce((sum, e) => sum + total(e, 'mcp_task_actors_task_worker_lost_total', { mcp_task_actors_recovery_action: 'restart' }), 0));
+    await pollUntil("the stalled worker's task decided", decided, (n) => n === 1);
+    await waitForRunner([other], taskId, { attempt: 2 });
+    process.kill(stalled.pid, 'SIGCONT');
+    await scrapeUntil(metricsUrl(stalled.stderr()), 'the lease loss counted on the stalled worker', (e) => total(e, 'mcp_task_actors_lease_lost_total') === 1);
+    await pollUntil(`task ${taskId} completed`, async () => statusOf(ok(await wire.request('tasks/get', { taskId }))), (s) => s === 'completed', { timeoutMs: 15_000 });
+    await wire.close();
   });
 });
