@@ -17,6 +17,7 @@ import { DEFAULT_CLOSE_GRACE_MS } from '../http/front.js';
 import { allowedList } from '../http/origin-guard.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
+import { METRICS_FLAG_SPECS, METRICS_FLAGS_HELP, startMetricsFlag } from './metrics-port.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
 import { OPERATOR_FLAG_HELP, OPERATOR_FLAG_SPECS, operatorFront } from './operator-flag.js';
 import type { SessionRecord } from '../http/session-restore.js';
@@ -125,6 +126,8 @@ Cluster (with --nats; without it, everything runs in this process):
 
 ${INSPECT_FLAGS_HELP}
 
+${METRICS_FLAGS_HELP}
+
 ${NATS_FLAGS_HELP}
   -h, --help                 show this help
 `;
@@ -214,6 +217,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'unserved-timeout': { type: 'string' },
       ...NATS_FLAG_SPECS,
       ...INSPECT_FLAG_SPECS,
+      ...METRICS_FLAG_SPECS,
       ...OPERATOR_FLAG_SPECS,
       help: { type: 'boolean', short: 'h' },
     },
@@ -294,6 +298,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   // Before anything starts: a missing SDK is reported before a NATS connection keeps the process alive.
   const serving1 = role !== 'worker' && sdk === 'v1' ? await loadServeV1() : undefined;
   const serving2 = role !== 'worker' && sdk === 'v2' ? await loadServeV2() : undefined;
+  // Before the runtime: it takes its meter when created, from the provider registered by then.
+  const metricsPort = await startMetricsFlag(values, false);
 
   let runtime: TaskRuntime;
   let sessions;
@@ -326,6 +332,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const dispose = async (): Promise<void> => {
     await inspector?.close();
     await runtime.dispose();
+    await metricsPort?.close();
   };
   /**
    * Ends the process once `closing` settles (or fails), or at the latest after SHUTDOWN_DEADLINE_MS

@@ -21,6 +21,7 @@ import { coreFamilyRules } from './core-family.js';
 import type { PushRegistry } from '../push/push-registry.js';
 import type { PushQueue } from '../push/push.types.js';
 import { viewOf } from './view.js';
+import type { TaskMetrics } from '../telemetry/metrics.js';
 
 /** How often a wait re-reads a remote store that did not answer, and for how long at most. */
 const UNREACHABLE_RETRY_MS = 250;
@@ -44,6 +45,8 @@ export interface CoreParts<S extends TaskState> {
   readonly hasWork: (state: S) => boolean;
   /** Where webhooks are kept and delivered from, when push notifications are on. */
   readonly push?: { readonly registry: PushRegistry; readonly queue: PushQueue } | undefined;
+  /** The node's task metrics; `null` when none are taken. */
+  readonly metrics?: TaskMetrics | null;
 }
 
 /** How a look-up reads: past the task's retention (a waiter that saw it end), by a caller that already watches it. */
@@ -298,6 +301,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
         if (o.push !== undefined) parts.push?.registry.forget(ownerKey, o.taskId);
         throw error;
       }
+      parts.metrics?.created(o.method, o.dialect);
       // The parent records its child at once: a reader of the parent sees it from now on.
       if (o.parentId !== undefined) await store.apply(keyOf(o.parentId, o.owner), taskEvents.child(o.taskId, created.status, now()));
       // The creation's answer suggests an interval too: a first poll that waits for it is kept to pace.

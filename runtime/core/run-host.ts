@@ -9,6 +9,7 @@
 import { taskEvents, type TaskEvent } from '../../machines/index.js';
 import type { InputAnswer, TaskCheckpoint, TaskHandler } from '../task-runtime.types.js';
 import { TaskRun, type RunExtras, type RunPort, type RunStart } from './task-run.js';
+import type { TaskMetrics } from '../telemetry/metrics.js';
 
 /** What a run does: the registered handler and the task's params (none: the task has no work here). */
 export interface RunWork {
@@ -33,6 +34,8 @@ export interface RunHostOptions {
   readonly maxResultBytes: number | null;
   /** The node the runs run on (NATS), named in their work context. */
   readonly node?: string;
+  /** The node's task metrics (see `openTaskMetrics`); `null` when none are taken. */
+  readonly metrics?: TaskMetrics | null;
 }
 
 /**
@@ -69,6 +72,7 @@ export class RunHost {
         extras: work.runOptions,
         ...(resume && { attempt: resume.attempt, resumeFrom: resume.resumeFrom, asked: resume.asked }),
         ...(this.#o.node !== undefined && { node: this.#o.node }),
+        ...(this.#o.metrics && { metrics: this.#o.metrics }),
       },
       port,
     );

@@ -20,6 +20,8 @@ import { decideOutcome, type Settled } from './outcome.js';
 import { RunFamily } from './run-family.js';
 import { WorkContext } from './work-context.js';
 import type { SubtaskPort } from './subtasks.js';
+import type { TaskMetrics } from '../telemetry/metrics.js';
+import { RunMeter } from '../telemetry/run-meter.js';
 
 /** What a backend does for a run. */
 export interface RunPort {
@@ -73,6 +75,8 @@ export interface RunOptions {
   readonly asked?: readonly { readonly inputId: string; readonly method: string; readonly params: unknown }[];
   /** What the runtime gives every run of its handlers (subtasks, bounds of partial results). */
   readonly extras?: RunExtras | undefined;
+  /** The node's task metrics; `null` when none are taken. @default null */
+  readonly metrics?: TaskMetrics | null;
 }
 
 /** What a runtime gives the runs of its handlers. */
@@ -139,10 +143,13 @@ export class TaskRun {
   #stopped = false;
   /** The work's subtasks and intermediate results; made at the first. */
   #family: RunFamily | null = null;
+  /** What the run measures: only a handler's run, only when metrics are taken. */
+  readonly #meter: RunMeter | null;
 
   constructor(start: RunStart, options: RunOptions, port: RunPort) {
     this.#options = options;
     this.#port = port;
+    this.#meter = options.metrics && options.handler ? new RunMeter(options.metrics) : null;
     this.#checkpointSeq = options.resumeFrom?.seq ?? 0;
     this.actor =
       'input' in start
@@ -151,6 +158,7 @@ export class TaskRun {
     this.actor.subscribe({
       next: (snapshot) => {
         if (this.#stopped) return;
+        this.#meter?.moved(snapshot.value);
         port.observe?.(snapshot);
         if (isTerminalStatus(snapshot.value)) this.#end(snapshot.value);
       },
@@ -206,6 +214,7 @@ export class TaskRun {
     const handler = this.#options.handler;
     if (!handler || this.#begun) return;
     this.#begun = true;
+    this.#meter?.began(this.actor.getSnapshot().context, this.attempt, this.#options.now());
     // A port that failed to keep the outcome leaves nothing this run could still do.
     this.#work(handler).catch(() => this.stop());
   }
@@ -411,6 +420,7 @@ export class TaskRun {
     if (this.#over) return;
     this.#over = true;
     this.#aborted = true;
+    this.#meter?.end();
     // Aborted only while the work runs: after it returned, nobody listens (and aborting costs).
     if (!this.#returned) this.#abort?.abort();
     // Answers that arrive after the task ended are discarded (§4.8.5); the work waiting on them stops.

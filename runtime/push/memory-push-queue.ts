@@ -13,6 +13,7 @@ import { PushAllowList } from './push-allow.js';
 import { attemptPush } from './push-attempt.js';
 import { checkPushJob, deliveryKey } from './push-job.js';
 import type { DeliveryAttempt, PushJob, PushQueue } from './push.types.js';
+import type { TaskMetrics } from '../telemetry/metrics.js';
 
 /**
  * Runs `run` after `ms`; returns what cancels it.
@@ -41,6 +42,8 @@ export interface MemoryPushQueueOptions extends PushOptions {
   readonly setTimer?: SetTimer;
   /** Jitter source, in [0, 1). @default Math.random */
   readonly random?: () => number;
+  /** The runtime's task metrics (delivery attempts by outcome). @default null */
+  readonly metrics?: TaskMetrics | null;
 }
 
 const realTimer: SetTimer = (run, ms) => {
@@ -65,6 +68,7 @@ export class MemoryPushQueue implements PushQueue {
   readonly #now: () => number;
   readonly #setTimer: SetTimer;
   readonly #random: () => number;
+  readonly #metrics: TaskMetrics | null;
   readonly #stop = new AbortController();
   /** Event ids with an attempt running or a retry waiting, and what cancels the wait. */
   readonly #inFlight = new Map<string, () => void>();
@@ -85,6 +89,7 @@ export class MemoryPushQueue implements PushQueue {
     this.#now = options.now ?? Date.now;
     this.#setTimer = options.setTimer ?? realTimer;
     this.#random = options.random ?? Math.random;
+    this.#metrics = options.metrics ?? null;
   }
 
   /**
@@ -177,7 +182,7 @@ export class MemoryPushQueue implements PushQueue {
   }
 
   async #attempt(job: PushJob, attempt: number): Promise<void> {
-    const context = { allow: this.#allow, options: this.#options, now: this.#now, signal: this.#stop.signal, random: this.#random };
+    const context = { allow: this.#allow, options: this.#options, now: this.#now, signal: this.#stop.signal, random: this.#random, metrics: this.#metrics };
     const result = await attemptPush(job, attempt, context);
     if (result === null || this.#stop.signal.aborted) return;
     this.#record(result.record);

@@ -10,6 +10,7 @@ import { retryDelay, type ResolvedPushOptions } from './backoff.js';
 import type { PushAllowList } from './push-allow.js';
 import { sendPush } from './push-sender.js';
 import type { DeliveryAttempt, PushJob } from './push.types.js';
+import type { TaskMetrics } from '../telemetry/metrics.js';
 
 /**
  * What an attempt needs besides the job.
@@ -28,6 +29,8 @@ export interface AttemptContext {
   readonly signal?: AbortSignal;
   /** Jitter source, in [0, 1). @default Math.random */
   readonly random?: () => number;
+  /** The node's task metrics: every attempt made is counted by its outcome. @default null */
+  readonly metrics?: TaskMetrics | null | undefined;
 }
 
 /**
@@ -59,6 +62,13 @@ export interface AttemptResult {
  * ```
  */
 export async function attemptPush(job: PushJob, attempt: number, context: AttemptContext): Promise<AttemptResult | null> {
+  const result = await attemptOnce(job, attempt, context);
+  // Every record counts, a give-up without a request too: each is an attempt the requester sees.
+  if (result !== null) context.metrics?.pushAttempted(result.record);
+  return result;
+}
+
+async function attemptOnce(job: PushJob, attempt: number, context: AttemptContext): Promise<AttemptResult | null> {
   const { options, now } = context;
   const base = { eventId: job.event.id, taskId: job.event.taskId, url: job.target.url, attempt };
   const giveUp = (error: string): AttemptResult => ({

@@ -15,6 +15,7 @@ import { assertCliBuilt, CLI_PATH, killChild, REPO_ROOT, trackChild } from './ha
 
 const V1 = '@modelcontextprotocol/sdk';
 const V2 = '@modelcontextprotocol/server';
+const PROMETHEUS = '@opentelemetry/exporter-prometheus';
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientInfo': { name: 'cli-missing-sdk', version: '1' },
@@ -138,6 +139,9 @@ describe('mcp-tasks without an SDK', () => {
     ['serve --stdio', 'mcp-tasks serve', V1],
     ['call http://127.0.0.1:9/mcp sleep', 'mcp-tasks call', V1],
     ['serve --sdk v2 --http 0', 'mcp-tasks serve --sdk v2', V2],
+    ['serve --http 0 --metrics-port 0', 'mcp-tasks serve --metrics-port', PROMETHEUS],
+    // Before the runtime (and its NATS connection) is made: no server answers there.
+    ['serve --nats nats://127.0.0.1:9 --role worker --metrics-port 0', 'mcp-tasks serve --metrics-port', PROMETHEUS],
   ])('should refuse `mcp-tasks %s` without %s\'s SDK (%s) in one line naming the package and its install, exit code 2', (args, command, missing) => {
     expectMissing(run(without(missing), args.split(' ')), command, missing);
   });

@@ -13,6 +13,8 @@ import { MemoryStore } from './memory-store.js';
 import { MemoryPushQueue } from '../../push/memory-push-queue.js';
 import { MemoryPushRegistry } from '../../push/push-registry.js';
 import { withPush } from '../../push/push-notifier.js';
+import { openTaskMetrics } from '../../telemetry/metrics.js';
+import { meterRefusals } from '../../telemetry/metered-runtime.js';
 
 /**
  * Creates a task runtime on the in-memory backend (one process, no services).
@@ -33,13 +35,15 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   const node = options.audit?.node ?? 'local';
   const limiter = new RequesterLimiter(opts.limits, opts.now);
   const audit = openAudit(options.audit, 'local', opts.now);
-  const store = new MemoryStore(opts, limiter, audit, node);
+  // Now, not at import: a meter taken before the SDK is registered would measure nothing.
+  const metrics = openTaskMetrics();
+  const store = new MemoryStore(opts, limiter, audit, node, metrics);
   const handlers = new Map<string, RegisteredHandler>();
-  const push = opts.push === null ? undefined : { registry: new MemoryPushRegistry(), queue: new MemoryPushQueue({ allow: opts.push.allow, now: opts.now, ...opts.push.options }) };
-  const core = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (entry) => entry.hasWork, push });
+  const push = opts.push === null ? undefined : { registry: new MemoryPushRegistry(), queue: new MemoryPushQueue({ allow: opts.push.allow, now: opts.now, metrics, ...opts.push.options }) };
+  const core = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (entry) => entry.hasWork, push, metrics });
   const runtime = push === undefined ? core : withPush(core, push, opts);
-  if (!audit) return runtime;
+  if (!audit) return meterRefusals(runtime, metrics);
   // One process: every change is seen once, here.
   runtime.subscribe((change) => audit.changed(change.task, change.previous));
-  return auditRuntime(runtime, audit);
+  return meterRefusals(auditRuntime(runtime, audit), metrics);
 }

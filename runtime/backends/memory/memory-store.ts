@@ -25,6 +25,7 @@ import { MemoryObservation } from './memory-observer.js';
 import { OwnerIndex } from './owner-index.js';
 import { expiresAtOf, mayKeepResult } from '../../core/retention.js';
 import { RunHost } from '../../core/run-host.js';
+import type { TaskMetrics } from '../../telemetry/metrics.js';
 
 const NO_WATCH: TaskWatch<Entry> = { seen: () => undefined, stop: () => undefined };
 
@@ -120,7 +121,7 @@ export class Entry implements RunPort {
  *
  * @example
  * ```ts
- * const store = new MemoryStore(opts, limiter, audit, 'local');
+ * const store = new MemoryStore(opts, limiter, audit, 'local', openTaskMetrics());
  * const runtime = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (e) => e.hasWork });
  * ```
  */
@@ -131,6 +132,7 @@ export class MemoryStore implements TaskStore<Entry> {
   readonly #limiter: RequesterLimiter;
   readonly #audit: AuditLog | null;
   readonly #node: string;
+  readonly #metrics: TaskMetrics | null;
   readonly #entries = new Map<string, Entry>();
   readonly #expired: ExpiredMemory;
   readonly #index = new OwnerIndex();
@@ -145,13 +147,14 @@ export class MemoryStore implements TaskStore<Entry> {
   /** Bytes of the ended tasks' results and messages held now (see `kept`). */
   #keptBytes = 0;
 
-  constructor(opts: ResolvedTaskRuntimeOptions, limiter: RequesterLimiter, audit: AuditLog | null, node: string) {
+  constructor(opts: ResolvedTaskRuntimeOptions, limiter: RequesterLimiter, audit: AuditLog | null, node: string, metrics: TaskMetrics | null = null) {
     this.#opts = opts;
     this.#limiter = limiter;
     this.#audit = audit;
     this.#node = node;
+    this.#metrics = metrics;
     this.#expired = new ExpiredMemory(opts.expiredMemory);
-    this.#host = new RunHost({ now: opts.now, maxResultBytes: opts.limits.maxResultBytes });
+    this.#host = new RunHost({ now: opts.now, maxResultBytes: opts.limits.maxResultBytes, metrics });
     this.#observation = new MemoryObservation(node, this.#entries);
     this.#scheduler = new DeadlineScheduler((key) => {
       const entry = this.#entries.get(key);
@@ -322,6 +325,7 @@ export class MemoryStore implements TaskStore<Entry> {
   /** A terminal task drops its run and keeps only its record (and result if it has one). */
   #settle(entry: Entry): void {
     this.#limiter.endTask(entry.ownerKey);
+    this.#metrics?.ended(entry.status, entry.context);
     // This entry's run only: a task created again under the key has its own.
     if (entry.run) this.#host.release(entry.key, entry.run);
     entry.run = null;

@@ -37,6 +37,8 @@ import { TaskWorker } from './task-worker.js';
 import { DEFAULT_UNSERVED_TIMEOUT_MS, UnservedTasks, type UnservedCheck } from './unserved-tasks.js';
 import { WorkerAnnouncements } from './worker-announcements.js';
 import { WorkQueue } from './work-queue.js';
+import { openTaskMetrics } from '../../telemetry/metrics.js';
+import { meterRefusals } from '../../telemetry/metered-runtime.js';
 
 /** Options of {@link createNatsTaskRuntime}: the runtime's own, plus where and how to join the cluster. */
 export interface NatsTaskRuntimeOptions extends TaskRuntimeOptions {
@@ -117,6 +119,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   const nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const layout = { prefix: options.prefix ?? 'tasks', replicas: options.replicas ?? 1, storage: options.storage ?? 'file' } as const;
   const log: NodeLog = options.log ?? (() => undefined);
+  // Now, not at import: a meter taken before the SDK is registered would measure nothing.
+  const metrics = openTaskMetrics();
 
   const nc = options.connection ?? (await connectNats({ name: `mcp-tasks ${nodeId}`, ...options.nats }));
   // Creating streams and buckets may time out while a cluster elects its leaders: keep trying.
@@ -153,6 +157,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     now,
     log,
     maxResultBytes: opts.limits.maxResultBytes,
+    metrics,
   };
   const nodes = await opening(() => openNodeBucket(nc, layout));
   const stop = new AbortController();
@@ -200,9 +205,9 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       ? undefined
       : {
           registry: await opening(() => NatsPushRegistry.open(nc, layout)),
-          queue: await opening(() => NatsPushQueue.open(nc, { ...layout, allow: opts.push!.allow, ackWaitMs: opts.push!.ackWaitMs, ...opts.push!.options })),
+          queue: await opening(() => NatsPushQueue.open(nc, { ...layout, allow: opts.push!.allow, ackWaitMs: opts.push!.ackWaitMs, metrics, ...opts.push!.options })),
         };
-  const core = createCoreRuntime(opts, store, { limiter, handlers: space.handlers, hasWork: (record) => record.work !== null, push });
+  const core = createCoreRuntime(opts, store, { limiter, handlers: space.handlers, hasWork: (record) => record.work !== null, push, metrics });
   const base: NatsTaskRuntime = {
     ...core,
     registerHandler(name, handler, handlerOptions) {
@@ -231,5 +236,5 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     },
   };
   const runtime = push === undefined ? base : withPush(base, push, opts, (error, event) => log('warn', 'could not queue a push delivery', { taskId: event.taskId, error: String(error) }));
-  return audit ? auditRuntime(runtime, audit) : runtime;
+  return meterRefusals(audit ? auditRuntime(runtime, audit) : runtime, metrics);
 }

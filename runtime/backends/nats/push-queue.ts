@@ -27,6 +27,7 @@ import { PushAllowList } from '../../push/push-allow.js';
 import { attemptPush } from '../../push/push-attempt.js';
 import { checkPushJob, deliveryKey } from '../../push/push-job.js';
 import type { DeliveryAttempt, PushJob, PushQueue } from '../../push/push.types.js';
+import type { TaskMetrics } from '../../telemetry/metrics.js';
 import { RuntimeDisposedError } from '../../errors.js';
 import { hashToken, nameFromPrefix } from './keys.js';
 import { WorkQueue, type WorkContext } from './work-queue.js';
@@ -58,6 +59,8 @@ export interface NatsPushQueueOptions extends PushOptions {
   readonly now?: () => number;
   /** Jitter source, in [0, 1). @default Math.random */
   readonly random?: () => number;
+  /** The node's task metrics (the attempts this node makes, by outcome). @default null */
+  readonly metrics?: TaskMetrics | null;
 }
 
 /** What the work queue carries: the job, under the id the stream dedupes on. */
@@ -84,6 +87,7 @@ export class NatsPushQueue implements PushQueue {
   readonly #options: ResolvedPushOptions;
   readonly #now: () => number;
   readonly #random: () => number;
+  #metrics: TaskMetrics | null = null;
   readonly #stop = new AbortController();
   readonly #listeners = new Set<(attempt: DeliveryAttempt) => void>();
   #watcher: Awaited<ReturnType<KV['watch']>> | null = null;
@@ -133,6 +137,7 @@ export class NatsPushQueue implements PushQueue {
     });
     const kv = await new Kvm(nc).create(`${nameFromPrefix(prefix)}_push_attempts`, { history: 1, ttl: resolved.attemptsTtlMs, replicas, storage });
     const queue = new NatsPushQueue(work, kv, options.allow ?? new PushAllowList(), resolved, options.now ?? Date.now, options.random ?? Math.random);
+    queue.#metrics = options.metrics ?? null;
     await queue.#watch();
     if (options.consume ?? true) {
       const signal = queue.#stop.signal;
@@ -213,7 +218,7 @@ export class NatsPushQueue implements PushQueue {
       return; // not a job (published by something else): acked, since no retry can fix it
     }
     const attempt = item.job.attempt + context.deliveryCount;
-    const result = await attemptPush(item.job, attempt, { allow: this.#allow, options: this.#options, now: this.#now, signal: context.signal, random: this.#random });
+    const result = await attemptPush(item.job, attempt, { allow: this.#allow, options: this.#options, now: this.#now, signal: context.signal, random: this.#random, metrics: this.#metrics });
     // Stopped midway: hand the job back now (a plain nak) rather than after the ack wait.
     if (result === null) return { retryInMs: 0 };
     try {

@@ -16,6 +16,7 @@ import type { ExpiryBatch, ExpiryTask } from './expiry-batch.js';
 import { applyEvent, type TaskRecord } from './task-record.js';
 import { persistently } from './persistently.js';
 import type { WorkQueue } from './work-queue.js';
+import type { TaskMetrics } from '../../telemetry/metrics.js';
 
 /** A queued run of a task: attempt `attempt` of the task under `key`. */
 export interface RunItem {
@@ -68,6 +69,8 @@ export interface TaskSpace {
   readonly maxResultBytes: number | null;
   /** Told once, by the node whose write ended it, that a task reached a terminal status. */
   onTaskEnded?: (key: string, record: TaskRecord) => void;
+  /** The node's task metrics; `null` (or absent) when none are taken. */
+  readonly metrics?: TaskMetrics | null;
 }
 
 /** Options of {@link applyToTask}. */
@@ -127,7 +130,11 @@ export async function applyToTask(
     if (batchTimer) space.expiries.add({ key, order: out.record.order }, out.record.expiresAt);
     else void scheduleExpiry(space, key, out.record);
   }
-  if (out?.changed && isTerminalStatus(out.record.status)) space.onTaskEnded?.(key, out.record);
+  if (out?.changed && isTerminalStatus(out.record.status)) {
+    // Counted by the node whose write ended the task: once in the cluster, whoever ended it.
+    space.metrics?.ended(out.record.status, out.record.context);
+    space.onTaskEnded?.(key, out.record);
+  }
   return out;
 }
 
@@ -265,6 +272,7 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
       const ended = await applyToTask(space, key, taskEvents.lose(decision.message, space.now()), { only: undecided });
       if (!ended?.changed) return;
     }
+    space.metrics?.workerLost(decision.kind === 'run' ? decision.how : 'lost');
     space.log('warn', 'worker lost', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: decision.kind === 'run' ? (work.retry === 'resume' ? 'resume' : 'restart') : 'lost', attempts, ...(record.checkpoint && { checkpoint: record.checkpoint.label ?? record.checkpoint.seq }) });
   } finally {
     // The lease of a task removed meanwhile: no removal will come to erase its marker.

@@ -101,7 +101,7 @@ export class TaskWorker {
   constructor(space: TaskSpace, concurrency: number) {
     this.#space = space;
     this.#slots = new Slots(concurrency);
-    this.#host = new RunHost({ now: space.now, maxResultBytes: space.maxResultBytes, node: space.nodeId });
+    this.#host = new RunHost({ now: space.now, maxResultBytes: space.maxResultBytes, node: space.nodeId, metrics: space.metrics ?? null });
   }
 
   /** How many tasks this node runs now. */
@@ -318,10 +318,7 @@ export class TaskWorker {
     // node's renewal noticed: it stops now (its writes were already refused), or it would run
     // beside this one, unaborted, to its end.
     const older = this.#running.get(item.key);
-    if (older && older !== run) {
-      space.log('warn', 'lease lost', { key: item.key, node: space.nodeId, attempt: older.attempt });
-      this.#finish(older, false);
-    }
+    if (older && older !== run) this.#leaseLost(older);
     this.#running.set(item.key, run);
     this.tasksRun++;
     const from = resuming ? moved.record.checkpoint : undefined;
@@ -461,14 +458,18 @@ export class TaskWorker {
     try {
       run.lease = await this.#space.leases.renew(run.lease);
     } catch (error) {
-      if (error instanceof LeaseLostError) {
-        // Another node decided this run was lost (we stalled past the lease): stop, write nothing.
-        this.#space.log('warn', 'lease lost', { key: run.key, node: this.#space.nodeId });
-        this.#finish(run, false);
-      }
+      // Another node decided this run was lost (we stalled past the lease): stop, write nothing.
+      if (error instanceof LeaseLostError) this.#leaseLost(run);
       return;
     }
     await this.#reconcile(run);
+  }
+
+  /** A run of this node whose lease another node took over: it stops, and writes nothing more. */
+  #leaseLost(run: Running): void {
+    this.#space.log('warn', 'lease lost', { key: run.key, node: this.#space.nodeId, attempt: run.attempt });
+    this.#space.metrics?.leaseLost();
+    this.#finish(run, false);
   }
 
   /** Ends a run on this node: stops the watch, the renewals and the run, frees lease and slot. */
