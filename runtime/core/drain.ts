@@ -52,6 +52,23 @@ export function closeOf(self: () => TaskRuntime): TaskRuntime['close'] {
   };
 }
 
+/**
+ * The drain half of `runtime.close` alone, for a host that closes what it serves between the
+ * drain and the disposal (`mcp-tasks serve`: requests in flight are answered by a live runtime).
+ * A runtime without one (not made by this project) drains nothing.
+ *
+ * @example
+ * ```ts
+ * await drainOf(runtime)({ drainMs: 30_000 });
+ * await endpoint.close();
+ * await runtime.dispose();
+ * ```
+ */
+export function drainOf(runtime: TaskRuntime): (options: CloseOptions) => Promise<void> {
+  const drain = (runtime as Partial<Drainable>)[DRAIN];
+  return drain ?? (() => Promise.resolve());
+}
+
 function nonNegative(name: string, value: number): number {
   if (!Number.isFinite(value) || value < 0) throw new InvalidArgumentError(`${name} must be a non-negative number of ms, got ${value}`);
   return value;
