@@ -94,11 +94,17 @@ describe.each([
     const server = await serve([...flags, '--drain-timeout', '500']);
     const wire = await attachHttpWire(server.url, () => server.stderr());
     const { taskId } = await create2025(wire, 'long_job', { seconds: 60 });
-    const waiting = wire.sendRequestNoWait('tasks/result', { taskId });
+    // A blocked tasks/result, its response stream open (headers in) before the signal: a request
+    // still being sent on an idle connection as the drain closes it would be cut (HTTP keep-alive).
+    const waiting = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': wire.sessionId!, 'mcp-protocol-version': PROTOCOL_VERSION },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'waiting', method: 'tasks/result', params: { taskId } }),
+    });
+    expect(waiting.headers.get('content-type')).toMatch(/text\/event-stream/);
     const exited = exitOf(server.child);
     server.child.kill('SIGTERM');
-    const answer = await wire.responseFor(waiting, 10_000);
-    expect(JSON.stringify(answer)).toContain('The server shut down before the task finished');
+    expect(await waiting.text()).toContain('The server shut down before the task finished');
     expect(await exited).toBe(0);
     expect(server.stderr()).toMatch(/"msg":"drain timeout: tasks still running are handed over or ended"/);
   }, 30_000);
