@@ -45,6 +45,7 @@ export type {
   SpawnOptions,
   Subtask,
 } from './runtime/task-runtime.types.js';
+export type { CloseOptions, Readiness } from './runtime/drain.types.js';
 export type { TaskOwner, TaskStatus } from './machines/index.js';
 export { DEFAULT_LIMITS } from './runtime/limits.js';
 export type { RequesterLimits } from './runtime/limits.js';
@@ -66,6 +67,7 @@ export {
   TaskTimeoutError,
   TaskLimitError,
   RuntimeDisposedError,
+  RuntimeDrainingError,
   TaskFailure,
   SubtaskFailedError,
 } from './runtime/errors.js';

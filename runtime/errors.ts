@@ -26,6 +26,7 @@ export const TaskErrorCode = {
   disposed: 'RUNTIME_DISPOSED',
   failed: 'TASK_FAILED',
   limited: 'LIMIT_EXCEEDED',
+  draining: 'RUNTIME_DRAINING',
 } as const;
 /** One runtime error code. */
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
@@ -244,6 +245,26 @@ export class RuntimeDisposedError extends TaskRuntimeError {
 }
 
 /**
+ * The node is shutting down (`runtime.close`, `serve` on SIGTERM): it takes no new task, while
+ * the tasks it has keep answering. Retryable: another node (or this service once restarted)
+ * takes the task; `retryAfterMs` says when to try again.
+ *
+ * @example
+ * ```ts
+ * try { await runtime.create(o); } catch (e) { if (e instanceof RuntimeDrainingError) await sleep(e.retryAfterMs); }
+ * ```
+ */
+export class RuntimeDrainingError extends TaskRuntimeError {
+  /** When a retry (through a load balancer, on another node) may succeed, in ms. */
+  readonly retryAfterMs: number;
+  constructor(retryAfterMs: number, options?: ErrorOptions) {
+    super(TaskErrorCode.draining, `The server is shutting down and takes no new task; retry after ${retryAfterMs} ms (another node may take it)`, options);
+    this.name = 'RuntimeDrainingError';
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/**
  * Thrown by a handler to end its task `failed` while keeping a result, e.g. a tool result with
  * `isError: true` in a dialect where that means failure. `tasks/result` can still return it.
  *
@@ -306,6 +327,7 @@ export const errors = {
   TaskTimeoutError,
   TaskLimitError,
   RuntimeDisposedError,
+  RuntimeDrainingError,
   TaskFailure,
 } as const;
 

@@ -41,6 +41,7 @@ export type {
   SpawnOptions,
   Subtask,
 } from './task-runtime.types.js';
+export type { CloseOptions, Readiness } from './drain.types.js';
 export {
   errors,
   isTaskRuntimeError,
@@ -56,6 +57,7 @@ export {
   TaskTimeoutError,
   TaskLimitError,
   RuntimeDisposedError,
+  RuntimeDrainingError,
   TaskFailure,
   SubtaskFailedError,
 } from './errors.js';

@@ -9,6 +9,7 @@ import type { SecurityReport } from './audit/audit.types.js';
 import type { TaskObserver } from './observer.types.js';
 import type { PushRequest } from './push/push-request.js';
 import type { DeliveryAttempt } from './push/push.types.js';
+import type { CloseOptions, Readiness } from './drain.types.js';
 
 /** A task as the runtime reports it: the machine's context plus its status and expiry. */
 export interface TaskView extends Readonly<Omit<TaskContext, 'pendingInputs'>> {
@@ -392,6 +393,19 @@ export interface TaskRuntime {
    * status or error. Empty when push notifications are off. Not scoped: for an operator's tool.
    */
   pushDeliveries(taskId?: string): Promise<DeliveryAttempt[]>;
-  /** Stops every actor and timer. */
+  /**
+   * Whether this node can take new work: not while it drains, nor (NATS) while its connection is
+   * down or the task space's streams are missing. For a readiness probe.
+   */
+  readiness(): Promise<Readiness>;
+  /**
+   * Closes gracefully: at once, new tasks are refused with `RuntimeDrainingError` (subtasks of
+   * tasks already running are still started, so that running work can finish) while every other
+   * call keeps answering; running tasks get `drainMs` to finish (a NATS worker stops taking
+   * queued work at once); what still runs then is handed over or ended (see `CloseOptions`);
+   * then the runtime is disposed. Resolves once it is.
+   */
+  close(options?: CloseOptions): Promise<void>;
+  /** Stops every actor and timer at once (running work is aborted; on NATS, handed over). */
   dispose(): Promise<void>;
 }

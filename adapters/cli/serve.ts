@@ -13,7 +13,7 @@ import { conformanceTools } from './conformance-tools.js';
 import { demoDefinitions } from './demo-tools.js';
 import { bearerTokens, parseAuthTokens } from '../http/auth.js';
 import { log } from '../log.js';
-import { DEFAULT_CLOSE_GRACE_MS } from '../http/front.js';
+import { DRAIN_FLAG_SPECS, DRAIN_FLAGS_HELP, drainSettings, NodeShutdown } from './drain.js';
 import { allowedList } from '../http/origin-guard.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
@@ -124,6 +124,8 @@ Cluster (with --nats; without it, everything runs in this process):
   --unserved-timeout MS|off  on a front: a task whose tool no live worker serves fails after this long,
                              with a status message naming the tool (default 30000; off: it waits)
 
+${DRAIN_FLAGS_HELP}
+
 ${INSPECT_FLAGS_HELP}
 
 ${METRICS_FLAGS_HELP}
@@ -141,12 +143,6 @@ function loadServeV1(): Promise<typeof ServeV1> {
 function loadServeV2(): Promise<typeof ServeV2> {
   return loadForCommand(SDK_V2_SERVER, 'mcp-tasks serve --sdk v2', () => import('./serve-v2.js'));
 }
-
-/**
- * How long a signalled shutdown may take in all: the endpoint's close grace (in-flight requests),
- * then the inspector's and the runtime's.
- */
-const SHUTDOWN_DEADLINE_MS = DEFAULT_CLOSE_GRACE_MS * 2 + 10_000;
 
 /** `--session-park`'s default: a session quiet this long keeps only its record (its server costs ~95 KB). */
 const DEFAULT_SESSION_PARK_MS = 30_000;
@@ -219,6 +215,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       ...INSPECT_FLAG_SPECS,
       ...METRICS_FLAG_SPECS,
       ...OPERATOR_FLAG_SPECS,
+      ...DRAIN_FLAG_SPECS,
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -240,6 +237,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
 
   if (values['operator-token'] !== undefined && values.http === undefined) throw new Error('--operator-token needs --http: the status endpoint is served beside /mcp');
+  const drain = drainSettings(values);
 
   const runtimeOptions: TaskRuntimeOptions = {};
   const defaultKeepAlive = number('default-keep-alive', values['default-keep-alive']);
@@ -334,29 +332,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
     await runtime.dispose();
     await metricsPort?.close();
   };
-  /**
-   * Ends the process once `closing` settles (or fails), or at the latest after SHUTDOWN_DEADLINE_MS
-   * (a runtime whose disposal hangs, on a NATS server gone, say): the exit always comes; a second
-   * signal exits at once.
-   */
-  const onSignals = (closing: () => Promise<void>): void => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals): void => {
-      if (stopping) return process.exit(signal === 'SIGINT' ? 130 : 143);
-      stopping = true;
-      log('info', `${signal}: shutting down (send it again to exit at once)`);
-      // Unref'd: a shutdown that ends sooner exits sooner.
-      setTimeout(() => {
-        log('warn', `shutdown took longer than ${SHUTDOWN_DEADLINE_MS} ms: exiting now`);
-        process.exit(0);
-      }, SHUTDOWN_DEADLINE_MS).unref();
-      void closing()
-        .catch((error: unknown) => log('error', 'shutdown failed', { error: error instanceof Error ? error.message : String(error) }))
-        .finally(() => process.exit(0));
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  };
+  // SIGTERM and SIGINT drain (see drain.ts); the probes of --health-port start now.
+  const shutdown = new NodeShutdown(runtime, drain);
+  await shutdown.startHealth();
   const backend = nats ? 'nats' : 'memory';
   const info = { name: 'mcp-tasks', version: '0.1.0' };
 
@@ -365,7 +343,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     // registering the work is what either SDK's embedding does for the runtime.
     registerWork(runtime, definitions.tools, definitions);
     log('info', 'mcp-tasks worker ready', { node: (runtime as { nodeId?: string }).nodeId, backend });
-    onSignals(dispose);
+    shutdown.onSignals({ close: dispose });
     return;
   }
 
@@ -373,7 +351,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
     if (values['auth-token'] !== undefined) throw new Error('--auth-token needs --http: stdio has one requester, the process that started this one');
     if (values['allowed-host'] !== undefined || values['allowed-origin'] !== undefined) throw new Error('--allowed-host and --allowed-origin need --http: stdio has no Host or Origin');
     const onerror = (error: Error): void => log('warn', 'protocol error', { error: String(error) });
+    // The end of stdin: the requester is gone, and its tasks with it: no drain.
     const stop = (): void => void dispose().then(() => process.exit(0));
+    shutdown.onSignals({ close: dispose });
     if (serving2) {
       serving2.serveStdioV2(info, runtime, { ...definitions, taskTools }, onerror);
       process.stdin.on('end', stop);
@@ -401,6 +381,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const parkFlag = values['session-park'];
   const parkAfterMs = parkFlag === 'off' ? null : (number('session-park', parkFlag) ?? DEFAULT_SESSION_PARK_MS);
   const front = {
+    draining: shutdown.probes.draining,
     ...(maxSessions !== undefined && { maxSessions }),
     ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
     ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),
@@ -417,7 +398,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...(authenticated && { authenticate: bearerTokens(tokens) }),
     allowedHosts,
     allowedOrigins,
-  }, operator) : await serving1!.serveHttpV1(info, runtime, { ...definitions, taskTools }, {
+  }, { ...operator, probes: shutdown.probes }) : await serving1!.serveHttpV1(info, runtime, { ...definitions, taskTools }, {
     port,
     ...front,
     parkAfterMs,
@@ -427,10 +408,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...(authenticated && { authenticate: bearerTokens(tokens) }),
     allowedHosts,
     allowedOrigins,
-  }, operator);
+  }, { ...operator, probes: shutdown.probes });
   log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, sdk, authenticated, allowedHosts, allowedOrigins, status: endpoint.url.replace(/\/mcp$/, '/status'), operatorToken: operator.operatorToken !== null });
-  onSignals(async () => {
-    await endpoint.close();
-    await dispose();
+  shutdown.onSignals({
+    closeIdle: () => endpoint.closeIdleConnections(),
+    close: async () => {
+      await endpoint.close();
+      await dispose();
+    },
   });
 }

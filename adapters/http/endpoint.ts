@@ -11,6 +11,7 @@ import { handlerFor } from './handler-for.js';
 import type { HttpEndpoint, HttpEndpointOptions, HttpHandler, HttpListenOptions } from './http.types.js';
 import { operatorAccess } from './operator-access.js';
 import { withStatusEndpoint, type StatusSource } from './status-endpoint.js';
+import { withHealthProbes, type HealthProbes } from './health.js';
 
 /**
  * What `mcp-tasks serve` adds in front of the MCP handler: `GET /status`, read from `status`,
@@ -25,6 +26,8 @@ export interface OperatorFront {
   readonly status: StatusSource;
   /** The operator token, or `null` for none (then only a loopback, anonymous server answers). */
   readonly operatorToken: string | null;
+  /** `GET /healthz` and `GET /readyz` in front of everything (no operator access needed, see `health.ts`). */
+  readonly probes?: HealthProbes;
 }
 
 /**
@@ -42,7 +45,8 @@ export async function startEndpoint(options: HttpEndpointOptions, operator?: Ope
   // The token is checked before the SDK loads: a bad flag is told at once.
   const access = operator && operatorAccess({ bind, operatorToken: operator.operatorToken, requesterAuth: options.authenticate !== undefined, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
   const handle = await handlerFor(options, bind);
-  return listenHttp(operator && access ? withStatusEndpoint(handle, { source: operator.status, access }) : handle, options);
+  const front = operator && access ? withStatusEndpoint(handle, { source: operator.status, access }) : handle;
+  return listenHttp(operator?.probes ? withHealthProbes(front, operator.probes) : front, options);
 }
 
 /**
@@ -68,5 +72,6 @@ export async function listenHttp(handle: HttpHandler, options: HttpListenOptions
       await handle.close();
       await closeServer(server, options.closeGraceMs);
     },
+    closeIdleConnections: () => server.closeIdleConnections(),
   };
 }

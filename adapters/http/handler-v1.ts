@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { shuttingDownRefusal } from '../wire/shutting-down.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -166,6 +167,12 @@ export function createHandlerV1(options: HttpHandlerOptionsV1, bind: string): Ht
       if (sessionId !== undefined) return replyError(res, 404, -32001, `Session not found: ${sessionId}`);
       if (!isInitializeRequest(body)) {
         return replyError(res, 400, -32600, 'Bad Request: no mcp-session-id header, and the message is not an initialize request');
+      }
+      const draining = options.draining?.() ?? null;
+      if (draining !== null) {
+        const refusal = shuttingDownRefusal(draining);
+        res.setHeader('retry-after', refusal.retryAfter);
+        return void res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(JSON.stringify(refusal.body));
       }
       if (!pool.hasRoom()) {
         res.setHeader('retry-after', '60');

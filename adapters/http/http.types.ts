@@ -97,6 +97,13 @@ interface HttpHandlerBase {
    * The most sessions kept; past it a new `initialize` is answered 503 with `Retry-After`
    * (existing sessions are never closed for it). `null`: no cap. @default 5_000
    */
+  /**
+   * While it returns a number (ms), the server drains: a new session's `initialize` is answered
+   * 503 with `Retry-After` (that long, in seconds) and JSON-RPC error -32030 naming the shutdown;
+   * existing sessions and the 2026-07-28 wire are served as before. `mcp-tasks serve` sets it on
+   * SIGTERM. @default never draining
+   */
+  readonly draining?: () => number | null;
   readonly maxSessions?: number | null;
   /**
    * A session with no request for this long is closed (its tasks stay until their keepAlive, but
@@ -182,4 +189,9 @@ export interface HttpEndpoint {
   readonly url: string;
   /** Stops taking connections, lets requests in flight finish (within `closeGraceMs`), and ends every session. */
   close(): Promise<void>;
+  /**
+   * Closes the keep-alive connections that carry no request now (a drain begins: their clients
+   * reconnect, through a load balancer to another node). Requests in flight and streams go on.
+   */
+  closeIdleConnections(): void;
 }

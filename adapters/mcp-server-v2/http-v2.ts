@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { shuttingDownRefusal } from '../wire/shutting-down.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
@@ -30,6 +31,12 @@ export interface TaskHttpHandlerV2Options {
    * @default 5_000
    */
   readonly maxSessions?: number | null;
+  /**
+   * While it returns a number (ms), a new 2025-11-25 session's `initialize` is answered 503 with
+   * `Retry-After` and JSON-RPC error -32030 naming the shutdown (the server drains).
+   * @default never draining
+   */
+  readonly draining?: () => number | null;
 }
 
 /** A web-standard MCP endpoint: one request in, one response out. */
@@ -86,6 +93,11 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: T
       return session.transport.handleRequest(request, authInfo ? { authInfo } : {});
     }
     if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    const draining = options.draining?.() ?? null;
+    if (draining !== null) {
+      const refusal = shuttingDownRefusal(draining);
+      return new Response(JSON.stringify(refusal.body), { status: refusal.status, headers: { 'content-type': 'application/json', 'retry-after': refusal.retryAfter } });
+    }
     if (maxSessions !== null && sessions.size >= maxSessions) {
       const busy = jsonRpcError(503, -32000, `Server busy: it keeps ${maxSessions} sessions already (maxSessions, --max-sessions); retry later, or end sessions you no longer use (DELETE)`);
       busy.headers.set('retry-after', '60');

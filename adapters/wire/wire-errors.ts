@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isTaskRuntimeError, TaskErrorCode, TaskFailure, type TaskHandler, type TaskLimitError, type TaskOutcome } from '../../runtime/index.js';
+import { isTaskRuntimeError, TaskErrorCode, TaskFailure, type RuntimeDrainingError, type TaskHandler, type TaskLimitError, type TaskOutcome } from '../../runtime/index.js';
 
 /**
  * JSON-RPC error codes used by the task methods.
@@ -21,6 +21,11 @@ export const JsonRpcCode = {
   internalError: -32603,
   /** A per-requester limit was exceeded (implementation-defined server error; think HTTP 429). */
   limitExceeded: -32029,
+  /**
+   * The server is shutting down and takes no new task (implementation-defined server error;
+   * think HTTP 503): retry after `data.retryAfterMs`, on another node behind the same address.
+   */
+  shuttingDown: -32030,
 } as const;
 
 /**
@@ -120,6 +125,8 @@ export function toJsonRpcError(error: unknown, action = 'Failed to retrieve task
       const limited = error as TaskLimitError;
       return new JsonRpcError(JsonRpcCode.limitExceeded, error.message, { limit: limited.limit, retryAfterMs: limited.retryAfterMs });
     }
+    case TaskErrorCode.draining:
+      return new JsonRpcError(JsonRpcCode.shuttingDown, error.message, { reason: 'shutting-down', retryAfterMs: (error as RuntimeDrainingError).retryAfterMs });
     case TaskErrorCode.timeout:
     case TaskErrorCode.disposed:
     case TaskErrorCode.failed:

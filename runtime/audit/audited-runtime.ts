@@ -14,7 +14,7 @@ import type { AuditLog, AuditOp } from './audit-log.js';
 /**
  * Wraps a runtime so that its calls are audited. The other members (options, stats, the NATS
  * node id…) are the runtime's own, and so are `observe` and `pushDeliveries`: the operator's view names no requester,
- * so there is nothing in it to audit.
+ * so there is nothing in it to audit; so are `readiness` and `close` (a refused create is audited as any).
  *
  * @param runtime - the runtime to audit
  * @param audit - where lines go and what is counted
@@ -35,7 +35,7 @@ export function auditRuntime<R extends TaskRuntime>(runtime: R, audit: AuditLog)
     }
   }
 
-  const audited: Omit<TaskRuntime, 'options' | 'registerHandler' | 'onInputRequest' | 'subscribe' | 'stats' | 'security' | 'observe' | 'pushDeliveries' | 'dispose'> = {
+  const audited: Omit<TaskRuntime, 'options' | 'registerHandler' | 'onInputRequest' | 'subscribe' | 'stats' | 'security' | 'observe' | 'pushDeliveries' | 'readiness' | 'close' | 'dispose'> = {
     create: (o) => lookup('create', o.taskId, o.owner, () => runtime.create(o)),
 
     async get(taskId, owner, o) {

@@ -13,7 +13,7 @@ import { eventsForUpdate } from '../external-update.js';
 import type { RequesterLimiter } from '../limits.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
 import { checkRequest, checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../task-identity.js';
-import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskRuntime, TaskView, WaitOptions } from '../task-runtime.types.js';
+import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskView, WaitOptions } from '../task-runtime.types.js';
 import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
 import type { TaskState, TaskStore, TaskWatch } from './task-store.js';
 import type { RunExtras } from './task-run.js';
@@ -22,6 +22,7 @@ import type { PushRegistry } from '../push/push-registry.js';
 import type { PushQueue } from '../push/push.types.js';
 import { viewOf } from './view.js';
 import type { TaskMetrics } from '../telemetry/metrics.js';
+import { closeOf, Drain, DRAIN, type Drainable } from './drain.js';
 
 /** How often a wait re-reads a remote store that did not answer, and for how long at most. */
 const UNREACHABLE_RETRY_MS = 250;
@@ -87,12 +88,13 @@ function machineInput(o: CreateTaskOptions, keepAlive: number | null, pollFreque
  * await runtime.create({ taskId: 't1', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'tools/call:sleep', params: {} });
  * ```
  */
-export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntimeOptions, store: TaskStore<S>, parts: CoreParts<S>): TaskRuntime {
+export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntimeOptions, store: TaskStore<S>, parts: CoreParts<S>): Drainable {
   const { now } = opts;
   const { limiter, handlers } = parts;
   // Pacing only decides which polls are charged: without a poll rate there is nothing to decide.
   const pacing = opts.limits.pollsPerSecond === null ? null : new PollPacing();
   let disposed = false;
+  const drain = new Drain(store);
 
   function keyOf(taskId: string, owner: TaskOwner): string {
     return store.keyOf(ownerKeyOf(owner), taskId);
@@ -267,7 +269,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
   const subtasks = family.subtaskPort;
   const runOptions: RunExtras = { subtasks, partials: { maxCount: opts.maxPartials, maxBytes: opts.maxPartialBytes } };
 
-  const runtime: TaskRuntime = {
+  const runtime: Drainable = {
     options: opts,
 
     registerHandler(name, handler, handlerOptions = {}) {
@@ -276,6 +278,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
 
     async create(o) {
       if (disposed) throw new RuntimeDisposedError();
+      drain.admit(o);
       checkTaskId(o.taskId, opts.limits.maxTaskIdLength);
       const registered = o.handler === undefined ? undefined : handlers.get(o.handler);
       if (o.handler !== undefined && !registered) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
@@ -420,6 +423,15 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       if (disposed) throw new RuntimeDisposedError();
       return store.observe();
     },
+
+    async readiness() {
+      const reasons = disposed ? ['closed: the runtime was disposed'] : [...drain.reasons(), ...(await store.unready())];
+      return { ready: reasons.length === 0, reasons };
+    },
+
+    [DRAIN]: (o) => (disposed ? Promise.resolve() : drain.run(o)),
+
+    close: closeOf(() => runtime),
 
     async dispose() {
       if (disposed) return;

@@ -28,8 +28,32 @@ export type LostRunDecision =
   | { readonly kind: 'ended' }
   /** Queue run `attempt`; `message` (when not null) is the status message that says why. */
   | { readonly kind: 'run'; readonly attempt: number; readonly how: 'start' | 'restart' | 'resume'; readonly message: string | null }
-  /** End the task: lost with its worker, with this status message. */
-  | { readonly kind: 'lose'; readonly message: string };
+  /**
+   * End the task with this status message: `unknown` when its worker was lost (what the work did
+   * is not known), `failed` when its node shut down (the work was stopped there).
+   */
+  | { readonly kind: 'lose'; readonly status: 'unknown' | 'failed'; readonly message: string };
+
+/**
+ * Why a run left its node: the node was lost (died, stalled past its lease), or it shut down and
+ * handed the run over at the end of its drain (see `TaskRuntime.close`).
+ */
+export type RunLeft = 'lost' | 'shutdown';
+
+/**
+ * The status message of a task still running when its node's drain ended and no other node may
+ * take it over: on NATS a tool that may not run again (the node named), in memory any (the
+ * process is the server).
+ *
+ * @example
+ * ```ts
+ * shutDownMessage('node-a'); // 'Node node-a shut down before the task finished'
+ * shutDownMessage(null);     // 'The server shut down before the task finished'
+ * ```
+ */
+export function shutDownMessage(node: string | null): string {
+  return `${node === null ? 'The server' : `Node ${node}`} shut down before the task finished`;
+}
 
 /**
  * Decides what becomes of a task whose worker `lostNode` was lost.
@@ -37,7 +61,8 @@ export type LostRunDecision =
  * A task never started is started (it lost nothing); one started is run again when its policy
  * allows it and attempts remain, else it ends lost. A task waiting for input that is run again
  * stays `input_required` meanwhile (its requests stay answerable): the decision only says so in
- * its message.
+ * its message. A node that shut down hands its runs over by the same rule; what it cannot hand
+ * over ends `failed` (the work was stopped, not lost) with a message that says so.
  *
  * @example
  * ```ts
@@ -45,15 +70,17 @@ export type LostRunDecision =
  * // { kind: 'run', attempt: 2, how: 'resume', message: 'Worker node-a was lost; resuming the task elsewhere (attempt 2 of 3)' }
  * ```
  */
-export function decideLostRun(state: LostRunState, policy: RetryPolicy, lostNode: string): LostRunDecision {
+export function decideLostRun(state: LostRunState, policy: RetryPolicy, lostNode: string, left: RunLeft = 'lost'): LostRunDecision {
   if (isTerminalStatus(state.status)) return { kind: 'ended' };
   const { attempts } = state;
   const rerunnable = policy.retry === 'restart' || policy.retry === 'resume';
   if (attempts === 0) return { kind: 'run', attempt: 1, how: 'start', message: null };
+  const gone = left === 'lost' ? `Worker ${lostNode} was lost` : `Node ${lostNode} shut down`;
   if (rerunnable && attempts < policy.maxAttempts) {
     const how = policy.retry === 'resume' ? 'resuming the task elsewhere' : 'running the task again';
-    return { kind: 'run', attempt: attempts + 1, how: policy.retry, message: `Worker ${lostNode} was lost; ${how} (attempt ${attempts + 1} of ${policy.maxAttempts})` };
+    return { kind: 'run', attempt: attempts + 1, how: policy.retry, message: `${gone}; ${how} (attempt ${attempts + 1} of ${policy.maxAttempts})` };
   }
   const tries = rerunnable ? ` (after ${attempts} attempts)` : '';
-  return { kind: 'lose', message: `Worker ${lostNode} was lost while running the task${tries}` };
+  if (left === 'shutdown') return { kind: 'lose', status: 'failed', message: `${shutDownMessage(lostNode)}${tries}` };
+  return { kind: 'lose', status: 'unknown', message: `${gone} while running the task${tries}` };
 }

@@ -119,5 +119,18 @@ export interface TaskStore<S extends TaskState = TaskState> {
   kept(ownerKey: string, what: { readonly tasks: boolean; readonly bytes: boolean }): { tasks: number; bytes: number } | Promise<{ tasks: number; bytes: number }>;
   security(): SecurityReport;
   observe(): TaskObserver;
+  /**
+   * The node drains: it takes no more work from elsewhere (NATS: its worker stops pulling queued
+   * runs; memory: nothing comes from elsewhere). Its runs go on. Idempotent.
+   */
+  stopTaking(): void;
+  /**
+   * A drain's time is up: what still runs on this node is handed to another by the lost-run rule
+   * (NATS), or, with no other node (memory), ends `failed` saying the server shut down
+   * (`shutDownMessage`), parents before their subtasks. Resolves once each is settled.
+   */
+  endRuns(): Promise<void>;
+  /** Why the backend cannot take work now, one line each (empty: it can). */
+  unready(): readonly string[] | Promise<readonly string[]>;
   dispose(): Promise<void>;
 }

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { closeOf } from '../core/drain.js';
 import { isTerminalStatus } from '../../machines/index.js';
 import { ownerKeyOf, taskIncarnation } from '../task-identity.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
@@ -95,7 +96,7 @@ export function startPushNotifier(runtime: Pick<TaskRuntime, 'subscribe'>, regis
 
 /**
  * A runtime that delivers its webhooks: its changes go to the queue, and `dispose` stops the
- * notifier, the queue and the registry, then the runtime.
+ * notifier, the queue and the registry, then the runtime (`close` drains first).
  *
  * @example
  * ```ts
@@ -104,7 +105,7 @@ export function startPushNotifier(runtime: Pick<TaskRuntime, 'subscribe'>, regis
  */
 export function withPush<R extends TaskRuntime>(runtime: R, push: { readonly registry: PushRegistry; readonly queue: PushQueue }, opts: Pick<ResolvedTaskRuntimeOptions, 'now' | 'maxKeepAlive'>, onError?: PushNotifierOptions['onError']): R {
   const stop = startPushNotifier(runtime, push.registry, push.queue, { liveRetryMs: opts.maxKeepAlive ?? 3_600_000, now: opts.now, ...(onError && { onError }) });
-  return {
+  const wrapped: R = {
     ...runtime,
     async dispose() {
       stop();
@@ -113,5 +114,8 @@ export function withPush<R extends TaskRuntime>(runtime: R, push: { readonly reg
       await push.registry.dispose();
       await runtime.dispose();
     },
+    // Drained with the notifier still on (the ends of a drain are delivered), then disposed as above.
+    close: closeOf(() => wrapped),
   };
+  return wrapped;
 }

@@ -14,6 +14,7 @@ import type { TaskRun} from '../../core/task-run.js';
 import { type RunPort } from '../../core/task-run.js';
 import type { Moved, NewTask, TaskStore, TaskWatch } from '../../core/task-store.js';
 import { ExpiredMemory } from '../../core/expired-memory.js';
+import { shutDownMessage } from '../../core/lost-run.js';
 import { viewOf } from '../../core/view.js';
 import { DuplicateTaskIdError } from '../../errors.js';
 import type { RequesterLimiter } from '../../limits.js';
@@ -274,6 +275,22 @@ export class MemoryStore implements TaskStore<Entry> {
 
   observe(): ReturnType<MemoryObservation['open']> {
     return this.#observation.open();
+  }
+
+  stopTaking(): void {
+    // One process: no work comes from elsewhere.
+  }
+
+  async endRuns(): Promise<void> {
+    const message = shutDownMessage(null);
+    // No other node to hand them to. Parents first: a parent's end cancels the subtasks it still
+    // waits on (their ends recorded in it), so a family ends as one.
+    const live = [...this.#entries.values()].filter((e) => e.run !== null).sort((a, b) => (a.context.depth ?? 0) - (b.context.depth ?? 0));
+    for (const entry of live) if (entry.run !== null && !isTerminalStatus(entry.status)) this.#host.feed(entry.key, taskEvents.fail(message, this.#opts.now()));
+  }
+
+  unready(): readonly string[] {
+    return [];
   }
 
   async dispose(): Promise<void> {

@@ -26,6 +26,9 @@ import { NatsPushRegistry } from './push-registry.js';
 import { withPush } from '../../push/push-notifier.js';
 import { LeaseManager } from './leases.js';
 import { NatsStore } from './nats-store.js';
+import { NatsReadiness } from './nats-readiness.js';
+import { closeOf } from '../../core/drain.js';
+import { isTerminalStatus } from '../../../machines/index.js';
 import { openNodeBucket, startHeartbeat } from './node-registry.js';
 import { RecordStore } from './record-store.js';
 import { RunningTasks } from './running-tasks.js';
@@ -198,7 +201,9 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       void running.release(ownerKeyOf(record.context.owner), key).catch((e: unknown) => log('warn', 'could not release a running-task slot', { key, error: String(e) }));
   }
 
-  const store = new NatsStore(space, opts, { running, worker, audit, unserved });
+  // Once every stream and bucket is open: the ones the probe expects to find.
+  const readiness = await opening(() => NatsReadiness.start(nc, layout.prefix));
+  const store = new NatsStore(space, opts, { running, worker, audit, unserved, readiness });
   // Webhooks: registrations in a shared bucket, deliveries from a work queue every node serves.
   const push =
     opts.push === null
@@ -208,6 +213,13 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
           queue: await opening(() => NatsPushQueue.open(nc, { ...layout, allow: opts.push!.allow, ackWaitMs: opts.push!.ackWaitMs, metrics, ...opts.push!.options })),
         };
   const core = createCoreRuntime(opts, store, { limiter, handlers: space.handlers, hasWork: (record) => record.work !== null, push, metrics });
+  // A task ended for its lost (or handed-over) run takes its live subtasks with it: the core's
+  // cancel, which cascades through theirs.
+  space.onRunEnded = (record) => {
+    for (const child of record.context.children ?? []) {
+      if (!isTerminalStatus(child.status)) void core.cancel(child.taskId, record.context.owner, 'Its parent task ended').catch(() => undefined);
+    }
+  };
   const base: NatsTaskRuntime = {
     ...core,
     registerHandler(name, handler, handlerOptions) {
@@ -218,14 +230,16 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     nodeId,
     role,
     connection: nc,
+    close: closeOf(() => base),
     async dispose() {
       if (disposed) return;
       disposed = true;
       stop.abort();
       stopSharing();
-      await core.dispose();
-      // A clean stop hands running tasks over at once instead of letting their leases expire.
+      // A clean stop hands running tasks over at once instead of letting their leases expire
+      // (before the core goes: a task ended for it takes its subtasks with it, through the core).
       await worker?.handOver();
+      await core.dispose();
       // And sends the timers of the tasks that ended last.
       await expiries.queued();
       await heartbeat.stop();

@@ -24,6 +24,7 @@ import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { persistently } from './persistently.js';
 import { applyToTask, removeTask, type TaskSpace } from './task-space.js';
 import type { TaskWorker } from './task-worker.js';
+import type { NatsReadiness } from './nats-readiness.js';
 import type { UnservedTasks } from './unserved-tasks.js';
 
 /** Changes a listener hears of besides status changes: a message, a partial result, an input request asked or answered. */
@@ -66,12 +67,15 @@ export class NatsStore implements TaskStore<TaskRecord> {
   readonly #fresh: FreshTasks;
   /** What the task space keeps, for the retention limits (read at most once a second). */
   readonly #kept: KeptReadings;
+  /** The connection and the task space's streams, for `unready`. */
+  readonly #readiness: NatsReadiness | null;
 
   constructor(
     space: TaskSpace,
     opts: ResolvedTaskRuntimeOptions,
-    parts: { running: RunningTasks | null; worker: TaskWorker | null; audit: AuditLog | null; unserved?: UnservedTasks | null },
+    parts: { running: RunningTasks | null; worker: TaskWorker | null; audit: AuditLog | null; unserved?: UnservedTasks | null; readiness?: NatsReadiness | null },
   ) {
+    this.#readiness = parts.readiness ?? null;
     this.#space = space;
     this.#opts = opts;
     this.#running = parts.running;
@@ -283,7 +287,20 @@ export class NatsStore implements TaskStore<TaskRecord> {
     return observer;
   }
 
+  stopTaking(): void {
+    this.#worker?.stopTaking();
+  }
+
+  async endRuns(): Promise<void> {
+    await this.#worker?.handOver();
+  }
+
+  unready(): readonly string[] | Promise<readonly string[]> {
+    return this.#readiness?.reasons() ?? [];
+  }
+
   async dispose(): Promise<void> {
+    this.#readiness?.close();
     this.#stopCounting();
     this.#fresh.close();
     // Observers hold a watch on the records: stopped here, or it would outlive a shared connection.

@@ -8,7 +8,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
 import type { RegisteredHandler } from '../../core/core-runtime.js';
-import { decideLostRun } from '../../core/lost-run.js';
+import { decideLostRun, type RunLeft } from '../../core/lost-run.js';
 import type { EventFeed } from './event-feed.js';
 import type { Lease, LeaseManager } from './leases.js';
 import type { RecordStore, RemovalBounds, Revisioned } from './record-store.js';
@@ -27,6 +27,8 @@ export interface RunItem {
   readonly order: number;
   /** Name of the handler, so a worker without it passes the run on without reading the task. */
   readonly handler: string;
+  /** Why the previous run left its node, when it did (named in the status message of the run that takes over). */
+  readonly left?: RunLeft;
 }
 
 /**
@@ -71,6 +73,11 @@ export interface TaskSpace {
   onTaskEnded?: (key: string, record: TaskRecord) => void;
   /** The node's task metrics; `null` (or absent) when none are taken. */
   readonly metrics?: TaskMetrics | null;
+  /**
+   * Told when a task whose run was lost (or handed over by a node shutting down) was ended for it:
+   * its live subtasks end with it (the core's cascading cancel), as they would had it ended itself.
+   */
+  onRunEnded?: (record: TaskRecord) => void;
 }
 
 /** Options of {@link applyToTask}. */
@@ -226,19 +233,21 @@ export async function finishRemoval(space: TaskSpace, key: string, order: number
 /**
  * Decides the fate of a started task whose worker is gone, holding its lease: a task that never
  * started, or whose handler is safe to re-run and has attempts left, is queued again; any other
- * ends `unknown` (shown `failed` in 2025-11-25) with an error naming the lost worker.
+ * ends `unknown` (shown `failed` in 2025-11-25) with an error naming the lost worker, or, when
+ * its node shut down (`left: 'shutdown'`), `failed` saying so; its live subtasks end with it.
  *
  * @param space - the node's parts
  * @param key - the task key
  * @param lease - the lease this node took over
  * @param lostNode - the node that held it before
+ * @param left - why the run left that node
  * @example
  * ```ts
  * const lease = await space.leases.acquire(key, space.nodeId, space.leaseTtlMs);
  * if (lease) await recoverTask(space, key, lease, previousHolder);
  * ```
  */
-export async function recoverTask(space: TaskSpace, key: string, lease: Lease, lostNode: string): Promise<void> {
+export async function recoverTask(space: TaskSpace, key: string, lease: Lease, lostNode: string, left: RunLeft = 'lost'): Promise<void> {
   let gone = false;
   try {
     const read = await space.store.read(key);
@@ -250,7 +259,7 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
     // same message id: a timer already queued is not doubled), or the task would be kept forever.
     if (record.work === null && !isTerminalStatus(record.status)) return;
     const { attempts, work } = record;
-    const decision = decideLostRun(record, work ?? { retry: 'never', maxAttempts: 1 }, lostNode);
+    const decision = decideLostRun(record, work ?? { retry: 'never', maxAttempts: 1 }, lostNode, left);
     if (decision.kind === 'ended') return void (await scheduleExpiry(space, key, record));
     if (work === null) return;
     // Decided once per lost attempt: another node may take the lease just after this one let it
@@ -266,14 +275,16 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
       // Attempt 1 again (it never started) cannot reuse the create's id, which may still be in the
       // dedup window: the record's sequence tells the two apart.
       const id = attempts === 0 ? `run:${key}:${record.order}:1:${record.seq}` : `run:${key}:${record.order}:${decision.attempt}`;
-      await persistently(() => space.runs.enqueue({ id, key, attempt: decision.attempt, order: record.order, handler: work.handler }), { giveUpMs: 30_000 });
+      await persistently(() => space.runs.enqueue({ id, key, attempt: decision.attempt, order: record.order, handler: work.handler, ...(attempts > 0 && { left }) }), { giveUpMs: 30_000 });
       if (!first) return;
     } else {
-      const ended = await applyToTask(space, key, taskEvents.lose(decision.message, space.now()), { only: undecided });
+      const end = decision.status === 'failed' ? taskEvents.fail(decision.message, space.now()) : taskEvents.lose(decision.message, space.now());
+      const ended = await applyToTask(space, key, end, { only: undecided });
       if (!ended?.changed) return;
+      space.onRunEnded?.(ended.record);
     }
     space.metrics?.workerLost(decision.kind === 'run' ? decision.how : 'lost');
-    space.log('warn', 'worker lost', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: decision.kind === 'run' ? (work.retry === 'resume' ? 'resume' : 'restart') : 'lost', attempts, ...(record.checkpoint && { checkpoint: record.checkpoint.label ?? record.checkpoint.seq }) });
+    space.log('warn', left === 'lost' ? 'worker lost' : 'task handed over', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: decision.kind === 'run' ? (work.retry === 'resume' ? 'resume' : 'restart') : 'lost', attempts, ...(record.checkpoint && { checkpoint: record.checkpoint.label ?? record.checkpoint.seq }) });
   } finally {
     // The lease of a task removed meanwhile: no removal will come to erase its marker.
     await (gone ? space.leases.drop(lease) : space.leases.release(lease)).catch(() => false);

@@ -93,6 +93,8 @@ export class TaskWorker {
   /** The runs this node hosts: started and stopped there (see `run-host.ts`). */
   readonly #host: RunHost;
   #stop: AbortSignal = new AbortController().signal;
+  /** Aborted when the node stops taking queued runs (it drains); its runs go on. */
+  readonly #taking = new AbortController();
   #pauseUntil = 0;
   #heard: HeardCreates | null = null;
   /** Handlers started on this node since it started. */
@@ -128,7 +130,8 @@ export class TaskWorker {
     }
   }
 
-  async #runs(signal: AbortSignal): Promise<void> {
+  async #runs(stop: AbortSignal): Promise<void> {
+    const signal = AbortSignal.any([stop, this.#taking.signal]);
     await this.#space.runs.consume((item, context) => this.#take(item, context.deliveryCount, context.queuedAt), {
       signal,
       // As many runs starting at once as there are slots: a pull asks for the free slots, so
@@ -150,8 +153,22 @@ export class TaskWorker {
   }
 
   /**
-   * Gives every running task up on a clean stop: each is queued again or ends lost, as if this
-   * node had died, but without waiting for its lease to expire.
+   * Stops taking queued runs (a node that drains): the runs it has go on; other workers take the
+   * queue. Idempotent.
+   *
+   * @example
+   * ```ts
+   * worker.stopTaking();
+   * ```
+   */
+  stopTaking(): void {
+    this.#taking.abort();
+  }
+
+  /**
+   * Gives every running task up on a clean stop: each is queued again or ends `failed` saying this
+   * node shut down, by the rule of a lost worker's tasks (`decideLostRun`), but without waiting
+   * for its lease to expire.
    *
    * @example
    * ```ts
@@ -159,9 +176,10 @@ export class TaskWorker {
    * ```
    */
   async handOver(): Promise<void> {
+    this.stopTaking();
     const runs = [...this.#running.values()];
     for (const run of runs) this.#finish(run, false);
-    await Promise.all(runs.map((run) => recoverTask(this.#space, run.key, run.lease, this.#space.nodeId).catch(() => undefined)));
+    await Promise.all(runs.map((run) => recoverTask(this.#space, run.key, run.lease, this.#space.nodeId, 'shutdown').catch(() => undefined)));
   }
 
   /** Takes one queued run: lease, checks, start. Resolving acks the queue item. */
@@ -286,8 +304,9 @@ export class TaskWorker {
     const resuming = registered.options.retry === 'resume';
     const attempt = `(attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`;
     const how = (r: TaskRecord): string => (resuming ? `resumed from ${r.checkpoint ? (r.checkpoint.label ?? `checkpoint ${r.checkpoint.seq}`) : 'the start'}` : 'running again');
+    const gone = (r: TaskRecord): string => (item.left === 'shutdown' ? `Node ${r.node ?? 'unknown'} shut down` : `Worker ${r.node ?? 'unknown'} was lost`);
     const begin = (r: TaskRecord): TaskEvent =>
-      r.status === 'submitted' ? taskEvents.start(space.now()) : taskEvents.message(`Worker ${r.node ?? 'unknown'} was lost; ${how(r)} on ${space.nodeId} ${attempt}`, space.now());
+      r.status === 'submitted' ? taskEvents.start(space.now()) : taskEvents.message(`${gone(r)}; ${how(r)} on ${space.nodeId} ${attempt}`, space.now());
     // The worker that runs the handler says how it may be retried: its declaration is the one in force.
     const declared = { ...work, retry: registered.options.retry ?? 'never', maxAttempts: registered.options.maxAttempts ?? space.maxAttempts };
     const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, run: null, watch: null, renew: null, holdsSlot: true, slotWait: null };

@@ -20,7 +20,7 @@ describe('decideLostRun', () => {
   });
 
   it.each(['working', 'input_required'] as const)('ends a started %s task of a tool that may not run again', (status) => {
-    expect(decideLostRun({ status, attempts: 1 }, never, 'node-a')).toEqual({ kind: 'lose', message: 'Worker node-a was lost while running the task' });
+    expect(decideLostRun({ status, attempts: 1 }, never, 'node-a')).toEqual({ kind: 'lose', status: 'unknown', message: 'Worker node-a was lost while running the task' });
   });
 
   it.each(['working', 'input_required'] as const)('runs a started %s task again while attempts remain, from the start or the checkpoint', (status) => {
@@ -29,7 +29,17 @@ describe('decideLostRun', () => {
   });
 
   it('ends a re-runnable task lost on its last attempt, saying how many it had', () => {
-    expect(decideLostRun({ status: 'working', attempts: 3 }, restart, 'node-b')).toEqual({ kind: 'lose', message: 'Worker node-b was lost while running the task (after 3 attempts)' });
-    expect(decideLostRun({ status: 'working', attempts: 3 }, resume, 'node-b')).toEqual({ kind: 'lose', message: 'Worker node-b was lost while running the task (after 3 attempts)' });
+    expect(decideLostRun({ status: 'working', attempts: 3 }, restart, 'node-b')).toEqual({ kind: 'lose', status: 'unknown', message: 'Worker node-b was lost while running the task (after 3 attempts)' });
+    expect(decideLostRun({ status: 'working', attempts: 3 }, resume, 'node-b')).toEqual({ kind: 'lose', status: 'unknown', message: 'Worker node-b was lost while running the task (after 3 attempts)' });
+  });
+
+  it('should hand a shut-down node\'s re-runnable run over by the same rule, saying the node shut down', () => {
+    expect(decideLostRun({ status: 'working', attempts: 1 }, restart, 'node-a', 'shutdown')).toEqual({ kind: 'run', attempt: 2, how: 'restart', message: 'Node node-a shut down; running the task again (attempt 2 of 3)' });
+    expect(decideLostRun({ status: 'input_required', attempts: 1 }, resume, 'node-a', 'shutdown')).toEqual({ kind: 'run', attempt: 2, how: 'resume', message: 'Node node-a shut down; resuming the task elsewhere (attempt 2 of 3)' });
+  });
+
+  it('should end failed (not unknown) what a shut-down node may not hand over', () => {
+    expect(decideLostRun({ status: 'working', attempts: 1 }, never, 'node-a', 'shutdown')).toEqual({ kind: 'lose', status: 'failed', message: 'Node node-a shut down before the task finished' });
+    expect(decideLostRun({ status: 'working', attempts: 3 }, restart, 'node-a', 'shutdown')).toEqual({ kind: 'lose', status: 'failed', message: 'Node node-a shut down before the task finished (after 3 attempts)' });
   });
 });

@@ -1,0 +1,175 @@
+/**
+ * How `mcp-tasks serve` stops: `--drain-timeout MS` and the signals (SIGTERM, SIGINT), and the
+ * probes an orchestrator reads (`--health-port`, `--health-host`; on `--http` its own port serves
+ * them too). A first signal drains: at once the node is not ready, refuses new tasks and sessions
+ * (retryable), and closes idle connections; running tasks get the drain time; then the node
+ * closes what it serves and exits 0. A second signal exits at once.
+ *
+ * @module
+ */
+import type { TaskRuntime } from '../../runtime/index.js';
+import { DEFAULT_DRAIN_MS, DEFAULT_DRAIN_RETRY_AFTER_MS, drainOf } from '../../runtime/core/drain.js';
+import { DEFAULT_CLOSE_GRACE_MS } from '../http/front.js';
+import { startHealthServer, type HealthProbes } from '../http/health.js';
+import { log } from '../log.js';
+
+/** The `parseArgs` option specs of the flags. */
+export const DRAIN_FLAG_SPECS = {
+  'drain-timeout': { type: 'string' },
+  'health-port': { type: 'string' },
+  'health-host': { type: 'string' },
+} as const;
+
+/**
+ * Help lines of the flags, for `SERVE_HELP`.
+ *
+ * @example
+ * ```ts
+ * const help = `${DRAIN_FLAGS_HELP}\n`;
+ * ```
+ */
+export const DRAIN_FLAGS_HELP = `Shutdown and health probes:
+  --drain-timeout MS         on SIGTERM or SIGINT, running tasks get this long to finish (default 30000).
+                             At once: /readyz answers 503, a new task gets JSON-RPC error -32030 (retryable,
+                             data.retryAfterMs), a new HTTP session 503 with Retry-After, idle connections
+                             are closed; everything else keeps answering. Then what still runs is handed to
+                             another worker (with --nats: re-run or resumed as its tool allows, else failed)
+                             or ends failed ("shut down before the task finished"), and the process exits 0.
+                             A second signal exits at once. On stdio, the end of stdin exits at once.
+  --health-port PORT         serve GET /healthz (alive: 200) and GET /readyz (200, or 503 with the reasons)
+                             on this port, e.g. for stdio and worker nodes (with --http its port serves
+                             them too); no token needed: they tell only ready or not, and why
+  --health-host HOST         address of --health-port (default 127.0.0.1; 0.0.0.0 for a kubelet)`;
+
+/**
+ * Past the drain, how long closing what the node serves may take before the process exits
+ * anyway: the endpoint's and the inspector's close grace, and a NATS hand-over and disposal.
+ */
+const SHUTDOWN_MARGIN_MS = DEFAULT_CLOSE_GRACE_MS * 2 + 10_000;
+
+type DrainFlagValues = {
+  readonly 'drain-timeout'?: string | undefined;
+  readonly 'health-port'?: string | undefined;
+  readonly 'health-host'?: string | undefined;
+};
+
+/** What the flags say. */
+export interface DrainSettings {
+  readonly drainMs: number;
+  readonly health: { readonly port: number; readonly host: string | undefined } | null;
+}
+
+/**
+ * Reads the flags.
+ *
+ * @throws Error naming the flag for a malformed value
+ * @example
+ * ```ts
+ * const settings = drainSettings(values);
+ * ```
+ */
+export function drainSettings(values: DrainFlagValues): DrainSettings {
+  const raw = values['drain-timeout'];
+  const drainMs = raw === undefined ? DEFAULT_DRAIN_MS : Number(raw);
+  if (!Number.isFinite(drainMs) || drainMs < 0) throw new Error(`--drain-timeout expects a non-negative number of ms, got '${raw}'`);
+  const portFlag = values['health-port'];
+  if (portFlag === undefined) {
+    if (values['health-host'] !== undefined) throw new Error('--health-host needs --health-port PORT');
+    return { drainMs, health: null };
+  }
+  const port = Number(portFlag);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--health-port expects a port number, got '${portFlag}'`);
+  return { drainMs, health: { port, host: values['health-host'] } };
+}
+
+/** What a node closes once drained, in order. */
+export interface ShutdownSteps {
+  /** Closes the idle keep-alive connections of its HTTP front, when it has one. */
+  readonly closeIdle?: () => void;
+  /** Closes what it serves (endpoint, inspector) and disposes the runtime. */
+  readonly close: () => Promise<void>;
+}
+
+/**
+ * One node's shutdown: its drain state (read by the HTTP front and the probes), the probes'
+ * server of `--health-port`, and the signals.
+ *
+ * @example
+ * ```ts
+ * const shutdown = new NodeShutdown(runtime, drainSettings(values));
+ * await shutdown.startHealth();
+ * shutdown.onSignals({ closeIdle: () => endpoint.closeIdleConnections(), close: async () => { await endpoint.close(); await runtime.dispose(); } });
+ * ```
+ */
+export class NodeShutdown {
+  readonly #runtime: TaskRuntime;
+  readonly #settings: DrainSettings;
+  #draining = false;
+  #health: { close(): Promise<void> } | null = null;
+
+  constructor(runtime: TaskRuntime, settings: DrainSettings) {
+    this.#runtime = runtime;
+    this.#settings = settings;
+  }
+
+  /** What the probes read, and when the HTTP front refuses new sessions (see `HttpHandlerOptions.draining`). */
+  readonly probes: HealthProbes & { readonly draining: () => number | null } = {
+    readiness: () => this.#runtime.readiness(),
+    draining: () => (this.#draining ? DEFAULT_DRAIN_RETRY_AFTER_MS : null),
+  };
+
+  /** Starts the probes' own server when `--health-port` asks for one. */
+  async startHealth(): Promise<void> {
+    const { health } = this.#settings;
+    if (health === null) return;
+    const server = await startHealthServer({ port: health.port, ...(health.host !== undefined && { host: health.host }) }, this.probes);
+    this.#health = server;
+    log('info', `health probes at ${server.url}/healthz and ${server.url}/readyz`, { url: server.url });
+  }
+
+  /** Closes the probes' own server, if any. */
+  async closeHealth(): Promise<void> {
+    await this.#health?.close();
+  }
+
+  /**
+   * Drains on the first SIGTERM or SIGINT, then runs `steps.close` and exits 0; exits at once on
+   * a second, and with 1 when closing takes longer than the drain time and a margin.
+   */
+  onSignals(steps: ShutdownSteps): void {
+    const stop = (signal: NodeJS.Signals): void => {
+      if (this.#draining) return process.exit(signal === 'SIGINT' ? 130 : 143);
+      void this.#shutdown(signal, steps);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  }
+
+  async #shutdown(signal: NodeJS.Signals, steps: ShutdownSteps): Promise<void> {
+    const { drainMs } = this.#settings;
+    this.#draining = true;
+    const running = this.#runtime.stats().live;
+    log('info', `${signal}: shutting down (send it again to exit at once)`, { signal, drainMs, running });
+    steps.closeIdle?.();
+    const limit = drainMs + SHUTDOWN_MARGIN_MS;
+    // Unref'd: a shutdown that ends sooner exits sooner.
+    setTimeout(() => {
+      log('error', `shutdown took longer than ${limit} ms: exiting now`, { limitMs: limit });
+      process.exit(1);
+    }, limit).unref();
+    const started = Date.now();
+    const deadline = setTimeout(() => log('warn', 'drain timeout: tasks still running are handed over or ended', { drainMs, running: this.#runtime.stats().live }), drainMs);
+    deadline.unref();
+    try {
+      await drainOf(this.#runtime)({ drainMs, retryAfterMs: DEFAULT_DRAIN_RETRY_AFTER_MS });
+      clearTimeout(deadline);
+      log('info', 'drained', { ms: Date.now() - started });
+      await steps.close();
+      await this.closeHealth();
+    } catch (error) {
+      log('error', 'shutdown failed', { error: error instanceof Error ? error.message : String(error) });
+    }
+    log('info', 'shut down', { ms: Date.now() - started });
+    process.exit(0);
+  }
+}

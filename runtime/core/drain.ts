@@ -1,0 +1,144 @@
+/**
+ * A runtime's graceful close, once for every backend: from the moment it starts, new tasks are
+ * refused with a retryable error (subtasks of running tasks are not, so that running work can
+ * finish) while every other call answers as before; the node stops taking work from elsewhere;
+ * its runs get the drain time to end; what still runs then is ended or handed over by the
+ * backend (see `TaskStore.endRuns`); then the runtime is disposed.
+ *
+ * @module
+ */
+import type { CloseOptions } from '../drain.types.js';
+import { InvalidArgumentError, RuntimeDrainingError } from '../errors.js';
+import type { CreateTaskOptions, TaskRuntime } from '../task-runtime.types.js';
+import type { TaskState, TaskStore } from './task-store.js';
+
+/** `CloseOptions.drainMs` by default: `serve --drain-timeout`'s default too. */
+export const DEFAULT_DRAIN_MS = 30_000;
+
+/** `CloseOptions.retryAfterMs` by default. */
+export const DEFAULT_DRAIN_RETRY_AFTER_MS = 1_000;
+
+/** How often a drain looks whether the node's runs have ended. */
+const RUNS_POLL_MS = 25;
+
+/** The reason a draining node gives for not being ready. */
+export const DRAINING_REASON = 'draining: the node is shutting down and takes no new task';
+
+/**
+ * The drain half of `close`, under a key every wrapper of a runtime carries along (object spread
+ * copies it): a wrapper with a `dispose` of its own closes as `closeOf(() => itself)`.
+ */
+export const DRAIN: unique symbol = Symbol('mcp-task-actors.drain');
+
+/** A runtime with its drain half. */
+export interface Drainable extends TaskRuntime {
+  readonly [DRAIN]: (options: CloseOptions) => Promise<void>;
+}
+
+/**
+ * `close` of `self`: its drain, then its own `dispose` (whatever wraps the core disposes what it
+ * added too).
+ *
+ * @example
+ * ```ts
+ * const wrapped = { ...runtime, dispose: async () => { stop(); await runtime.dispose(); }, close: closeOf(() => wrapped) };
+ * ```
+ */
+export function closeOf(self: () => TaskRuntime): TaskRuntime['close'] {
+  return async (options = {}) => {
+    const runtime = self() as Partial<Drainable> & TaskRuntime;
+    await runtime[DRAIN]?.(options);
+    await runtime.dispose();
+  };
+}
+
+/**
+ * The drain half of `runtime.close` alone, for a host that closes what it serves between the
+ * drain and the disposal (`mcp-tasks serve`: requests in flight are answered by a live runtime).
+ * A runtime without one (not made by this project) drains nothing.
+ *
+ * @example
+ * ```ts
+ * await drainOf(runtime)({ drainMs: 30_000 });
+ * await endpoint.close();
+ * await runtime.dispose();
+ * ```
+ */
+export function drainOf(runtime: TaskRuntime): (options: CloseOptions) => Promise<void> {
+  const drain = (runtime as Partial<Drainable>)[DRAIN];
+  return drain ?? (() => Promise.resolve());
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) throw new InvalidArgumentError(`${name} must be a non-negative number of ms, got ${value}`);
+  return value;
+}
+
+/**
+ * One runtime's drain state.
+ *
+ * @example
+ * ```ts
+ * const drain = new Drain(store);
+ * drain.admit(createOptions); // throws RuntimeDrainingError once draining
+ * await drain.run({ drainMs: 30_000 });
+ * ```
+ */
+export class Drain<S extends TaskState> {
+  readonly #store: TaskStore<S>;
+  #retryAfterMs: number | null = null;
+  #running: Promise<void> | null = null;
+
+  constructor(store: TaskStore<S>) {
+    this.#store = store;
+  }
+
+  /** Whether the runtime drains (or drained). */
+  get draining(): boolean {
+    return this.#retryAfterMs !== null;
+  }
+
+  /**
+   * Refuses a new task while draining; a subtask of a running task passes (its parent's work
+   * must be able to finish).
+   *
+   * @throws RuntimeDrainingError
+   */
+  admit(o: CreateTaskOptions): void {
+    if (this.#retryAfterMs !== null && o.parentId === undefined) throw new RuntimeDrainingError(this.#retryAfterMs);
+  }
+
+  /** Why the runtime is not ready on its drain's account. */
+  reasons(): string[] {
+    return this.#retryAfterMs === null ? [] : [DRAINING_REASON];
+  }
+
+  /**
+   * Drains: refuses new tasks from now, stops taking work from elsewhere, waits up to `drainMs`
+   * (wall time: a test's frozen clock must not make it endless) for this node's runs to end, then
+   * has the store end or hand over the rest. A second call joins the first.
+   *
+   * @throws InvalidArgumentError for a negative or non-finite duration
+   */
+  run(options: CloseOptions): Promise<void> {
+    const drainMs = nonNegative('drainMs', options.drainMs ?? DEFAULT_DRAIN_MS);
+    const retryAfterMs = nonNegative('retryAfterMs', options.retryAfterMs ?? DEFAULT_DRAIN_RETRY_AFTER_MS);
+    this.#running ??= this.#drain(drainMs, retryAfterMs);
+    return this.#running;
+  }
+
+  async #drain(drainMs: number, retryAfterMs: number): Promise<void> {
+    this.#retryAfterMs = retryAfterMs;
+    const store = this.#store;
+    store.stopTaking();
+    const deadline = Date.now() + drainMs;
+    for (let left = drainMs; store.stats().live > 0 && left > 0; left = deadline - Date.now()) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(RUNS_POLL_MS, left)));
+    }
+    if (store.stats().live === 0) return;
+    await store.endRuns();
+    // Waiters that saw those ends (a request's own answer, a blocked tasks/result) read them in
+    // the next turns: they answer before the runtime is disposed under them.
+    await new Promise((resolve) => setTimeout(resolve, RUNS_POLL_MS));
+  }
+}
