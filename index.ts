@@ -45,6 +45,7 @@ export type {
   SpawnOptions,
   Subtask,
 } from './runtime/task-runtime.types.js';
+export type { TraceCarrier } from './runtime/telemetry/tracing.js';
 export type { TaskOwner, TaskStatus } from './machines/index.js';
 export { DEFAULT_LIMITS } from './runtime/limits.js';
 export type { RequesterLimits } from './runtime/limits.js';

@@ -41,6 +41,7 @@ export type {
   SpawnOptions,
   Subtask,
 } from './task-runtime.types.js';
+export type { TraceCarrier } from './telemetry/tracing.js';
 export {
   errors,
   isTaskRuntimeError,

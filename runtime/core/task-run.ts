@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { context as otel } from '@opentelemetry/api';
 import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
 import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../machines/index.js';
 import { TaskTerminalError } from '../errors.js';
@@ -20,6 +21,8 @@ import { decideOutcome, type Settled } from './outcome.js';
 import { RunFamily } from './run-family.js';
 import { WorkContext } from './work-context.js';
 import type { SubtaskPort } from './subtasks.js';
+import { TaskSpan } from '../telemetry/task-span.js';
+import type { TraceCarrier } from '../telemetry/tracing.js';
 
 /** What a backend does for a run. */
 export interface RunPort {
@@ -73,6 +76,8 @@ export interface RunOptions {
   readonly asked?: readonly { readonly inputId: string; readonly method: string; readonly params: unknown }[];
   /** What the runtime gives every run of its handlers (subtasks, bounds of partial results). */
   readonly extras?: RunExtras | undefined;
+  /** The trace context kept with the task when it was created: its run's span joins that trace. */
+  readonly trace?: TraceCarrier | undefined;
 }
 
 /** What a runtime gives the runs of its handlers. */
@@ -139,6 +144,8 @@ export class TaskRun {
   #stopped = false;
   /** The work's subtasks and intermediate results; made at the first. */
   #family: RunFamily | null = null;
+  /** The run's span, from the work's start to the run's end (see `telemetry/task-span.ts`). */
+  #span: TaskSpan | null = null;
 
   constructor(start: RunStart, options: RunOptions, port: RunPort) {
     this.#options = options;
@@ -152,6 +159,7 @@ export class TaskRun {
       next: (snapshot) => {
         if (this.#stopped) return;
         port.observe?.(snapshot);
+        this.#span?.observe(snapshot.value, snapshot.context);
         if (isTerminalStatus(snapshot.value)) this.#end(snapshot.value);
       },
       // The machine's actions are pure assignments: an error here is a bug, and the run ends.
@@ -206,8 +214,12 @@ export class TaskRun {
     const handler = this.#options.handler;
     if (!handler || this.#begun) return;
     this.#begun = true;
+    const o = this.#options;
+    const snapshot = this.actor.getSnapshot();
+    const span = (this.#span = new TaskSpan({ context: snapshot.context, status: snapshot.value, trace: o.trace, attempt: this.attempt, node: o.node ?? null, resumedFrom: o.resumeFrom?.seq ?? null }));
+    // The work runs in the span's context: what it does (subtasks, requests, log lines) joins its trace.
     // A port that failed to keep the outcome leaves nothing this run could still do.
-    this.#work(handler).catch(() => this.stop());
+    otel.with(span.context, () => this.#work(handler)).catch(() => this.stop());
   }
 
   /**
@@ -302,6 +314,7 @@ export class TaskRun {
   async checkpoint(state: unknown, label?: string): Promise<boolean> {
     if (this.#over) return false;
     const checkpoint: TaskCheckpoint = { seq: ++this.#checkpointSeq, state, label: label ?? null, at: this.#options.now(), node: this.#options.node ?? null };
+    this.#span?.checkpoint(checkpoint.seq, checkpoint.label);
     return this.#port.checkpoint ? await this.#port.checkpoint(checkpoint) : true;
   }
 
@@ -422,6 +435,10 @@ export class TaskRun {
     }
     // Subtasks never outlive their parent's run (a stopped run's task lives on: its children too).
     if (status !== null) this.#family?.cancelAll();
-    this.#port.ended?.();
+    const span = this.#span;
+    if (span === null) return void this.#port.ended?.();
+    // Told in the span's context, so that the node's "task end" line carries its trace.
+    otel.with(span.context, () => this.#port.ended?.());
+    span.end(status, this.actor.getSnapshot().context);
   }
 }
