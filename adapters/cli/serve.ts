@@ -16,6 +16,7 @@ import { log } from '../log.js';
 import { DEFAULT_CLOSE_GRACE_MS } from '../http/front.js';
 import { allowedList } from '../http/origin-guard.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
+import { OTEL_FLAG_HELP, OTEL_FLAG_SPECS, startOtel } from './otel-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
 import { OPERATOR_FLAG_HELP, OPERATOR_FLAG_SPECS, operatorFront } from './operator-flag.js';
@@ -92,6 +93,7 @@ Tasks:
   --push-ack-wait MS         with --nats: a node that holds a delivery this long without word loses it
                              to another (default 30000)
 ${AUDIT_FLAG_HELP}
+${OTEL_FLAG_HELP}
 
 Limits per requester (session + auth principal); over one, a request gets JSON-RPC error -32029
 naming the limit and when to retry; 'off' lifts a limit:
@@ -215,6 +217,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       ...NATS_FLAG_SPECS,
       ...INSPECT_FLAG_SPECS,
       ...OPERATOR_FLAG_SPECS,
+      ...OTEL_FLAG_SPECS,
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -295,6 +298,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const serving1 = role !== 'worker' && sdk === 'v1' ? await loadServeV1() : undefined;
   const serving2 = role !== 'worker' && sdk === 'v2' ? await loadServeV2() : undefined;
 
+  // Before the runtime: its spans and metrics go to the SDK from the first task on.
+  const otel = values.otel === true ? await startOtel({}) : undefined;
   let runtime: TaskRuntime;
   let sessions;
   let connection;
@@ -326,6 +331,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const dispose = async (): Promise<void> => {
     await inspector?.close();
     await runtime.dispose();
+    await otel?.shutdown();
   };
   /**
    * Ends the process once `closing` settles (or fails), or at the latest after SHUTDOWN_DEADLINE_MS

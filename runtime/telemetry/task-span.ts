@@ -50,7 +50,7 @@ export class TaskSpan {
     const c = start.context;
     // Over the root, not the ambient context: a run started while some other request is being
     // served (a worker's pull, a takeover) belongs to its own task's trace only.
-    const parent = extractTraceContext(start.trace as Readonly<Record<string, unknown>> | undefined, ROOT_CONTEXT);
+    const parent = extractTraceContext(start.trace, ROOT_CONTEXT);
     const creator = trace.getSpanContext(parent);
     const attributes: Attributes = {
       [`${NS}.id`]: c.taskId,

@@ -52,8 +52,8 @@ const setter: TextMapSetter<Record<string, unknown>> = {
  * tracer().startSpan('tools/call sleep', { kind: SpanKind.SERVER }, parent);
  * ```
  */
-export function extractTraceContext(carrier: Readonly<Record<string, unknown>> | undefined, base: Context = context.active()): Context {
-  return carrier === undefined ? base : propagation.extract(base, carrier, getter);
+export function extractTraceContext(carrier: TraceCarrier | Readonly<Record<string, unknown>> | undefined, base: Context = context.active()): Context {
+  return carrier === undefined ? base : propagation.extract(base, carrier as Readonly<Record<string, unknown>>, getter);
 }
 
 /**
