@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Histogram, type Span } from '@opentelemetry/api';
 import { extractTraceContext, injectTraceContext, lazyInstrument, tracer } from '../../runtime/telemetry/tracing.js';
 
 /** The project's own attribute of a span that concerns one task (a `tasks/*` request, a task created). */
@@ -90,27 +90,43 @@ export function mcpOperation(message: McpMessage, peer: McpPeerInfo): { name: st
   if (uri !== undefined) attributes['mcp.resource.uri'] = uri;
   const taskId = method.startsWith('tasks/') ? text(params?.['taskId']) : undefined;
   if (taskId !== undefined) attributes[TASK_ID_ATTRIBUTE] = taskId;
-  return { name: target === undefined ? method : `${method} ${target}`, attributes, metric };
+  return { name: spanName(message), attributes, metric };
 }
 
 /** How a request ended: a JSON-RPC result or error, or neither (cancelled, connection gone). */
 export type McpOutcome = { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } } | { readonly abandoned: string };
+
+/** The span name of a request: `{mcp.method.name} {target}`, the target a tool or prompt name. */
+function spanName(message: McpMessage): string {
+  const { method } = message;
+  const target = method === 'tools/call' || method === 'prompts/get' ? text(message.params?.['name']) : undefined;
+  return target === undefined ? method : `${method} ${target}`;
+}
 
 /** One request being served or sent: its span, and the context its work runs in. */
 export class McpOperation {
   readonly span: Span;
   /** The span's context: run the request's work in it (`context.with`) so what it does joins the trace. */
   readonly context: Context;
-  readonly #metric: Attributes;
-  readonly #start = performance.now();
   readonly #side: 'server' | 'client';
+  readonly #duration: Histogram | null;
+  /** The histogram's attributes; `null` when nothing records (no SDK): none are built then. */
+  readonly #metric: Attributes | null = null;
+  readonly #start = performance.now();
   #ended = false;
 
-  constructor(span: Span, ctx: Context, metric: Attributes, side: 'server' | 'client') {
+  constructor(span: Span, ctx: Context, message: McpMessage, peer: McpPeerInfo, side: 'server' | 'client') {
     this.span = span;
     this.context = ctx;
-    this.#metric = metric;
     this.#side = side;
+    this.#duration = (side === 'server' ? serverDuration : clientDuration)();
+    // Built only for an SDK that records them (most of a no-op request's cost was building them);
+    // a sampler therefore sees the name and kind, not the attributes.
+    if (span.isRecording() || this.#duration !== null) {
+      const { attributes, metric } = mcpOperation(message, peer);
+      if (span.isRecording()) span.setAttributes(attributes);
+      this.#metric = metric;
+    }
   }
 
   /** Ends the span and records the duration; later calls do nothing. */
@@ -118,11 +134,13 @@ export class McpOperation {
     if (this.#ended) return;
     this.#ended = true;
     const metric = this.#metric;
+    if (metric === null) return this.span.end();
     let errorType: string | undefined;
     let message: string | undefined;
     if ('error' in outcome) {
       const { code } = outcome.error;
       metric['rpc.response.status_code'] = String(code);
+      this.span.setAttribute('rpc.response.status_code', String(code));
       if (this.#side === 'client' || !CALLER_CODES.has(code)) errorType = String(code);
       message = outcome.error.message;
     } else if ('abandoned' in outcome) {
@@ -139,9 +157,8 @@ export class McpOperation {
       this.span.setAttribute('error.type', errorType);
       this.span.setStatus({ code: SpanStatusCode.ERROR, ...(message !== undefined && { message }) });
     }
-    if (metric['rpc.response.status_code'] !== undefined) this.span.setAttribute('rpc.response.status_code', metric['rpc.response.status_code']);
     this.span.end();
-    (this.#side === 'server' ? serverDuration : clientDuration)().record((performance.now() - this.#start) / 1000, metric);
+    this.#duration?.record((performance.now() - this.#start) / 1000, metric);
   }
 }
 
@@ -157,13 +174,12 @@ export class McpOperation {
  * ```
  */
 export function startServerOperation(message: McpMessage, peer: McpPeerInfo): McpOperation {
-  const { name, attributes, metric } = mcpOperation(message, peer);
   const ambient = context.active();
   const meta = message.params?.['_meta'];
   const parent = isRecord(meta) ? extractTraceContext(meta, ambient) : ambient;
   const around = parent === ambient ? undefined : trace.getSpan(ambient)?.spanContext();
-  const span = tracer().startSpan(name, { kind: SpanKind.SERVER, attributes, ...(around !== undefined && { links: [{ context: around }] }) }, parent);
-  return new McpOperation(span, trace.setSpan(parent, span), metric, 'server');
+  const span = tracer().startSpan(spanName(message), { kind: SpanKind.SERVER, ...(around !== undefined && { links: [{ context: around }] }) }, parent);
+  return new McpOperation(span, trace.setSpan(parent, span), message, peer, 'server');
 }
 
 /**
@@ -176,11 +192,10 @@ export function startServerOperation(message: McpMessage, peer: McpPeerInfo): Mc
  * ```
  */
 export function startClientOperation(message: McpMessage, peer: McpPeerInfo): { operation: McpOperation; params: Record<string, unknown> | undefined } {
-  const { name, attributes, metric } = mcpOperation(message, peer);
   const parent = context.active();
-  const span = tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
+  const span = tracer().startSpan(spanName(message), { kind: SpanKind.CLIENT }, parent);
   const ctx = trace.setSpan(parent, span);
-  const operation = new McpOperation(span, ctx, metric, 'client');
+  const operation = new McpOperation(span, ctx, message, peer, 'client');
   const meta: Record<string, unknown> = {};
   injectTraceContext(meta, ctx);
   // Nothing to carry (no SDK): the params go out as they came, not copied.

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { TaskContext, TaskStatus } from '../../machines/index.js';
 import { extractTraceContext, tracer, type TraceCarrier } from './tracing.js';
 
@@ -52,18 +52,21 @@ export class TaskSpan {
     // served (a worker's pull, a takeover) belongs to its own task's trace only.
     const parent = extractTraceContext(start.trace, ROOT_CONTEXT);
     const creator = trace.getSpanContext(parent);
-    const attributes: Attributes = {
-      [`${NS}.id`]: c.taskId,
-      [`${NS}.dialect`]: c.dialect,
-      [`${NS}.method`]: c.method,
-      [`${NS}.attempt`]: start.attempt,
-      [`${NS}.status`]: start.status,
-      ...(c.label !== null && { [`${NS}.label`]: c.label }),
-      ...(start.node !== null && { [`${NS}.node`]: start.node }),
-      ...(start.resumedFrom !== null && { [`${NS}.resumed_from`]: start.resumedFrom }),
-    };
     const name = c.label === null ? `task ${c.method}` : `task ${c.method} ${c.label}`;
-    this.span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes, ...(creator !== undefined && { links: [{ context: creator, attributes: { [`${NS}.link`]: 'created_by' } }] }) }, parent);
+    this.span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, ...(creator !== undefined && { links: [{ context: creator, attributes: { [`${NS}.link`]: 'created_by' } }] }) }, parent);
+    // Built only for an SDK that records them: with none, building them was most of the span's cost.
+    if (this.span.isRecording()) {
+      this.span.setAttributes({
+        [`${NS}.id`]: c.taskId,
+        [`${NS}.dialect`]: c.dialect,
+        [`${NS}.method`]: c.method,
+        [`${NS}.attempt`]: start.attempt,
+        [`${NS}.status`]: start.status,
+        ...(c.label !== null && { [`${NS}.label`]: c.label }),
+        ...(start.node !== null && { [`${NS}.node`]: start.node }),
+        ...(start.resumedFrom !== null && { [`${NS}.resumed_from`]: start.resumedFrom }),
+      });
+    }
     this.context = trace.setSpan(parent, this.span);
     this.#status = start.status;
     this.#message = c.statusMessage;

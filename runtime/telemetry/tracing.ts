@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { context, isSpanContextValid, metrics, propagation, trace, type Context, type Meter, type MeterProvider, type TextMapGetter, type TextMapSetter, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { context, createNoopMeter, isSpanContextValid, metrics, propagation, trace, type Context, type Meter, type MeterProvider, type TextMapGetter, type TextMapSetter, type Tracer, type TracerProvider } from '@opentelemetry/api';
 
 /** The instrumentation scope every span and metric of this project is reported under. */
 export const INSTRUMENTATION_SCOPE = 'mcp-task-actors';
@@ -116,19 +116,23 @@ export const tracer: () => Tracer = perProvider<TracerProvider, Tracer>(
 
 /**
  * An instrument made lazily from the registered meter provider, and made again when another
- * provider is registered: never at import time (see the module note).
+ * provider is registered: never at import time (see the module note). `null` while no meter
+ * provider is registered, so that a caller builds no attributes for a no-op.
  *
  * @param make - creates the instrument from the project's meter
  * @example
  * ```ts
  * const duration = lazyInstrument((meter) => meter.createHistogram('mcp.server.operation.duration', { unit: 's' }));
- * duration().record(0.012, { 'mcp.method.name': 'tools/call' });
+ * duration()?.record(0.012, { 'mcp.method.name': 'tools/call' });
  * ```
  */
-export function lazyInstrument<T>(make: (meter: Meter) => T): () => T {
-  return perProvider<MeterProvider, T>(
+export function lazyInstrument<T>(make: (meter: Meter) => T): () => T | null {
+  return perProvider<MeterProvider, T | null>(
     () => metrics.getMeterProvider(),
-    (provider) => make(provider.getMeter(INSTRUMENTATION_SCOPE)),
+    (provider) => {
+      const meter = provider.getMeter(INSTRUMENTATION_SCOPE);
+      return meter === createNoopMeter() ? null : make(meter);
+    },
   );
 }
 
