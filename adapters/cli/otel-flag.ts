@@ -53,9 +53,8 @@ export async function startOtel(options: { serviceName?: string; metricReaders?:
   const { NodeSDK } = await loadForCommand(OTEL_SDK_NODE, 'mcp-tasks serve --otel', () => import('@opentelemetry/sdk-node'));
   const serviceName = process.env['OTEL_SERVICE_NAME'] ?? options.serviceName ?? DEFAULT_OTEL_SERVICE_NAME;
   const readers = options.metricReaders ?? [];
-  // The SDK's own copy of sdk-metrics may be another patch release than the reader's: the reader
-  // is used through its public methods only, so the types are reconciled here.
-  const sdk = new NodeSDK({ serviceName, ...(readers.length > 0 && { metricReaders: readers as never }) });
+  // Given readers replace the OTLP metric export the environment would configure.
+  const sdk = new NodeSDK({ serviceName, ...(readers.length > 0 && { metricReaders: readers }) });
   sdk.start();
   return { shutdown: () => sdk.shutdown() };
 }

@@ -199,7 +199,7 @@ export function startClientOperation(message: McpMessage, peer: McpPeerInfo): { 
   const meta: Record<string, unknown> = {};
   injectTraceContext(meta, ctx);
   // Nothing to carry (no SDK): the params go out as they came, not copied.
-  if (Object.keys(meta).length === 0) return { operation, params: message.params as Record<string, unknown> | undefined };
+  if (Object.keys(meta).length === 0) return { operation, params: message.params };
   const own = message.params?.['_meta'];
   return { operation, params: { ...message.params, _meta: { ...(isRecord(own) ? own : {}), ...meta } } };
 }

@@ -88,7 +88,7 @@ export function traceTransport(transport: TraceableTransport): void {
     open.get(requestKey(id))?.end({ abandoned: 'superseded' });
     open.set(requestKey(id), operation);
     return context.with(operation.context, () => inner?.(message, extra));
-  }) as TraceableTransport['onmessage'];
+  });
 
   const settle = (id: string | number, outcome: Parameters<McpOperation['end']>[0]): void => {
     const key = requestKey(id);
@@ -107,7 +107,7 @@ export function traceTransport(transport: TraceableTransport): void {
       else settle(message['id'], { result });
     }
     return send(message, options);
-  }) as TraceableTransport['send'];
+  });
   const onclose = transport.onclose;
   transport.onclose = () => {
     for (const operation of open.values()) operation.end({ abandoned: 'connection_closed' });

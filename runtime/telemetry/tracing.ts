@@ -19,10 +19,19 @@ export const INSTRUMENTATION_SCOPE = 'mcp-task-actors';
 /**
  * A trace context as plain strings, as the W3C Trace Context and Baggage headers write it: the
  * shape SEP-414 puts in `params._meta`, and the one a task's record keeps.
+ *
+ * @example
+ * ```ts
+ * const traceContext: TraceCarrier = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
+ * await runtime.create({ taskId, owner, dialect: '2025-11-25', method: 'tools/call', handler: 'report', traceContext });
+ * ```
  */
 export interface TraceCarrier {
+  /** W3C `traceparent`: version, trace id, parent span id, flags. */
   readonly traceparent?: string;
+  /** W3C `tracestate`: vendor entries, passed on as they came. */
   readonly tracestate?: string;
+  /** W3C `baggage`, when the propagators carry it. */
   readonly baggage?: string;
 }
 
@@ -84,7 +93,7 @@ export function carrierOf(ctx: Context = context.active()): TraceCarrier | undef
   if (trace.getSpan(ctx) === undefined) return undefined;
   const carrier: Record<string, string> = {};
   propagation.inject(ctx, carrier, setter);
-  return carrier['traceparent'] === undefined ? undefined : (carrier as TraceCarrier);
+  return carrier['traceparent'] === undefined ? undefined : (carrier);
 }
 
 /** One value made from the current global provider, made again when another is registered. */

@@ -43,7 +43,7 @@ async function v1Server() {
   attachTaskServer(server, { runtime: runtime(), tools: [sleepTool, failTool], prompts: [greetingPrompt] });
   const [peer, serverSide] = InMemoryTransport.createLinkedPair();
   const seen: Message[] = [];
-  peer.onmessage = (m) => seen.push(m as Message);
+  peer.onmessage = (m) => seen.push(m);
   await server.connect(serverSide);
   await peer.start();
   return { send: (m: object) => peer.send(m as JSONRPCMessage), answer: (id: unknown) => answerOf(seen, id) };
@@ -130,7 +130,7 @@ describe('TaskClient (SDK v1)', () => {
     const sent: Message[] = [];
     const send = clientSide.send.bind(clientSide);
     clientSide.send = (m, o) => {
-      sent.push(m as Message);
+      sent.push(m);
       return send(m, o);
     };
     await server.connect(serverSide);
@@ -163,7 +163,7 @@ describe('server spans (SDK v2)', () => {
     attachTaskServerV2(mcp, { runtime: runtime(), tools: [sleepTool] });
     const [peer, serverSide] = InMemoryTransportV2.createLinkedPair();
     const seen: Message[] = [];
-    peer.onmessage = (m) => seen.push(m as Message);
+    peer.onmessage = (m) => seen.push(m);
     await mcp.connect(serverSide);
     await peer.start();
     await peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { tasks: {} }, clientInfo: { name: 'c', version: '0' } } });
