@@ -15,13 +15,13 @@
  * @module
  */
 import { performance } from 'node:perf_hooks';
-import { context, metrics, propagation, trace } from '@opentelemetry/api';
-import { node, tracing } from '@opentelemetry/sdk-node';
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { context } from '@opentelemetry/api';
+import { tracing } from '@opentelemetry/sdk-node';
 import type { TaskContext } from '../machines/index.js';
 import { traceTransport } from '../adapters/wire/traced-transport.js';
 import { carrierOf } from '../runtime/telemetry/tracing.js';
 import { TaskSpan } from '../runtime/telemetry/task-span.js';
+import { registerOtelSdk, TestReader } from '../test/unit/telemetry/in-memory-otel.js';
 import { ours, type Side } from './lib/mcp-sides.js';
 import { alternate, median, type Benchmark, type BenchRow } from './lib/report.js';
 
@@ -75,28 +75,14 @@ function instrumentationMicros(lifecycles: number): number {
   return ((performance.now() - start) * 1000) / lifecycles;
 }
 
-/** A metric reader nobody reads: the SDK aggregates, as it would between scrapes. */
-class IdleReader extends MetricReader {
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
-
-/** Runs `fn` with an SDK registered: spans batched to an exporter that drops them, metrics aggregated. */
+/** Runs `fn` with an SDK registered: spans batched to an exporter that drops them, metrics aggregated by a reader nobody reads. */
 async function withSdk<T>(fn: () => Promise<T>): Promise<T> {
   const exporter: tracing.SpanExporter = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => undefined };
-  const provider = new node.NodeTracerProvider({ spanProcessors: [new tracing.BatchSpanProcessor(exporter)] });
-  provider.register();
-  const meters = new MeterProvider({ readers: [new IdleReader()] });
-  metrics.setGlobalMeterProvider(meters);
+  const stop = registerOtelSdk(new tracing.BatchSpanProcessor(exporter), new TestReader());
   try {
     return await fn();
   } finally {
-    await provider.shutdown();
-    await meters.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
-    metrics.disable();
+    await stop();
   }
 }
 

@@ -5,12 +5,6 @@ import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { node, tracing } from '@opentelemetry/sdk-node';
 import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 
-/** A metric reader read by hand. */
-class TestReader extends MetricReader {
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
-
 export interface InMemoryOtel {
   readonly spans: () => tracing.ReadableSpan[];
   readonly span: (name: string) => tracing.ReadableSpan;
@@ -18,14 +12,36 @@ export interface InMemoryOtel {
   readonly stop: () => Promise<void>;
 }
 
-/** Registers the SDK globally; `stop()` unregisters it. */
-export function startInMemoryOtel(): InMemoryOtel {
-  const exporter = new tracing.InMemorySpanExporter();
-  const provider = new node.NodeTracerProvider({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] });
+/**
+ * Registers an SDK globally (tracer provider with `spanProcessor`, async-local context, W3C
+ * propagator; meter provider with `reader`); the result unregisters it (the bench uses it too).
+ */
+export function registerOtelSdk(spanProcessor: tracing.SpanProcessor, reader: MetricReader): () => Promise<void> {
+  const provider = new node.NodeTracerProvider({ spanProcessors: [spanProcessor] });
   provider.register();
-  const reader = new TestReader();
   const meters = new MeterProvider({ readers: [reader] });
   metrics.setGlobalMeterProvider(meters);
+  return async () => {
+    await provider.shutdown();
+    await meters.shutdown();
+    trace.disable();
+    context.disable();
+    propagation.disable();
+    metrics.disable();
+  };
+}
+
+/** A metric reader read by hand (or never). */
+export class TestReader extends MetricReader {
+  protected override async onForceFlush(): Promise<void> {}
+  protected override async onShutdown(): Promise<void> {}
+}
+
+/** Registers the SDK globally, spans kept in memory; `stop()` unregisters it. */
+export function startInMemoryOtel(): InMemoryOtel {
+  const exporter = new tracing.InMemorySpanExporter();
+  const reader = new TestReader();
+  const stop = registerOtelSdk(new tracing.SimpleSpanProcessor(exporter), reader);
   const spans = (): tracing.ReadableSpan[] => exporter.getFinishedSpans();
   return {
     spans,
@@ -35,14 +51,7 @@ export function startInMemoryOtel(): InMemoryOtel {
       return found;
     },
     metrics: async () => (await reader.collect()).resourceMetrics,
-    stop: async () => {
-      await provider.shutdown();
-      await meters.shutdown();
-      trace.disable();
-      context.disable();
-      propagation.disable();
-      metrics.disable();
-    },
+    stop,
   };
 }
 
