@@ -46,6 +46,7 @@ export type {
   Subtask,
 } from './runtime/task-runtime.types.js';
 export type { CloseOptions, Readiness } from './runtime/drain.types.js';
+export type { TraceCarrier } from './runtime/telemetry/tracing.js';
 export type { TaskOwner, TaskStatus } from './machines/index.js';
 export { DEFAULT_LIMITS } from './runtime/limits.js';
 export type { RequesterLimits } from './runtime/limits.js';

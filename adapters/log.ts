@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { traceLogFields } from '../runtime/telemetry/tracing.js';
 
 /** Log levels, most to least severe. */
 export type LogLevel = 'error' | 'warn' | 'info';
@@ -16,5 +17,5 @@ export type LogLevel = 'error' | 'warn' | 'info';
  * ```
  */
 export function log(level: LogLevel, msg: string, fields: Record<string, unknown> = {}): void {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields, ...traceLogFields() })}\n`);
 }

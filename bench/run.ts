@@ -18,6 +18,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'sdk-v2': async () => (await import('./sdk-v2.js')).run,
   sessions: async () => (await import('./sessions.js')).run,
   inline: async () => (await import('./inline.js')).run,
+  telemetry: async () => (await import('./telemetry.js')).run,
 };
 
 async function main(): Promise<void> {

@@ -42,6 +42,7 @@ export type {
   Subtask,
 } from './task-runtime.types.js';
 export type { CloseOptions, Readiness } from './drain.types.js';
+export type { TraceCarrier } from './telemetry/tracing.js';
 export {
   errors,
   isTaskRuntimeError,

@@ -10,6 +10,7 @@ import type { TaskObserver } from './observer.types.js';
 import type { PushRequest } from './push/push-request.js';
 import type { DeliveryAttempt } from './push/push.types.js';
 import type { CloseOptions, Readiness } from './drain.types.js';
+import type { TraceCarrier } from './telemetry/tracing.js';
 
 /** A task as the runtime reports it: the machine's context plus its status and expiry. */
 export interface TaskView extends Readonly<Omit<TaskContext, 'pendingInputs'>> {
@@ -241,6 +242,12 @@ export interface CreateTaskOptions {
    * the runtime's `push.allow` lists the URL.
    */
   readonly push?: PushRequest;
+  /**
+   * The trace context the task's run joins (W3C `traceparent`/`tracestate`, as SEP-414 carries
+   * them in `_meta`). Defaults to the active OpenTelemetry context when the task is created; kept
+   * with the task, so a run on another node joins the same trace.
+   */
+  readonly traceContext?: TraceCarrier;
 }
 
 /** A change applied from outside to a task without a handler (see `TaskRuntime.update`). */

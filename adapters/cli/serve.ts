@@ -16,6 +16,8 @@ import { log } from '../log.js';
 import { DRAIN_FLAG_SPECS, DRAIN_FLAGS_HELP, drainSettings, NodeShutdown } from './drain.js';
 import { allowedList } from '../http/origin-guard.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
+import type { MetricReader } from '@opentelemetry/sdk-metrics';
+import { OTEL_FLAG_HELP, OTEL_FLAG_SPECS, startOtel } from './otel-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
 import { METRICS_FLAG_SPECS, METRICS_FLAGS_HELP, startMetricsFlag } from './metrics-port.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
@@ -93,6 +95,7 @@ Tasks:
   --push-ack-wait MS         with --nats: a node that holds a delivery this long without word loses it
                              to another (default 30000)
 ${AUDIT_FLAG_HELP}
+${OTEL_FLAG_HELP}
 
 Limits per requester (session + auth principal); over one, a request gets JSON-RPC error -32029
 naming the limit and when to retry; 'off' lifts a limit:
@@ -216,6 +219,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       ...METRICS_FLAG_SPECS,
       ...OPERATOR_FLAG_SPECS,
       ...DRAIN_FLAG_SPECS,
+      ...OTEL_FLAG_SPECS,
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -296,9 +300,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
   // Before anything starts: a missing SDK is reported before a NATS connection keeps the process alive.
   const serving1 = role !== 'worker' && sdk === 'v1' ? await loadServeV1() : undefined;
   const serving2 = role !== 'worker' && sdk === 'v2' ? await loadServeV2() : undefined;
-  // Before the runtime: it takes its meter when created, from the provider registered by then.
-  const metricsPort = await startMetricsFlag(values, false);
-
+  // Before the runtime: it takes its meter and tracer when created, from the providers registered
+  // by then. With both flags, the SDK's meter provider reads through the Prometheus exporter.
+  const withOtel = values.otel === true;
+  const metricsPort = await startMetricsFlag(values, withOtel);
+  const otel = withOtel ? await startOtel({ ...(metricsPort && { metricReaders: [metricsPort.reader as MetricReader] }) }) : undefined;
   let runtime: TaskRuntime;
   let sessions;
   let connection;
@@ -330,6 +336,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const dispose = async (): Promise<void> => {
     await inspector?.close();
     await runtime.dispose();
+    // The SDK first: its last export flushes while the metrics port still answers.
+    await otel?.shutdown();
     await metricsPort?.close();
   };
   // SIGTERM and SIGINT drain (see drain.ts); the probes of --health-port start now.

@@ -24,6 +24,7 @@ import { installedMcpHandlers, interceptHandlers, registeredNames, type WrappedH
 import { guardPlainNames, PLAIN_KINDS, type PlainKind } from '../wire/plain-names.js';
 import { HOST_TASK_TOOL_NAMES, hostTaskTools } from '../wire/host-task-tools.js';
 import { pushOption } from '../dialects/extension-meta.js';
+import { traceConnections } from '../wire/traced-transport.js';
 
 /** Options of {@link attachTaskServerV2}. */
 export interface AttachTaskServerV2Options extends TaskServerDefinitions, InlineAnswerOptions {
@@ -176,6 +177,8 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
     ...(served.resources.size > 0 && { resources: {} }),
   });
   registerWork(runtime, served.tools.values(), options);
+  // A span per request, on whatever transport the SDK connects this instance to.
+  traceConnections(server);
 
   // A task is not a result the SDK's checks let through: taskable requests are answered here,
   // ahead of them; a plain legacy-era call goes on to the SDK's path, checks and all.

@@ -15,6 +15,7 @@ import { AnyResultSchema, requestKey } from '../wire/request-info.js';
 import { StandaloneInputs, type StandaloneInputOptions } from '../wire/standalone-inputs.js';
 import type { ConnectionContext } from './request-handlers.js';
 import { FastLane } from './fast-lane.js';
+import { traceConnections } from '../wire/traced-transport.js';
 import { StatusNotifications } from '../wire/status-notifications.js';
 import { assertSdkInternals } from './sdk-internals-check.js';
 import { sdkCancelHandler } from './sdk-internals.js';
@@ -42,6 +43,8 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
   // Task requests are answered ahead of the SDK's Protocol (see fast-lane.ts), which hears of
   // cancels and of the connection's end at the transport itself.
   const lane = options.fastLane === false ? undefined : FastLane.for(host);
+  // After the lane: its spans see every request first, the lane's and the SDK's alike.
+  traceConnections(host);
   const previousOnClose = host.onclose;
   host.onclose = () => {
     statusNotes.close();

@@ -18,6 +18,7 @@ import type { CallDialect, CallOptions, DialectChoice, TaskCall, TaskRefOptions 
 import { chooseCallDialect, chooseTaskDialect, confirm2025, listedTaskSupport, type ServerView } from './dialect-choice.js';
 import { InputRoutes } from './input-routes.js';
 import { TaskMetaReader } from './task-updates.js';
+import { tracedPeer } from './traced-peer.js';
 
 export type { CreatedRoutes } from './task-client.pending.js';
 
@@ -111,14 +112,15 @@ export class TaskClientCore {
    * @throws TypeError when the dialect is 2026-07-28 and `options.rawDispatch` is missing
    */
   constructor(client: RequesterPeer, options: TaskClientOptions, routes: () => CreatedRoutes, sdk: SdkSide = { capabilities: () => undefined }) {
-    this.#client = client;
+    // Every request it sends, on any dialect, in a CLIENT span whose context rides in `_meta`.
+    this.#client = tracedPeer(client);
     this.#sdk = sdk;
     this.options = resolveTaskClientOptions(options);
     this.#routes = routes;
     this.#onInputRequest = options.onInputRequest;
     if (options.rawDispatch !== undefined) {
       const clientCapabilities = options.clientCapabilities ?? (options.onInputRequest === undefined ? {} : { elicitation: {}, sampling: {} });
-      this.#extension = new ExtensionPeer(options.rawDispatch, { clientInfo: options.clientInfo ?? CLIENT_INFO, clientCapabilities });
+      this.#extension = tracedPeer(new ExtensionPeer(options.rawDispatch, { clientInfo: options.clientInfo ?? CLIENT_INFO, clientCapabilities }));
     }
     // Refuses the 2026-07-28 dialect without a raw dispatch now, not at the first call.
     if (this.options.dialect !== 'auto') this.#peer(this.options.dialect);

@@ -11,6 +11,7 @@ import type { TaskView } from '../task-runtime.types.js';
 import { suggestedPollInterval } from '../core/poll-pacing.js';
 import { AuditEvent, type AuditLogger, type AuditOptions, type SecurityReport } from './audit.types.js';
 import { SuspicionCounters, type SuspicionFlag } from './suspicion-counters.js';
+import { traceLogFields } from '../telemetry/tracing.js';
 
 /**
  * The runtime calls the audit names in its lines (`op`).
@@ -138,7 +139,8 @@ export class AuditLog {
 
   #write(level: 'info' | 'warn', fields: object, message: string): void {
     try {
-      this.#logger?.[level](fields, message);
+      // Inside a request or a task's run, the line names its trace (see `traceLogFields`).
+      this.#logger?.[level]({ ...fields, ...traceLogFields() }, message);
     } catch {
       // A failing log sink must not fail the request or the task write that is being audited.
     }

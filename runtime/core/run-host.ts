@@ -8,6 +8,7 @@
  */
 import { taskEvents, type TaskEvent } from '../../machines/index.js';
 import type { InputAnswer, TaskCheckpoint, TaskHandler } from '../task-runtime.types.js';
+import type { TraceCarrier } from '../telemetry/tracing.js';
 import { TaskRun, type RunExtras, type RunPort, type RunStart } from './task-run.js';
 import type { TaskMetrics } from '../telemetry/metrics.js';
 
@@ -16,6 +17,8 @@ export interface RunWork {
   readonly handler: TaskHandler | null;
   readonly params: unknown;
   readonly runOptions?: RunExtras | undefined;
+  /** The trace context kept with the task when it was created (see `RunOptions.trace`). */
+  readonly trace?: TraceCarrier | undefined;
 }
 
 /** A run of a task that ran before (on NATS, after its worker was lost, or on another node). */
@@ -70,6 +73,7 @@ export class RunHost {
         maxResultBytes: this.#o.maxResultBytes,
         now: this.#o.now,
         extras: work.runOptions,
+        trace: work.trace,
         ...(resume && { attempt: resume.attempt, resumeFrom: resume.resumeFrom, asked: resume.asked }),
         ...(this.#o.node !== undefined && { node: this.#o.node }),
         ...(this.#o.metrics && { metrics: this.#o.metrics }),

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { context as otel } from '@opentelemetry/api';
 import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
 import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../machines/index.js';
 import { TaskTerminalError } from '../errors.js';
@@ -22,6 +23,8 @@ import { WorkContext } from './work-context.js';
 import type { SubtaskPort } from './subtasks.js';
 import type { TaskMetrics } from '../telemetry/metrics.js';
 import { RunMeter } from '../telemetry/run-meter.js';
+import { TaskSpan } from '../telemetry/task-span.js';
+import type { TraceCarrier } from '../telemetry/tracing.js';
 
 /** What a backend does for a run. */
 export interface RunPort {
@@ -77,6 +80,8 @@ export interface RunOptions {
   readonly extras?: RunExtras | undefined;
   /** The node's task metrics; `null` when none are taken. @default null */
   readonly metrics?: TaskMetrics | null;
+  /** The trace context kept with the task when it was created: its run's span joins that trace. */
+  readonly trace?: TraceCarrier | undefined;
 }
 
 /** What a runtime gives the runs of its handlers. */
@@ -145,6 +150,8 @@ export class TaskRun {
   #family: RunFamily | null = null;
   /** What the run measures: only a handler's run, only when metrics are taken. */
   readonly #meter: RunMeter | null;
+  /** The run's span, from the work's start to the run's end (see `telemetry/task-span.ts`). */
+  #span: TaskSpan | null = null;
 
   constructor(start: RunStart, options: RunOptions, port: RunPort) {
     this.#options = options;
@@ -160,6 +167,7 @@ export class TaskRun {
         if (this.#stopped) return;
         this.#meter?.moved(snapshot.value);
         port.observe?.(snapshot);
+        this.#span?.observe(snapshot.value, snapshot.context);
         if (isTerminalStatus(snapshot.value)) this.#end(snapshot.value);
       },
       // The machine's actions are pure assignments: an error here is a bug, and the run ends.
@@ -214,9 +222,13 @@ export class TaskRun {
     const handler = this.#options.handler;
     if (!handler || this.#begun) return;
     this.#begun = true;
-    this.#meter?.began(this.actor.getSnapshot().context, this.attempt, this.#options.now());
+    const o = this.#options;
+    const snapshot = this.actor.getSnapshot();
+    this.#meter?.began(snapshot.context, this.attempt, o.now());
+    const span = (this.#span = new TaskSpan({ context: snapshot.context, status: snapshot.value, trace: o.trace, attempt: this.attempt, node: o.node ?? null, resumedFrom: o.resumeFrom?.seq ?? null }));
+    // The work runs in the span's context: what it does (subtasks, requests, log lines) joins its trace.
     // A port that failed to keep the outcome leaves nothing this run could still do.
-    this.#work(handler).catch(() => this.stop());
+    otel.with(span.context, () => this.#work(handler)).catch(() => this.stop());
   }
 
   /**
@@ -311,6 +323,7 @@ export class TaskRun {
   async checkpoint(state: unknown, label?: string): Promise<boolean> {
     if (this.#over) return false;
     const checkpoint: TaskCheckpoint = { seq: ++this.#checkpointSeq, state, label: label ?? null, at: this.#options.now(), node: this.#options.node ?? null };
+    this.#span?.checkpoint(checkpoint.seq, checkpoint.label);
     return this.#port.checkpoint ? await this.#port.checkpoint(checkpoint) : true;
   }
 
@@ -432,6 +445,10 @@ export class TaskRun {
     }
     // Subtasks never outlive their parent's run (a stopped run's task lives on: its children too).
     if (status !== null) this.#family?.cancelAll();
-    this.#port.ended?.();
+    const span = this.#span;
+    if (span === null) return void this.#port.ended?.();
+    // Told in the span's context, so that the node's "task end" line carries its trace.
+    otel.with(span.context, () => this.#port.ended?.());
+    span.end(status, this.actor.getSnapshot().context);
   }
 }

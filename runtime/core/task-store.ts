@@ -11,6 +11,7 @@ import type { TaskContext, TaskEvent, TaskInput, TaskStatus } from '../../machin
 import type { HandlerOptions, InputAnswer, InputRequest, TaskChange, TaskHandler, TaskView } from '../task-runtime.types.js';
 import type { TaskObserver } from '../observer.types.js';
 import type { RunExtras } from './task-run.js';
+import type { TraceCarrier } from '../telemetry/tracing.js';
 import type { SecurityReport } from '../audit/index.js';
 
 /** What the core reads of a stored task: the memory backend's entry and the NATS record both are one. */
@@ -36,6 +37,8 @@ export interface NewTask {
     readonly params: unknown;
     /** What its run gets from the runtime (subtasks, bounds of partial results). */
     readonly runOptions?: RunExtras;
+    /** The creating request's trace context, kept with the task so its run joins that trace. */
+    readonly trace?: TraceCarrier;
   } | null;
 }
 

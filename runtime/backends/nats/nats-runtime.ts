@@ -35,6 +35,7 @@ import { RunningTasks } from './running-tasks.js';
 import { SharedRates } from './shared-rates.js';
 import { ExpiryBatch } from './expiry-batch.js';
 import { persistently } from './persistently.js';
+import { traceLogFields } from '../../telemetry/tracing.js';
 import { type ExpiryItem, type NodeLog, type RunItem, type TaskSpace } from './task-space.js';
 import { TaskWorker } from './task-worker.js';
 import { DEFAULT_UNSERVED_TIMEOUT_MS, UnservedTasks, type UnservedCheck } from './unserved-tasks.js';
@@ -121,9 +122,11 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   const unservedTimeoutMs = options.unservedTimeoutMs === null ? null : positive('unservedTimeoutMs', options.unservedTimeoutMs ?? DEFAULT_UNSERVED_TIMEOUT_MS);
   const nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const layout = { prefix: options.prefix ?? 'tasks', replicas: options.replicas ?? 1, storage: options.storage ?? 'file' } as const;
-  const log: NodeLog = options.log ?? (() => undefined);
   // Now, not at import: a meter taken before the SDK is registered would measure nothing.
   const metrics = openTaskMetrics();
+  // Every line says its node, and inside a request or a task's run its trace (see `traceLogFields`).
+  const sink = options.log;
+  const log: NodeLog = sink === undefined ? () => undefined : (level, message, fields) => sink(level, message, { node: nodeId, ...fields, ...traceLogFields() });
 
   const nc = options.connection ?? (await connectNats({ name: `mcp-tasks ${nodeId}`, ...options.nats }));
   // Creating streams and buckets may time out while a cluster elects its leaders: keep trying.

@@ -11,6 +11,7 @@ import { createActor, type ActorScope } from 'xstate';
 import { isTerminalStatus, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../../machines/index.js';
 import type { InputRequest, TaskCheckpoint } from '../../task-runtime.types.js';
 import { expiresAtOf, mayKeepResult } from '../../core/retention.js';
+import type { TraceCarrier } from '../../telemetry/tracing.js';
 
 /** The work behind a task, as any worker needs it to run it. */
 export interface StoredWork {
@@ -19,6 +20,8 @@ export interface StoredWork {
   readonly params: unknown;
   readonly retry: 'never' | 'restart' | 'resume';
   readonly maxAttempts: number;
+  /** The creating request's trace context, so that a run on any worker joins its trace (absent in records written before). */
+  readonly trace?: TraceCarrier;
 }
 
 /** An input request of the task, kept (with its answer once given) so a re-run can replay it. */

@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { context as otel, ROOT_CONTEXT } from '@opentelemetry/api';
+import { extractTraceContext } from '../../telemetry/tracing.js';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
 import type { Settled } from '../../core/outcome.js';
 import type { RunPort, TaskRun } from '../../core/task-run.js';
@@ -341,7 +343,10 @@ export class TaskWorker {
     this.#running.set(item.key, run);
     this.tasksRun++;
     const from = resuming ? moved.record.checkpoint : undefined;
-    space.log('info', 'task run', { taskId: record.context.taskId, attempt: item.attempt, node: space.nodeId, key: item.key, ...(from && { resumedFrom: from.label ?? from.seq, checkpoint: from.seq }) });
+    // In the trace of the request that created the task: its run's span starts only further on.
+    otel.with(extractTraceContext(record.work?.trace, ROOT_CONTEXT), () =>
+      space.log('info', 'task run', { taskId: record.context.taskId, attempt: item.attempt, node: space.nodeId, key: item.key, ...(from && { resumedFrom: from.label ?? from.seq, checkpoint: from.seq }) }),
+    );
     // A run writes only while the record still names it: after a takeover, a stalled worker's late writes are dropped.
     run.ours = (r: TaskRecord): boolean => r.node === space.nodeId && r.attempts === item.attempt && r.order === item.order;
     // What the run starts from, its large parts read back (params, questions asked, checkpoint);
@@ -358,7 +363,7 @@ export class TaskWorker {
     run.run = this.#host.start(
       item.key,
       { status: moved.record.status, context: moved.record.context },
-      { handler: registered.handler, params: full.work?.params, runOptions: registered.runOptions },
+      { handler: registered.handler, params: full.work?.params, runOptions: registered.runOptions, trace: moved.record.work?.trace },
       this.#portOf(run),
       // A resumable handler starts from its last checkpoint; any other from the start. What
       // earlier runs asked: asked again, the same question gets its id (and its answer).
