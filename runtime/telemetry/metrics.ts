@@ -12,11 +12,12 @@
  *
  * @module
  */
-import { createNoopMeter, metrics, type Attributes, type Counter, type Histogram, type Meter, type MeterProvider, type UpDownCounter } from '@opentelemetry/api';
+import { metrics, type Attributes, type Counter, type Histogram, type Meter, type MeterProvider, type UpDownCounter } from '@opentelemetry/api';
+import { INSTRUMENTATION_SCOPE, isNoopMeter } from './tracing.js';
 import type { TaskStatus } from '../../machines/index.js';
 
 /** The instrumentation scope of every metric of this package. */
-export const METER_NAME = 'mcp-task-actors';
+export const METER_NAME = INSTRUMENTATION_SCOPE;
 
 /** The metric names (see the module comment). */
 export const TaskMetricName = {
@@ -152,9 +153,6 @@ export class TaskMetrics {
   }
 }
 
-/** The prototype of the API's no-op meter: what every meter is while no SDK is registered. */
-const NOOP_METER = Object.getPrototypeOf(createNoopMeter()) as object;
-
 /**
  * The task metrics of a runtime being created: on the global meter provider (or `provider`),
  * `null` when it is the API's no-op one (no SDK registered: nothing would be measured, so nothing
@@ -168,5 +166,5 @@ const NOOP_METER = Object.getPrototypeOf(createNoopMeter()) as object;
  */
 export function openTaskMetrics(provider: MeterProvider = metrics.getMeterProvider()): TaskMetrics | null {
   const meter = provider.getMeter(METER_NAME);
-  return Object.getPrototypeOf(meter) === NOOP_METER ? null : new TaskMetrics(meter);
+  return isNoopMeter(meter) ? null : new TaskMetrics(meter);
 }

@@ -140,9 +140,27 @@ export function lazyInstrument<T>(make: (meter: Meter) => T): () => T | null {
     () => metrics.getMeterProvider(),
     (provider) => {
       const meter = provider.getMeter(INSTRUMENTATION_SCOPE);
-      return meter === createNoopMeter() ? null : make(meter);
+      return isNoopMeter(meter) ? null : make(meter);
     },
   );
+}
+
+/** The prototype of the API's no-op meter: what every meter is while no SDK is registered. */
+const NOOP_METER = Object.getPrototypeOf(createNoopMeter()) as object;
+
+/**
+ * Whether `meter` is the API's no-op one (no SDK registered): nothing it makes would measure
+ * anything, so callers make nothing. The one test of it, for the task metrics and the request
+ * histograms alike.
+ *
+ * @example
+ * ```ts
+ * const meter = metrics.getMeter('mcp-task-actors');
+ * if (!isNoopMeter(meter)) meter.createCounter('x').add(1);
+ * ```
+ */
+export function isNoopMeter(meter: Meter): boolean {
+  return Object.getPrototypeOf(meter) === NOOP_METER;
 }
 
 /**
