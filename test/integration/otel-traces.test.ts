@@ -5,52 +5,12 @@
  * in that trace, each from its own process, named and attributed as the conventions say, and the
  * worker's log lines of the run carry the trace id.
  */
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startFrontWorker, stopSharedNats, type FrontWorkerPair } from './harness/nats-front-worker.js';
 import { connectSdkClientTo, type SdkPeer } from './harness/sdk-client.js';
 import { pollUntil } from './harness/cluster.js';
-
-/** One span as OTLP/JSON writes it, with its resource's attributes. */
-interface ExportedSpan {
-  readonly traceId: string;
-  readonly spanId: string;
-  readonly parentSpanId?: string;
-  readonly name: string;
-  readonly kind: number;
-  readonly attributes: Record<string, unknown>;
-  readonly resource: Record<string, unknown>;
-}
-
-type OtlpAttribute = { key: string; value: Record<string, unknown> };
-const attributesOf = (list: OtlpAttribute[] = []): Record<string, unknown> =>
-  Object.fromEntries(list.map(({ key, value }) => [key, value['stringValue'] ?? (value['intValue'] !== undefined ? Number(value['intValue']) : (value['boolValue'] ?? value['doubleValue']))]));
-
-/** An OTLP/HTTP receiver: every span POSTed to /v1/traces, and the metric names POSTed to /v1/metrics. */
-async function startReceiver(): Promise<{ url: string; spans: ExportedSpan[]; metricNames: Set<string>; close(): Promise<void> }> {
-  const spans: ExportedSpan[] = [];
-  const metricNames = new Set<string>();
-  const server: HttpServer = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-      if (req.url === '/v1/traces') {
-        for (const rs of body.resourceSpans ?? []) {
-          const resource = attributesOf(rs.resource?.attributes);
-          for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) spans.push({ ...s, attributes: attributesOf(s.attributes), resource });
-        }
-      }
-      if (req.url === '/v1/metrics') for (const rm of body.resourceMetrics ?? []) for (const sm of rm.scopeMetrics ?? []) for (const m of sm.metrics ?? []) metricNames.add(m.name);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans, metricNames, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
+import { startReceiver, type ExportedSpan } from './harness/otlp-receiver.js';
 
 const TRACE = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
 const CALLER = '1122334455667788';
