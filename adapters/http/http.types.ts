@@ -94,16 +94,16 @@ interface HttpHandlerBase {
    */
   readonly maxPendingBodyBytes?: number | null;
   /**
-   * The most sessions kept; past it a new `initialize` is answered 503 with `Retry-After`
-   * (existing sessions are never closed for it). `null`: no cap. @default 5_000
-   */
-  /**
    * While it returns a number (ms), the server drains: a new session's `initialize` is answered
    * 503 with `Retry-After` (that long, in seconds) and JSON-RPC error -32030 naming the shutdown;
    * existing sessions and the 2026-07-28 wire are served as before. `mcp-tasks serve` sets it on
    * SIGTERM. @default never draining
    */
   readonly draining?: () => number | null;
+  /**
+   * The most sessions kept; past it a new `initialize` is answered 503 with `Retry-After`
+   * (existing sessions are never closed for it). `null`: no cap. @default 5_000
+   */
   readonly maxSessions?: number | null;
   /**
    * A session with no request for this long is closed (its tasks stay until their keepAlive, but
