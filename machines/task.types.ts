@@ -117,6 +117,21 @@ export interface PartialResult {
   readonly content: unknown;
 }
 
+/**
+ * How far a task's work says it is (MCP's `notifications/progress` fields): `progress` only ever
+ * increases (a report that does not is refused); `total` when the work knows it.
+ *
+ * @example
+ * ```ts
+ * const p = context.progress; // { progress: 4, total: 10, message: 'step 4/10' }
+ * ```
+ */
+export interface TaskProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
 /** The machine's context: the input plus what changes as the task moves. JSON-safe by design. */
 export interface TaskContext extends TaskInput {
   updatedAt: number;
@@ -130,5 +145,7 @@ export interface TaskContext extends TaskInput {
   children?: ChildTask[];
   /** What its work published so far (intermediate results), oldest first; absent until the first. */
   partials?: PartialResult[];
+  /** The work's last progress report; absent until the first. */
+  progress?: TaskProgress;
 }
 
