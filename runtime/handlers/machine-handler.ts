@@ -30,7 +30,36 @@ export const MachineHandlerEvent = {
   status: 'handler.status',
   /** Publishes an intermediate result (`ctx.partial`). */
   partial: 'handler.partial',
+  /** Reports progress (`ctx.progress`). */
+  progress: 'handler.progress',
 } as const;
+
+/**
+ * Emitted by a handler machine to report its task's progress.
+ *
+ * @example
+ * ```ts
+ * const event: HandlerProgressEvent = { type: 'handler.progress', progress: 3, total: 10, message: 'step 3/10' };
+ * ```
+ */
+export interface HandlerProgressEvent {
+  readonly type: typeof MachineHandlerEvent.progress;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/**
+ * Makes a {@link HandlerProgressEvent}, for `emit()` in a handler machine.
+ *
+ * @example
+ * ```ts
+ * entry: emit(({ context }) => handlerProgress(context.step, 10, `step ${context.step}/10`)),
+ * ```
+ */
+export function handlerProgress(progress: number, total?: number, message?: string): HandlerProgressEvent {
+  return { type: MachineHandlerEvent.progress, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) };
+}
 
 /**
  * Emitted by a handler machine to publish an intermediate result of its task.
@@ -93,6 +122,8 @@ export interface MachineWorkContext {
   readonly owner?: TaskOwner;
   readonly signal: AbortSignal;
   setStatusMessage(message: string): void;
+  /** Reports progress (see `TaskHandlerContext.progress`); absent: nothing is reported. */
+  progress?(progress: number, total?: number, message?: string): boolean;
   /** As a task resumed after a lost worker: the last checkpoint an earlier run kept. */
   readonly resumeFrom?: TaskCheckpoint | null;
   /** As a task: keeps a checkpoint with it (absent for a plain call: nothing is kept). */
@@ -190,6 +221,7 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
       };
       signal.addEventListener('abort', onAbort, { once: true });
       actor.on(MachineHandlerEvent.status, (event: HandlerStatusEvent) => ctx.setStatusMessage(event.message));
+      actor.on(MachineHandlerEvent.progress, (event: HandlerProgressEvent) => ctx.progress?.(event.progress, event.total, event.message));
       actor.on(MachineHandlerEvent.partial, (event: HandlerPartialEvent) => void ctx.partial?.(event.content).catch(() => false));
       actor.subscribe({
         complete: () => {
