@@ -6,12 +6,16 @@
  * 2025-11-25 (after the CreateTaskResult answered the request: the token stays valid for the
  * task's life), over stdio and Streamable HTTP, on memory, on a NATS front + worker (the worker
  * runs the work, the front holds the request), and on the SDK v2 embedding (`serve --sdk v2`).
+ * The 2026-07-28 wire has no progress notifications: a running task shows its progress in its
+ * status message (`4/10 — step 4/10`).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectSdkNatsHttp, stopSharedNats } from './harness/nats-front-worker.js';
+import { connectSdkNatsHttp, startFrontWorker, stopSharedNats } from './harness/nats-front-worker.js';
+import { extWire, isTerminal } from './harness/ext-wire.js';
+import { spawnHttpServer } from './harness/process.js';
 import { connectSdkHttp, connectSdkStdio, type ConnectSdk, type SdkPeer } from './harness/sdk-client.js';
 import { sleep } from './harness/json.js';
 
@@ -115,6 +119,34 @@ describe('notifications/progress on the SDK v2 embedding (serve --sdk v2, 2025-1
         expectSteps(seen);
       } finally {
         await peer.close();
+      }
+    }, 60_000);
+  }
+});
+
+describe('progress on the 2026-07-28 wire (in the status message)', () => {
+  for (const [name, start] of [
+    ['serve, memory', () => spawnHttpServer()],
+    ['serve --sdk v2, memory', () => spawnHttpServer(['--sdk', 'v2'])],
+    ['NATS front + worker', () => startFrontWorker()],
+  ] as const) {
+    it(`should show each step as it runs, as "i/10 — step i/10", and the plain outcome once it ended (${name})`, async () => {
+      const server = await start();
+      try {
+        const ext = extWire(server.url);
+        const task = await ext.call('long_job', { seconds: 1 });
+        const shown = new Set<string>();
+        const last = await ext.until(String(task['taskId']), (t) => {
+          if (!isTerminal(t)) shown.add(String(t['statusMessage']));
+          return isTerminal(t);
+        });
+        const steps = [...shown].filter((m) => m !== 'undefined');
+        expect(steps.length, [...shown].join(' | ')).toBeGreaterThanOrEqual(3);
+        for (const m of steps) expect(m).toMatch(/^(\d+)\/10 — step \1\/10$/);
+        expect(last['status']).toBe('completed');
+        expect(last['statusMessage']).toBe('step 10/10');
+      } finally {
+        await server.close();
       }
     }, 60_000);
   }
