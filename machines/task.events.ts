@@ -31,7 +31,11 @@ export interface TaskPartialEvent { readonly type: 'task.partial'; readonly cont
  * The work reported progress (no status change). Taken only when `progress` is more than the last
  * report's (see {@link advancesProgress}); a `message` is also the task's status message.
  */
-export interface TaskProgressEvent extends TaskProgress { readonly type: 'task.progress'; readonly at: number }
+export interface TaskProgressEvent extends TaskProgress {
+  readonly type: 'task.progress';
+  /** When it was reported, epoch ms. */
+  readonly at: number;
+}
 
 /** Every event the task machine accepts from outside. */
 export type TaskEvent =

@@ -127,8 +127,11 @@ export interface PartialResult {
  * ```
  */
 export interface TaskProgress {
+  /** How much is done, in any unit: more than the last report's. */
   readonly progress: number;
+  /** How much there is to do, when the work knows it. */
   readonly total?: number;
+  /** What is happening now, for people. */
   readonly message?: string;
 }
 

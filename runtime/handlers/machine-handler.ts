@@ -44,8 +44,11 @@ export const MachineHandlerEvent = {
  */
 export interface HandlerProgressEvent {
   readonly type: typeof MachineHandlerEvent.progress;
+  /** How much is done (see `TaskHandlerContext.progress`). */
   readonly progress: number;
+  /** How much there is to do, when known. */
   readonly total?: number;
+  /** What is happening now, for people. */
   readonly message?: string;
 }
 

@@ -9,7 +9,7 @@
  * The 2026-07-28 wire has no progress notifications: a running task shows its progress in its
  * status message (`4/10 — step 4/10`).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
