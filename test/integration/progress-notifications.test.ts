@@ -81,29 +81,19 @@ describe.each([
     }
   };
 
-  it('should send each step over the open SEP-1686 request, before its answer', async () => {
-    await withPeer(async ({ client }) => {
-      const seen: Progress[] = [];
-      await sep1686(client, seen);
-      expectSteps(seen);
-    });
-  }, 60_000);
-
-  it('should send each step of a 2025-11-25 task after the CreateTaskResult, to a requester that polls', async () => {
-    await withPeer(async ({ client }) => {
-      const seen: Progress[] = [];
-      await spec2025(client, seen, 'poll');
-      expectSteps(seen);
-    });
-  }, 60_000);
-
-  it('should send each step of a 2025-11-25 task to a requester waiting in tasks/result', async () => {
-    await withPeer(async ({ client }) => {
-      const seen: Progress[] = [];
-      await spec2025(client, seen, 'result');
-      expectSteps(seen);
-    });
-  }, 60_000);
+  for (const [what, follow] of [
+    ['over the open SEP-1686 request, before its answer', sep1686],
+    ['of a 2025-11-25 task after the CreateTaskResult, to a requester that polls', (client, seen) => spec2025(client, seen, 'poll')],
+    ['of a 2025-11-25 task to a requester waiting in tasks/result', (client, seen) => spec2025(client, seen, 'result')],
+  ] as [string, (client: Client, seen: Progress[]) => Promise<void>][]) {
+    it(`should send each step ${what}`, async () => {
+      await withPeer(async ({ client }) => {
+        const seen: Progress[] = [];
+        await follow(client, seen);
+        expectSteps(seen);
+      });
+    }, 60_000);
+  }
 });
 
 describe('notifications/progress on the SDK v2 embedding (serve --sdk v2, 2025-11-25)', () => {

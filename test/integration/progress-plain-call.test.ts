@@ -17,8 +17,8 @@ import { createTaskRuntime, defineTaskTool, type TaskRuntime } from '../../index
 
 interface Progress {
   progress: number;
-  total?: number;
-  message?: string;
+  total?: number | undefined;
+  message?: string | undefined;
 }
 
 /** Reports 1..n of n, repeating each once (the repeat is dropped), then answers. */

@@ -2,16 +2,11 @@
  * The task machine's record of progress (`task.progress`): MCP's rule that progress increases
  * with each report is kept by the task itself; a report's message is the status message too.
  */
-import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { taskEvents, taskMachine } from '../../../machines/index.js';
-import { INPUT } from './task.reference-model.js';
+import { taskEvents } from '../../../machines/index.js';
+import { startedActor } from './task.reference-model.js';
 
-const started = () => {
-  const actor = createActor(taskMachine, { input: INPUT }).start();
-  actor.send(taskEvents.start(2_000));
-  return actor;
-};
+const started = startedActor;
 
 describe('task.progress', () => {
   it('keeps the last report, its message as the status message, in input_required too', () => {

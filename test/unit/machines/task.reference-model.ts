@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
-import { initialTransition, transition } from 'xstate';
+import { createActor, initialTransition, transition } from 'xstate';
 import type { StatePath } from '@xstate/graph';
 import { TaskStatus, taskEvents, taskMachine } from '../../../machines/index.js';
 import type { TaskEvent, TaskInput } from '../../../machines/index.js';
@@ -113,6 +113,13 @@ export const INPUT: TaskInput = {
   keepAlive: 60_000,
   pollFrequency: 1000,
   createdAt: 1_000,
+};
+
+/** A live actor of the machine for {@link INPUT}, started (`working`). */
+export const startedActor = () => {
+  const actor = createActor(taskMachine, { input: INPUT }).start();
+  actor.send(taskEvents.start(2_000));
+  return actor;
 };
 
 /** The events the graph is explored with. Every `at` differs from any timestamp in the context. */
