@@ -205,8 +205,8 @@ describe('mcp-tasks call on a terminal', () => {
     const r = await runOnTerminal(['call', server.url, 'long_job', '{"seconds":1}']);
     expect(r.code, r.stdout).toBe(0);
     // The live line is redrawn in place: carriage return and erase-line, never a new line per change.
-    // eslint-disable-next-line no-control-regex -- the terminal's own erase-line sequence
     // Progress as progressText writes it: the numbers, then the status message (shown once).
+    // eslint-disable-next-line no-control-regex -- the terminal's own erase-line sequence
     expect(r.stdout).toMatch(/\r\x1b\[2K\S+ {2}working {2}\d+\.\ds {2}(\d+)\/10 — step \1\/10/);
     expect(r.stdout).not.toMatch(/— \d+\/10 —/);
     expect(r.stdout).not.toMatch(/^status: working/m);
