@@ -162,7 +162,7 @@ export interface MachineHandlerOptions<TMachine extends AnyStateMachine, TParams
  * A task handler that runs `machine` as an actor per task. It resolves with the actor's output
  * when the machine reaches a top-level final state, rejects when the actor errors, and stops the
  * actor when `ctx.signal` aborts (a cancel). A machine sets the status message by emitting
- * {@link handlerStatus}. Each snapshot of the actor is reported to {@link handlerRuns}, which the
+ * {@link handlerStatus}, reports progress with {@link handlerProgress}. Each snapshot of the actor is reported to {@link handlerRuns}, which the
  * inspector of the same process shows.
  *
  * @param machine - the work; its output becomes the result (a `CallToolResult` for a tool)
