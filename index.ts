@@ -94,8 +94,8 @@ export type {
 } from './adapters/wire/mcp-shapes.js';
 
 // Durable handlers: an XState machine as a task's work, checkpointed at every state it enters.
-export { machineHandler, handlerStatus, handlerPartial, MachineHandlerEvent } from './runtime/handlers/machine-handler.js';
-export type { MachineHandlerOptions, MachineWorkContext, HandlerStatusEvent, HandlerPartialEvent } from './runtime/handlers/machine-handler.js';
+export { machineHandler, handlerStatus, handlerPartial, handlerProgress, MachineHandlerEvent } from './runtime/handlers/machine-handler.js';
+export type { MachineHandlerOptions, MachineWorkContext, HandlerStatusEvent, HandlerPartialEvent, HandlerProgressEvent } from './runtime/handlers/machine-handler.js';
 export type { MachineCheckpoint } from './runtime/handlers/machine-checkpoints.js';
 
 // Watching tasks (the inspector's source, for operators' own tools).

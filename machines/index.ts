@@ -13,7 +13,7 @@
  */
 export { taskMachine } from './task.machine.js';
 export type { TaskMachine } from './task.machine.js';
-export { boundedMessage, MAX_MESSAGE_CHARS, taskEvents, TASK_EVENT_TYPES } from './task.events.js';
+export { advancesProgress, boundedMessage, MAX_MESSAGE_CHARS, taskEvents, TASK_EVENT_TYPES } from './task.events.js';
 export type {
   TaskEvent,
   TaskStartEvent,
@@ -24,9 +24,10 @@ export type {
   TaskFailEvent,
   TaskCancelEvent,
   TaskLoseEvent,
+  TaskProgressEvent,
 } from './task.events.js';
 export { TaskStatus, TERMINAL_STATUSES, isTerminalStatus } from './task.types.js';
-export type { ChildTask, PartialResult, TaskContext, TaskInput, TaskOwner } from './task.types.js';
+export type { ChildTask, PartialResult, TaskContext, TaskInput, TaskOwner, TaskProgress } from './task.types.js';
 export { requesterMachine, DEFAULT_REQUESTER_POLL_FREQUENCY, DEFAULT_MAX_CANCEL_POLLS } from './requester.machine.js';
 export type { RequesterMachine } from './requester.machine.js';
 export { requesterEvents, REQUESTER_EVENT_TYPES } from './requester.events.js';

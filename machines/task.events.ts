@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { TaskStatus } from './task.types.js';
+import type { TaskProgress, TaskStatus } from './task.types.js';
 
 /** Handler began working (submitted → working). */
 export interface TaskStartEvent { readonly type: 'task.start'; readonly at: number }
@@ -27,6 +27,16 @@ export interface TaskChildEvent { readonly type: 'task.child'; readonly childId:
 /** The work published an intermediate result (no status change). */
 export interface TaskPartialEvent { readonly type: 'task.partial'; readonly content: unknown; readonly at: number }
 
+/**
+ * The work reported progress (no status change). Taken only when `progress` is more than the last
+ * report's (see {@link advancesProgress}); a `message` is also the task's status message.
+ */
+export interface TaskProgressEvent extends TaskProgress {
+  readonly type: 'task.progress';
+  /** When it was reported, epoch ms. */
+  readonly at: number;
+}
+
 /** Every event the task machine accepts from outside. */
 export type TaskEvent =
   | TaskStartEvent
@@ -38,7 +48,8 @@ export type TaskEvent =
   | TaskCancelEvent
   | TaskLoseEvent
   | TaskChildEvent
-  | TaskPartialEvent;
+  | TaskPartialEvent
+  | TaskProgressEvent;
 
 /**
  * The `type` of every task event, for iteration in tests and tools.
@@ -59,6 +70,7 @@ export const TASK_EVENT_TYPES = [
   'task.lose',
   'task.child',
   'task.partial',
+  'task.progress',
 ] as const satisfies readonly TaskEvent['type'][];
 
 /**
@@ -86,6 +98,22 @@ export function boundedMessage(message: string): string {
 }
 
 /**
+ * Whether a progress report of `progress` moves the task on from its last one: MCP's progress rule
+ * ("the progress value MUST increase with each notification"), kept by the task itself, so every
+ * requester that follows it sees values that only increase.
+ *
+ * @param last - the task's last report (`context.progress`), if any
+ * @param progress - the new report's value
+ * @example
+ * ```ts
+ * advancesProgress({ progress: 4, total: 10 }, 4); // false: not more than the last
+ * ```
+ */
+export function advancesProgress(last: TaskProgress | undefined, progress: number): boolean {
+  return last === undefined || progress > last.progress;
+}
+
+/**
  * Event creators. Each takes the time explicitly (default `Date.now()`), so replayed histories
  * keep their original timestamps.
  *
@@ -106,4 +134,11 @@ export const taskEvents = {
   lose: (error: string, at = Date.now()): TaskLoseEvent => ({ type: 'task.lose', error: boundedMessage(error), at }),
   child: (childId: string, status: TaskStatus, at = Date.now()): TaskChildEvent => ({ type: 'task.child', childId, status, at }),
   partial: (content: unknown, at = Date.now()): TaskPartialEvent => ({ type: 'task.partial', content, at }),
+  progress: (report: TaskProgress, at = Date.now()): TaskProgressEvent => ({
+    type: 'task.progress',
+    progress: report.progress,
+    ...(report.total !== undefined && { total: report.total }),
+    ...(report.message !== undefined && { message: boundedMessage(report.message) }),
+    at,
+  }),
 } as const;

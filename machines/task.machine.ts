@@ -7,7 +7,7 @@
  * @module
  */
 import { assign, setup } from 'xstate';
-import type { TaskEvent } from './task.events.js';
+import { advancesProgress, type TaskEvent } from './task.events.js';
 import { isTerminalStatus, type TaskContext, type TaskInput } from './task.types.js';
 
 /** A subtask's context names its parent and depth; a top-level task's carries neither (smaller records). */
@@ -56,6 +56,7 @@ export const taskMachine = setup({
       context.pendingInputs[0] === event.requestId,
     isPendingInput: ({ context, event }) =>
       event.type === 'task.input.response' && context.pendingInputs.includes(event.requestId),
+    advancesProgress: ({ context, event }) => event.type === 'task.progress' && advancesProgress(context.progress, event.progress),
   },
   // One assignment per transition, each setting `updatedAt` itself: XState copies the context
   // (and clones the snapshot) once per assign action, so two actions on an edge meant two copies.
@@ -95,6 +96,12 @@ export const taskMachine = setup({
       const partials = context.partials ?? [];
       const seq = (partials.at(-1)?.seq ?? 0) + 1;
       return { partials: [...partials, { seq, at: event.at, content: event.content }], updatedAt: event.at };
+    }),
+    recordProgress: assign(({ event }) => {
+      if (event.type !== 'task.progress') return {};
+      const { progress, total, message, at } = event;
+      const report = { progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) };
+      return message === undefined ? { progress: report, updatedAt: at } : { progress: report, statusMessage: message, updatedAt: at };
     }),
     recordCancel: assign(({ event, context }) =>
       event.type === 'task.cancel'
@@ -146,6 +153,7 @@ export const taskMachine = setup({
         'task.lose': { target: 'unknown', actions: 'recordError' },
         'task.child': { actions: 'recordChild' },
         'task.partial': { actions: 'recordPartial' },
+        'task.progress': { guard: 'advancesProgress', actions: 'recordProgress' },
       },
     },
     working: {
@@ -158,6 +166,7 @@ export const taskMachine = setup({
         'task.lose': { target: 'unknown', actions: 'recordError' },
         'task.child': { actions: 'recordChild' },
         'task.partial': { actions: 'recordPartial' },
+        'task.progress': { guard: 'advancesProgress', actions: 'recordProgress' },
       },
     },
     input_required: {
@@ -174,6 +183,7 @@ export const taskMachine = setup({
         'task.lose': { target: 'unknown', actions: 'recordError' },
         'task.child': { actions: 'recordChild' },
         'task.partial': { actions: 'recordPartial' },
+        'task.progress': { guard: 'advancesProgress', actions: 'recordProgress' },
       },
     },
     completed: { type: 'final' },

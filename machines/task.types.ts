@@ -117,6 +117,24 @@ export interface PartialResult {
   readonly content: unknown;
 }
 
+/**
+ * How far a task's work says it is (MCP's `notifications/progress` fields): `progress` only ever
+ * increases (a report that does not is refused); `total` when the work knows it.
+ *
+ * @example
+ * ```ts
+ * const p = context.progress; // { progress: 4, total: 10, message: 'step 4/10' }
+ * ```
+ */
+export interface TaskProgress {
+  /** How much is done, in any unit: more than the last report's. */
+  readonly progress: number;
+  /** How much there is to do, when the work knows it. */
+  readonly total?: number;
+  /** What is happening now, for people. */
+  readonly message?: string;
+}
+
 /** The machine's context: the input plus what changes as the task moves. JSON-safe by design. */
 export interface TaskContext extends TaskInput {
   updatedAt: number;
@@ -130,5 +148,7 @@ export interface TaskContext extends TaskInput {
   children?: ChildTask[];
   /** What its work published so far (intermediate results), oldest first; absent until the first. */
   partials?: PartialResult[];
+  /** The work's last progress report; absent until the first. */
+  progress?: TaskProgress;
 }
 

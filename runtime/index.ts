@@ -63,6 +63,7 @@ export {
   SubtaskFailedError,
 } from './errors.js';
 export { TimelineEvent, MAX_TIMELINE_ENTRIES } from './observer.types.js';
+export { progressReport } from './core/work-context.js';
 export type { TaskObserver, ObservedTask, ObservedResult, TimelineEntry, ObserverUpdate } from './observer.types.js';
 // The status in every observed task and timeline entry, so an operator's tool needs only this entry point.
 export type { TaskStatus } from '../machines/index.js';

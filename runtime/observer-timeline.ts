@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { TaskStatus } from '../machines/index.js';
+import type { TaskProgress, TaskStatus } from '../machines/index.js';
 import { MAX_TIMELINE_ENTRIES, TimelineEvent } from './observer.types.js';
 
 /**
@@ -18,12 +18,14 @@ import { MAX_TIMELINE_ENTRIES, TimelineEvent } from './observer.types.js';
 export interface ChangeFields {
   readonly pendingInputs: readonly string[];
   readonly statusMessage: string | null;
+  /** Absent or `null` before the first report (a context leaves it out, an observed task says `null`). */
+  readonly progress?: TaskProgress | null | undefined;
 }
 
 /**
  * The lifecycle event that moved a task from `previous` to `status`, told from the machine's
  * edges: each target status has one event leading to it (leaving `input_required` for `working`
- * is the last answer), and within a status the pending inputs or the message say what happened.
+ * is the last answer), and within a status the pending inputs, the progress or the message say what happened.
  * The memory backend's actor reports snapshots, not events, and a NATS record read without its
  * event is the same situation: both name the change this way, so both backends use one vocabulary.
  *
@@ -58,6 +60,8 @@ export function inferTimelineEvent(previous: TaskStatus, before: ChangeFields, s
   }
   if (after.pendingInputs.length > before.pendingInputs.length) return TimelineEvent.inputRequest;
   if (after.pendingInputs.length < before.pendingInputs.length) return TimelineEvent.inputResponse;
+  // A report only ever increases the value: a different one is a new report (its message, if any, with it).
+  if (after.progress?.progress !== before.progress?.progress) return TimelineEvent.progress;
   if (after.statusMessage !== before.statusMessage) return TimelineEvent.message;
   return null;
 }

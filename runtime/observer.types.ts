@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ChildTask, PartialResult, TaskStatus } from '../machines/index.js';
+import type { ChildTask, PartialResult, TaskProgress, TaskStatus } from '../machines/index.js';
 
 /**
  * What a timeline entry records: the lifecycle event that made the change, or the creation.
@@ -33,6 +33,8 @@ export const TimelineEvent = {
   child: 'task.child',
   /** The work published an intermediate result. */
   partial: 'task.partial',
+  /** The work reported progress. */
+  progress: 'task.progress',
 } as const;
 /** One timeline event name. */
 export type TimelineEvent = (typeof TimelineEvent)[keyof typeof TimelineEvent];
@@ -70,6 +72,8 @@ export interface ObservedTask {
   /** Epoch ms of the last change. */
   readonly updatedAt: number;
   readonly statusMessage: string | null;
+  /** The work's last progress report (`ctx.progress`), `null` before the first. */
+  readonly progress: TaskProgress | null;
   readonly error: string | null;
   /** Ids of the input requests the task waits on. */
   readonly pendingInputs: readonly string[];

@@ -38,6 +38,31 @@ export interface TaskHandlerContext {
   /** Sets the task's human-readable status message (e.g. "step 3/10"). */
   setStatusMessage(message: string): void;
   /**
+   * Reports how far the work is (MCP progress): kept with the task (`view.progress`), sent as
+   * `notifications/progress` to a requester whose request carried a `progressToken` (SEP-1686 and
+   * 2025-11-25, for the task's whole life), shown in the status message on the 2026-07-28 wire,
+   * in the inspector and by `mcp-tasks call`. A `message` is also the task's status message.
+   *
+   * MCP wants progress to increase with each notification, so a report whose `progress` is not
+   * more than the task's last one (this run's, or an earlier run's before a resume) is dropped:
+   * it returns `false`, as it does once the task has ended. Nothing is throttled: each report is
+   * one change of the task (on NATS, one record write).
+   *
+   * @param progress - how much is done (any unit; only ever increasing)
+   * @param total - how much there is to do, when known
+   * @param message - what is happening now, for people
+   * @returns whether the report was kept
+   * @throws InvalidArgumentError when `progress` or `total` is not a finite number, or `message` not a string
+   * @example
+   * ```ts
+   * for (let i = 1; i <= 10; i++) {
+   *   await step(i);
+   *   ctx.progress(i, 10, `step ${i}/10`);
+   * }
+   * ```
+   */
+  progress(progress: number, total?: number, message?: string): boolean;
+  /**
    * Asks the requester for something (an `elicitation/create`, a `sampling/createMessage`): the
    * task is `input_required` until every such request is answered (SEP-1686 §4.4). Resolves with
    * the requester's answer; rejects when the request failed or the task ended meanwhile. Waiting

@@ -11,9 +11,11 @@ export const CALL_HELP = `Usage: mcp-tasks call (URL | --http URL | --stdio "COM
 
 Calls TOOL on an MCP server, as a task when the server can run it as one (the dialect is
 negotiated, see --dialect), follows it and prints its result on stdout. While it runs: on a
-terminal one live line on stderr (status, elapsed time, progress, status message) with partial
-results ("partial SEQ: TEXT") and subtasks ("subtask ID: STATUS") printed above it; without a
-terminal the same as plain lines on stderr. The server's questions are asked on the terminal
+terminal one live line on stderr (status, elapsed time, progress as "4/10 — MESSAGE") with
+partial results ("partial SEQ: TEXT") and subtasks ("subtask ID: STATUS") printed above it;
+without a terminal the same as plain lines on stderr ("progress: 4/10 — MESSAGE" for each
+report). Progress comes from notifications/progress (SEP-1686, 2025-11-25) or, on 2026-07-28,
+from the status message where the server wrote it. The server's questions are asked on the terminal
 (or answered with --answer); sampling gets a canned reply. Ctrl-C cancels the task on the server
 after 2 s (a second Ctrl-C within them leaves it running and says how to fetch it later).
 

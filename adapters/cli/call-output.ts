@@ -1,7 +1,8 @@
 /**
  * What `mcp-tasks call` and `mcp-tasks tasks result` print while they follow a task, in one of four
- * modes: on a terminal one live line on stderr (status, elapsed, progress, status message) with
- * partial results and subtasks printed above it; without a terminal plain lines on stderr; with
+ * modes: on a terminal one live line on stderr (status, elapsed, progress with the status message,
+ * as `progressText` writes it) with partial results and subtasks printed above it; without a
+ * terminal plain lines on stderr (a `progress:` line per report); with
  * `--json` one JSON object per line on stdout and nothing else there; with `--quiet` nothing but
  * the result and errors. The result itself always goes to stdout.
  *
@@ -10,6 +11,8 @@
 import type { CallToolResult } from '../wire/mcp-shapes.js';
 import type { TaskUpdate } from '../wire/task-call.types.js';
 import { partialText } from '../wire/task-updates.js';
+import { progressOfText, progressText } from '../dialects/progress-text.js';
+import type { TaskProgress } from '../../machines/index.js';
 
 /** The four ways to print. */
 export type OutputMode = 'live' | 'lines' | 'json' | 'quiet';
@@ -54,7 +57,7 @@ export class CallOutput {
   readonly #since = Date.now();
   #status = '';
   #message: string | null = null;
-  #progress = '';
+  #progress: TaskProgress | null = null;
   #frame = 0;
   #lineShown = false;
   #ticker: NodeJS.Timeout | undefined;
@@ -91,10 +94,12 @@ export class CallOutput {
         this.#lastStatusLine = line;
         return;
       }
-      case 'progress':
-        this.#progress = update.total ? `${Math.round((100 * update.progress) / update.total)}%` : `${update.progress}`;
-        if (this.mode === 'live') this.#draw();
-        return;
+      case 'progress': {
+        const { progress, total, message } = update;
+        this.#progress = { progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) };
+        if (this.mode === 'live') return this.#draw();
+        return this.#above(`progress: ${progressText(this.#progress)}`);
+      }
       case 'partial':
         return this.#above(`partial ${update.seq}: ${partialText(update.content)}`);
       case 'subtask':
@@ -150,7 +155,10 @@ export class CallOutput {
   #draw(): void {
     if (this.mode !== 'live' || this.#status === '') return;
     const elapsed = `${((Date.now() - this.#since) / 1000).toFixed(1)}s`;
-    const parts = [SPINNER[this.#frame++ % SPINNER.length], this.#status, elapsed, this.#progress, this.#message ?? ''].filter((p) => p !== '');
+    // The status message may carry the progress already (the 2026-07-28 wire writes it there): shown once.
+    const message = progressOfText(this.#message)?.message ?? this.#message;
+    const doing = this.#progress !== null && this.#status !== 'completed' ? progressText(this.#progress, message) : (message ?? '');
+    const parts = [SPINNER[this.#frame++ % SPINNER.length], this.#status, elapsed, doing].filter((p) => p !== '');
     this.#io.stderr.write(`\r\x1b[2K${parts.join('  ')}`);
     this.#lineShown = true;
   }

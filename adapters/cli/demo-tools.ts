@@ -32,14 +32,14 @@ export const sleepTool: TaskToolDefinition<{ ms: z.ZodNumber }> = {
 };
 
 /**
- * `long_job {seconds}`: ten steps, a status message per step, honours cancel. Task required. Its
+ * `long_job {seconds}`: ten steps, a status message and a progress report per step, honours cancel. Task required. Its
  * work is {@link longJobMachine}, so the inspector draws the job's own machine as it runs, and a
  * durable one: a worker lost at step 4 leaves a checkpoint there, and another worker resumes the
  * job from it with what was left of the step's delay.
  */
 export const longJobTool: TaskToolDefinition<{ seconds: z.ZodNumber }> = {
   name: 'long_job',
-  description: 'Works for `seconds` in 10 steps, reporting "step i/10" as status message. Must run as a task.',
+  description: 'Works for `seconds` in 10 steps, reporting "step i/10" as status message and progress i of 10. Must run as a task.',
   inputSchema: z.object({ seconds: z.number().min(0).max(86_400) }),
   taskSupport: 'required',
   retry: 'resume',

@@ -7,14 +7,15 @@
  */
 import type { CallToolResult } from '../wire/mcp-shapes.js';
 import { assign, emit, setup } from 'xstate';
-import { handlerPartial, handlerStatus, type HandlerPartialEvent, type HandlerStatusEvent } from '../../runtime/handlers/machine-handler.js';
+import { handlerPartial, handlerProgress, type HandlerPartialEvent, type HandlerProgressEvent } from '../../runtime/handlers/machine-handler.js';
 
 /** Steps of a long job. */
 export const LONG_JOB_STEPS = 10;
 
 /**
- * `long_job {seconds}`: `working` re-entered once per step (each entry sets the status message,
- * each step's end publishes `step i/10 done` as an intermediate result), then `done`, whose output is the tool result. Pure: time passes through XState's own delayed
+ * `long_job {seconds}`: `working` re-entered once per step (each entry reports progress `i` of
+ * 10 with the status message `step i/10`, each step's end publishes `step i/10 done` as an intermediate
+ * result), then `done`, whose output is the tool result. Pure: time passes through XState's own delayed
  * transitions, which stop with the actor when the task is cancelled.
  *
  * @example
@@ -27,7 +28,7 @@ export const longJobMachine = setup({
     input: {} as { readonly seconds: number },
     context: {} as { readonly seconds: number; readonly step: number },
     output: {} as CallToolResult,
-    emitted: {} as HandlerStatusEvent | HandlerPartialEvent,
+    emitted: {} as HandlerPartialEvent | HandlerProgressEvent,
   },
   delays: {
     step: ({ context }) => (context.seconds * 1000) / LONG_JOB_STEPS,
@@ -37,6 +38,7 @@ export const longJobMachine = setup({
   },
   actions: {
     publishStep: emit(({ context }) => handlerPartial([{ type: 'text', text: `step ${context.step}/${LONG_JOB_STEPS} done` }])),
+
   },
 }).createMachine({
   id: 'long_job',
@@ -44,8 +46,10 @@ export const longJobMachine = setup({
   initial: 'working',
   states: {
     working: {
-      // Entry runs after the transition's `assign`, so it announces the step just begun.
-      entry: emit(({ context }) => handlerStatus(`step ${context.step}/${LONG_JOB_STEPS}`)),
+      // Entry runs after the transition's `assign`, so it announces the step just begun: progress
+      // i of 10, whose message is the status message too (one change of the task, not two: a
+      // reader between two would see the progress of one step beside the message of the next).
+      entry: emit(({ context }) => handlerProgress(context.step, LONG_JOB_STEPS, `step ${context.step}/${LONG_JOB_STEPS}`)),
       after: {
         // Each step ends by publishing what it produced (an intermediate result), then the next begins.
         step: [

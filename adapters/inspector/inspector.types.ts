@@ -85,7 +85,11 @@ export type PushDeliveryView = DeliveryAttempt;
  * const last = listed.partials.at(-1)?.seq ?? 0;
  * ```
  */
-export type ListedTask = Omit<ObservedTask, 'partials'> & { readonly partials: readonly PartialMark[] };
+export type ListedTask = Omit<ObservedTask, 'partials'> & {
+  readonly partials: readonly PartialMark[];
+  /** Its progress as the page shows it (`4/10`, see `progressText`), `null` before the first report. */
+  readonly progressText: string | null;
+};
 
 /**
  * A partial result without its content.

@@ -7,6 +7,7 @@
 import type { ObservedTask } from '../../runtime/index.js';
 import type { ListedTask } from './inspector.types.js';
 import { withoutCredentials } from './redaction.js';
+import { progressText } from '../dialects/progress-text.js';
 
 /**
  * A task as `/api/tasks` and the event stream carry it.
@@ -21,9 +22,9 @@ import { withoutCredentials } from './redaction.js';
  */
 export function listedTask(task: ObservedTask, reveal: boolean): ListedTask {
   const shown = reveal ? task : withoutCredentials(task);
-  // Most tasks have none: the task is sent as it is, with no copy made.
-  if (shown.partials.length === 0) return shown;
-  return { ...shown, partials: shown.partials.map((p) => ({ seq: p.seq, at: p.at })) };
+  // The numbers only: the status message (which a report's message is too) has a column of its own.
+  const text = shown.progress === null ? null : progressText(shown.progress, null);
+  return { ...shown, partials: shown.partials.length === 0 ? shown.partials : shown.partials.map((p) => ({ seq: p.seq, at: p.at })), progressText: text };
 }
 
 /**
@@ -38,7 +39,8 @@ export function listedTask(task: ObservedTask, reveal: boolean): ListedTask {
  * return { task: detailedTask(task, options.showResults, options.reveal), timeline, outcome, handler };
  * ```
  */
-export function detailedTask(task: ObservedTask, showResults: boolean, reveal: boolean): ObservedTask | ListedTask {
-  if (!showResults) return listedTask(task, reveal);
-  return reveal ? task : withoutCredentials(task);
+export function detailedTask(task: ObservedTask, showResults: boolean, reveal: boolean): ListedTask | (ObservedTask & Pick<ListedTask, 'progressText'>) {
+  const listed = listedTask(task, reveal);
+  if (!showResults) return listed;
+  return { ...(reveal ? task : withoutCredentials(task)), progressText: listed.progressText };
 }

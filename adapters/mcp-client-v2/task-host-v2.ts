@@ -21,6 +21,7 @@ import { toJsonRpcError } from '../wire/wire-errors.js';
 import { registerWithSchema } from '../mcp-server-v2/schema-handler.js';
 import { checkSpecParams } from '../mcp-server-v2/spec-params.js';
 import { interceptHandlers } from '../mcp-server-v2/v2-sdk-internals.js';
+import { unsentProgress } from '../wire/progress-notifications.js';
 
 /** Options of {@link attachTaskHostV2}: the runtime and the client's own answers. */
 export interface TaskHostV2Options {
@@ -38,7 +39,7 @@ const SERVER: TaskOwner = { session: null, principal: null };
 /** A plain (not task) request's context: the work answers at once, nothing to ask back. */
 function plainContext(ctx: ClientContext): RequestWorkContext {
   const refuse = (): Promise<never> => Promise.reject(new Error('A client answer cannot ask its server for input'));
-  return { taskId: null, signal: ctx.mcpReq.signal, setStatusMessage: () => undefined, elicit: refuse, sample: refuse };
+  return { taskId: null, signal: ctx.mcpReq.signal, setStatusMessage: () => undefined, progress: unsentProgress(), elicit: refuse, sample: refuse };
 }
 
 /**

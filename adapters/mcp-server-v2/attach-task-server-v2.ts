@@ -25,6 +25,7 @@ import { guardPlainNames, PLAIN_KINDS, type PlainKind } from '../wire/plain-name
 import { HOST_TASK_TOOL_NAMES, hostTaskTools } from '../wire/host-task-tools.js';
 import { pushOption } from '../dialects/extension-meta.js';
 import { traceConnections } from '../wire/traced-transport.js';
+import { plainProgress, progressTokenOf } from '../wire/progress-notifications.js';
 
 /** Options of {@link attachTaskServerV2}. */
 export interface AttachTaskServerV2Options extends TaskServerDefinitions, InlineAnswerOptions {
@@ -58,6 +59,7 @@ function plainContext(ctx: ServerContext): RequestWorkContext {
     taskId: null,
     signal: ctx.mcpReq.signal,
     setStatusMessage: () => undefined,
+    progress: plainProgress(progressTokenOf(ctx.mcpReq._meta), (n) => ctx.mcpReq.notify(n)),
     // The wire's shapes are the SDK's, read structurally: the seam hands them over as they are.
     elicit: (params) => ctx.mcpReq.elicitInput(params as never),
     sample: (params) => ctx.mcpReq.requestSampling(params as never) as never,
@@ -76,7 +78,8 @@ async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: Re
   const held = methods.connection(ctx);
   const taskId = crypto.randomUUID();
   // Watched from before it exists: its work starts at once and may change it before the reply.
-  const created = held?.notes.watch(taskId, owner);
+  // A progress token stays valid for the task's whole life (2025-11-25 "Progress").
+  const created = held?.notes.watch(taskId, owner, progressTokenOf(ctx.mcpReq._meta));
   let task;
   try {
     task = await runtime.create({ taskId, owner, dialect: SPEC_2025_11_25, method, label: work.label, keepAlive: asked.ttl, handler: work.handler, params: work.params, ...pushOption(requestParams) });

@@ -117,7 +117,17 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
       ...(notes && { told2025: (task: TaskView) => notes.told(task) }),
       send: (task: TaskView) => (input: InputRequest, signal: AbortSignal) =>
         ctx.mcpReq.send({ method: input.method, params: withRelatedMetaFor(task, input.params) } as never, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS }),
-      ...(aside && { waiting: (task: TaskView) => aside.stepAside(task, owner) }),
+      ...((aside || notes) && {
+        waiting: (task: TaskView) => {
+          // While it waits, this call's stream is one the requester surely listens on: the task's progress goes there.
+          const unroute = notes?.routeProgress(task.taskId, (n) => ctx.mcpReq.notify(n));
+          const handedOver = aside?.stepAside(task, owner);
+          return (ended: boolean) => {
+            unroute?.();
+            handedOver?.(ended);
+          };
+        },
+      }),
     });
   });
   return { connection, ownerOf, call };

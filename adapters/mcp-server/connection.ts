@@ -100,7 +100,8 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
     takeovers,
     binding: new OwnerBinding(runtime),
     ...(standalone && { standalone }),
-    watch2025: (taskId, owner) => statusNotes.watch(taskId, owner),
+    watch2025: (taskId, owner, progressToken) => statusNotes.watch(taskId, owner, progressToken),
+    routeProgress: (taskId, send) => statusNotes.routeProgress(taskId, send),
     told2025: (task) => statusNotes.told(task),
     ...(lane && { lane }),
   };

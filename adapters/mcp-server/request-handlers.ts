@@ -14,6 +14,7 @@ import type { FastLane } from './fast-lane.js';
 import type { InputChannel } from '../wire/input-delivery.js';
 import type { OwnerBinding } from '../wire/owner-binding.js';
 import type { StandaloneInputs } from '../wire/standalone-inputs.js';
+import type { ProgressSend, ProgressToken } from '../wire/progress-notifications.js';
 import type { PlainHandlers } from './plain-registrations.js';
 import { ownerOf, paramsObject, type RequestInfo } from '../wire/request-info.js';
 import { ownerOf2025 } from '../wire/owner-binding.js';
@@ -33,7 +34,9 @@ export interface ConnectionContext extends InputChannel {
    * Starts the status notifications of a 2025-11-25 task about to be created; call the result
    * with the created task (or `null` when creation failed) and the request that created it.
    */
-  readonly watch2025: (taskId: string, owner: TaskOwner) => (created: TaskView | null, request: RequestInfo) => void;
+  readonly watch2025: (taskId: string, owner: TaskOwner, progressToken?: ProgressToken) => (created: TaskView | null, request: RequestInfo) => void;
+  /** A `tasks/result` about a task is open: its progress goes over that request until the returned function is called. */
+  readonly routeProgress?: (taskId: string, send: ProgressSend) => () => void;
   /** An answer on this connection told the requester how a 2025-11-25 task is: no notification repeats it. */
   readonly told2025?: (task: TaskView) => void;
   /** The connection's fast lane (task requests answered ahead of the SDK), if it has one. */

@@ -23,6 +23,7 @@ import { endedOutcome } from '../wire/task-answers.js';
 import { plainWorkContext } from './work-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from '../wire/wire-errors.js';
 import { pushOption } from '../dialects/extension-meta.js';
+import { followProgress, progressTokenOf, type ProgressToken } from '../wire/progress-notifications.js';
 
 /** Task-augmented requests still open on one connection, by request id, for cancellation (§4.8). */
 export type OpenTaskRequests = Map<string, { readonly taskId: string; readonly owner: TaskOwner }>;
@@ -49,7 +50,7 @@ export interface TaskRequest {
   /** Which owner each task id this connection names is bound to. */
   readonly binding?: OwnerBinding;
   /** Watches each 2025-11-25 task this connection creates, from before it exists (for status notifications). */
-  readonly watch2025?: (taskId: string, owner: TaskOwner) => (created: TaskView | null, request: RequestInfo) => void;
+  readonly watch2025?: (taskId: string, owner: TaskOwner, progressToken?: ProgressToken) => (created: TaskView | null, request: RequestInfo) => void;
 }
 
 /** What {@link executeRequest} needs: a task request as the SDK hands it over, and the same work as a plain call. */
@@ -164,7 +165,8 @@ async function createTask2025(r: TaskRequest, ttl: number | null | undefined): P
   // Bound to the authorization context (the principal alone, when there is one), as the spec says.
   const owner = ownerOf2025(r.extra);
   r.binding?.remember(taskId, owner);
-  const created = r.watch2025?.(taskId, owner);
+  // A progress token stays valid for the task's whole life (2025-11-25 "Progress").
+  const created = r.watch2025?.(taskId, owner, progressTokenOf(r.extra._meta));
   try {
     task = await r.runtime.create({
       taskId,
@@ -192,9 +194,14 @@ const SERVER_READ = { countsAsPoll: false } as const;
 async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number | null | undefined): Promise<Record<string, unknown>> {
   const owner = ownerOf(r.extra);
   r.binding?.remember(taskId, owner);
+  // Progress travels on the original request, which stays open until the task ends; watched from
+  // before the task exists, sent once notifications/tasks/created has gone.
+  const token = progressTokenOf(r.extra._meta);
+  const progress = token === undefined ? undefined : followProgress(r.runtime, taskId, owner, token, (n) => r.host.notification(n, { relatedRequestId: r.extra.requestId }));
   try {
     await r.runtime.create({ taskId, owner, dialect: SEP_1686, method: r.method, label: r.label, keepAlive, handler: r.handler, params: r.params, ...pushOption(r.requestParams) });
   } catch (error) {
+    progress?.stop();
     throw toJsonRpcError(error);
   }
   const key = requestKey(r.extra.requestId);
@@ -210,6 +217,7 @@ async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number 
     // The notification travels on the request's own stream (Streamable HTTP) ahead of the response,
     // and ahead of any input request: the work has started already, and may be asking.
     await r.host.notification({ method: 'notifications/tasks/created', params: { _meta: relatedMeta(taskId) } }, { relatedRequestId });
+    progress?.release();
     // A task that ended already (short work) asks nothing more: its outcome, with no input
     // delivery to set up and take down.
     const now = await endedOutcome(r.runtime, taskId, owner, false);
@@ -234,6 +242,8 @@ async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number 
       // notifications/cancelled (handled by the caller) or tasks/delete end it early.
       outcome = await r.runtime.waitForOutcome(taskId, owner, SERVER_READ);
     }
+    // The last report goes before the answer: the requester forgets the token with it.
+    await progress?.flush();
     if (outcome.task.status === 'completed') return withRelatedMeta(outcome.result, taskId);
     throw wireErrorOf(outcome, { _meta: relatedMeta(taskId) });
   } catch (error) {
@@ -242,6 +252,7 @@ async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number 
     throw toJsonRpcError(error);
   } finally {
     stopInputs();
+    progress?.stop();
     r.open.delete(key);
   }
 }

@@ -18,6 +18,7 @@ import type { StandaloneInputs } from '../wire/standalone-inputs.js';
 import { looseRequest } from './request-handlers.js';
 import { taskAnswers } from '../wire/task-answers.js';
 import { toJsonRpcError } from '../wire/wire-errors.js';
+import type { ProgressSend } from '../wire/progress-notifications.js';
 
 type Answer = Record<string, unknown>;
 
@@ -53,6 +54,7 @@ export function installTaskMethods(
     readonly told2025?: (task: TaskView) => void;
     readonly binding?: OwnerBinding;
     readonly standalone?: StandaloneInputs;
+    readonly routeProgress?: (taskId: string, send: ProgressSend) => () => void;
   } = { inFlight: new Set(), peerSupports: () => true },
 ): void {
   const { lane, told2025 } = channel;
@@ -61,7 +63,7 @@ export function installTaskMethods(
     if (task.dialect === SPEC_2025_11_25) told2025?.(task);
   };
   const answers = taskAnswers(runtime);
-  const { binding, standalone } = channel;
+  const { binding, standalone, routeProgress } = channel;
   /** Whom the task a request names belongs to; a look-up only for an authenticated session (see OwnerBinding). */
   const ownerOfTask = (method: string, params: unknown, extra: RequestInfo): TaskOwner | Promise<TaskOwner> => {
     const owner = ownerOf(extra);
@@ -97,7 +99,17 @@ export function installTaskMethods(
           signal,
           timeout: INPUT_REQUEST_TIMEOUT_MS,
         }),
-      ...(standalone && { waiting: (task: TaskView) => standalone.stepAside(task, owner) }),
+      ...((standalone || routeProgress) && {
+        waiting: (task: TaskView) => {
+          // While it waits, this call's stream is one the requester surely listens on: the task's progress goes there.
+          const unroute = routeProgress?.(task.taskId, (n) => server.notification(n, { relatedRequestId: extra.requestId }));
+          const handedOver = standalone?.stepAside(task, owner);
+          return (ended: boolean) => {
+            unroute?.();
+            handedOver?.(ended);
+          };
+        },
+      }),
     });
   });
   handle(server, lane, 'tasks/list', (params, extra) => answers.list(params, binding ? binding.listOwners(extra) : ownerOf(extra)));

@@ -8,6 +8,7 @@
 import { CreateMessageResultSchema, ElicitResultSchema, type CreateMessageResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestWorkContext } from '../wire/definitions.js';
 import { unsupportedInput } from '../wire/input-delivery.js';
+import { plainProgress, progressTokenOf } from '../wire/progress-notifications.js';
 import type { ServerExtra, TaskHost } from './request-context.js';
 
 /**
@@ -27,6 +28,7 @@ export function plainWorkContext(host: TaskHost, extra: ServerExtra, peerSupport
     taskId: null,
     signal: extra.signal,
     setStatusMessage: () => undefined,
+    progress: plainProgress(progressTokenOf(extra._meta), (n) => host.notification(n, { relatedRequestId: extra.requestId })),
     elicit: (params) => ask<ElicitResult>('elicitation/create', params, ElicitResultSchema),
     sample: (params) => ask<CreateMessageResult>('sampling/createMessage', params, CreateMessageResultSchema),
   };

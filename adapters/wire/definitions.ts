@@ -34,6 +34,16 @@ export interface RequestWorkContext {
   /** Sets the task's status message; a no-op for plain calls. */
   setStatusMessage(message: string): void;
   /**
+   * Reports how far the work is (see `TaskHandlerContext.progress`): as a task, kept with it and
+   * sent as `notifications/progress` for the task's life to a requester whose request carried a
+   * `progressToken` (SEP-1686, 2025-11-25), shown in the status message on the 2026-07-28 wire; as
+   * a plain call, sent at once when the request carried a token. A report whose `progress` does not
+   * increase is dropped (`false`), as MCP wants it to increase with each notification.
+   *
+   * @throws InvalidArgumentError when `progress` or `total` is not a finite number
+   */
+  progress(progress: number, total?: number, message?: string): boolean;
+  /**
    * Asks the requester to fill in a form (`elicitation/create`). As a task, the task is
    * `input_required` until the answer arrives; the request carries the related-task key.
    */

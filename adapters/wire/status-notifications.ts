@@ -12,6 +12,10 @@
  *   a task that just ended learns of the end from that answer).
  * - Intermediate results (`ctx.partial`) are news too: a notification carries those the
  *   connection has not been sent, under `_meta["io.github.mcp-task-actors/partial"]`.
+ * - Progress: when the request that created the task carried a `progressToken`, the task's
+ *   progress reports go as `notifications/progress` for the task's whole life (the spec keeps the
+ *   token valid), held like the rest until the reply has left; on a `tasks/result` about the task
+ *   while one is open (its stream is surely open; the connection's standalone one may not be).
  * - Heartbeat: a task running longer than the runtime's `heartbeatMs` is told again every
  *   `heartbeatMs` when nothing else was sent meanwhile, so that the stream never idles that long.
  *
@@ -22,6 +26,7 @@ import type { TaskRuntime, TaskView } from '../../runtime/index.js';
 import { renderTask2025, statusOf2025 } from '../dialects/2025-11-25/index.js';
 import type { RequestInfo } from './request-info.js';
 import { withPartials } from '../dialects/extension-meta.js';
+import { ProgressReports, type ProgressSend, type ProgressToken } from './progress-notifications.js';
 
 /** Where notifications go: the SDK peer of the connection (SDK v1 or v2). */
 export interface NotificationSink {
@@ -45,6 +50,8 @@ interface Watched {
   readonly createdAt: number;
   readonly owner: TaskOwner;
   readonly stop: () => void;
+  /** Its progress, when the request carried a progress token. */
+  readonly progress: ProgressReports | undefined;
 }
 
 const same = (a: Told, b: Told): boolean => a.status === b.status && a.statusMessage === b.statusMessage && a.partialSeq === b.partialSeq;
@@ -80,12 +87,13 @@ export class StatusNotifications {
    * Watches a task about to be created. Call the result with the created task (or `null` when the
    * creation failed) and the request that created it.
    */
-  watch(taskId: string, owner: TaskOwner): (created: TaskView | null, request: Pick<RequestInfo, 'afterReply'>) => void {
+  watch(taskId: string, owner: TaskOwner, progressToken?: ProgressToken): (created: TaskView | null, request: Pick<RequestInfo, 'afterReply'>) => void {
     const stop = this.#runtime.subscribe(
       ({ task, previous }) => {
         if (previous === null) return; // the creation itself: the CreateTaskResult tells it
         const w = this.#watched.get(taskId);
         if (!w) return;
+        w.progress?.saw(task);
         if (isTerminalStatus(task.status)) {
           w.ended = true;
           w.stop();
@@ -96,7 +104,8 @@ export class StatusNotifications {
       { taskId, owner },
     );
     const at = this.#runtime.options.now();
-    const w: Watched = { holding: true, latest: null, told: null, scheduled: false, ended: false, sentAt: at, createdAt: at, owner, stop };
+    const progress = progressToken === undefined ? undefined : new ProgressReports(progressToken, this.#unattached);
+    const w: Watched = { holding: true, latest: null, told: null, scheduled: false, ended: false, sentAt: at, createdAt: at, owner, stop, progress };
     this.#watched.set(taskId, w);
     this.#startHeartbeat();
     return (created, request) => {
@@ -107,6 +116,7 @@ export class StatusNotifications {
       }
       afterReply(request, () => {
         w.holding = false;
+        w.progress?.release();
         w.told = toldBy(created, 0);
         if (w.latest) this.#schedule(taskId, w);
         else if (w.ended) this.#watched.delete(taskId);
@@ -120,6 +130,19 @@ export class StatusNotifications {
     // A plain answer carries no partial results: those not sent yet stay news.
     if (w && !w.holding) w.told = toldBy(task, w.told?.partialSeq ?? 0);
   }
+
+  /**
+   * A `tasks/result` about `taskId` is open on this connection: the task's progress goes over it
+   * (`send`) until the returned function is called.
+   */
+  routeProgress(taskId: string, send: ProgressSend): () => void {
+    const reports = this.#watched.get(taskId)?.progress;
+    reports?.route(send);
+    return () => reports?.route(this.#unattached);
+  }
+
+  /** Progress sent on no request: the standalone stream (Streamable HTTP), or the one channel (stdio). */
+  readonly #unattached: ProgressSend = (notification) => this.#host.notification(notification);
 
   /** The connection closed: nothing more is watched or sent. */
   close(): void {

@@ -6,7 +6,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { RequesterDialect, RequesterTask } from '../../machines/index.js';
+import { isTerminalStatus, type RequesterDialect, type RequesterTask } from '../../machines/index.js';
+import { progressOfText } from '../dialects/progress-text.js';
 import type { CallToolResult } from './mcp-shapes.js';
 import { checkRetention } from './dialect-choice.js';
 import { TaskClientError, TaskClientErrorCode, TaskFailedError } from './task-client.errors.js';
@@ -192,5 +193,17 @@ export class CallHandle implements TaskCall {
       this.#start.resolve({ kind: 'task', taskId: update.task.taskId });
     }
     this.#feed.push(update);
+    // The 2026-07-28 wire has no progress notifications: a server writes progress into the status message.
+    if (update.type === 'status' && this.dialect === '2026-07-28') this.#progressOf(update.task);
+  }
+
+  /** The last progress value pushed, read off status messages: each later one only if it increased. */
+  #lastProgress: number | undefined;
+
+  #progressOf(task: RequesterTask): void {
+    const progress = isTerminalStatus(task.status) ? null : progressOfText(task.statusMessage);
+    if (progress === null || (this.#lastProgress !== undefined && progress.progress <= this.#lastProgress)) return;
+    this.#lastProgress = progress.progress;
+    this.#feed.push({ type: 'progress', ...progress });
   }
 }

@@ -35,7 +35,8 @@ export type DialectChoice = RequesterDialect | 'auto';
 /**
  * One thing that happened to a call, as `TaskCall.updates()` yields it.
  * - `status`: the task's status or status message changed (the task as last read);
- * - `progress`: an MCP progress notification of the call;
+ * - `progress`: an MCP progress notification of the call (on 2026-07-28, which has none, read off
+ *   the status message where the server wrote it as `4/10 — message`, as this project's servers do);
  * - `partial`: a partial result the work published (its sequence number and content);
  * - `subtask`: a subtask appeared or changed status;
  * - `input`: the server asks the requester something (elicitation, sampling) for this call.

@@ -49,6 +49,7 @@ export function taskWorkContext(ctx: TaskHandlerContext, tools?: ReadonlyMap<str
       return ctx.signal;
     },
     setStatusMessage: (m) => ctx.setStatusMessage(m),
+    progress: (progress, total, message) => ctx.progress(progress, total, message),
     elicit: async (params) =>
       checked(ElicitAnswer, 'elicitation/create', await ctx.requestInput('elicitation/create', params)),
     sample: async (params) =>

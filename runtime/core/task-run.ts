@@ -13,7 +13,7 @@
  */
 import { context as otel } from '@opentelemetry/api';
 import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import { isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskStatus } from '../../machines/index.js';
+import { advancesProgress, isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskProgress, type TaskStatus } from '../../machines/index.js';
 import { TaskTerminalError } from '../errors.js';
 import { taskIncarnation } from '../task-identity.js';
 import type { InputAnswer, InputRequest, TaskCheckpoint, TaskHandler } from '../task-runtime.types.js';
@@ -287,6 +287,20 @@ export class TaskRun {
   setStatusMessage(message: string): void {
     if (!this.#over) this.#port.move(taskEvents.message(message, this.#options.now()));
   }
+
+  /**
+   * The work's progress report (see {@link WorkContext}): a move of the task, while it lasts, when
+   * it goes past the last report (this run's own, else the task's from an earlier run).
+   */
+  progress(report: TaskProgress): boolean {
+    if (this.#over || !advancesProgress(this.#progress ?? this.actor.getSnapshot().context.progress, report.progress)) return false;
+    this.#progress = report;
+    this.#port.move(taskEvents.progress(report, this.#options.now()));
+    return true;
+  }
+
+  /** This run's last progress report: ahead of the actor's on NATS, where the move comes back through the record. */
+  #progress: TaskProgress | undefined;
 
   /** Which run of the task this is (see {@link WorkContext}). */
   get attempt(): number {

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { TaskContext, TaskOwner } from '../../machines/index.js';
+import type { TaskContext, TaskOwner, TaskProgress } from '../../machines/index.js';
+import { InvalidArgumentError } from '../errors.js';
 import type { SpawnOptions, Subtask, TaskCheckpoint, TaskHandlerContext, TaskOutcome } from '../task-runtime.types.js';
 import type { TaskRun } from './task-run.js';
 
@@ -37,6 +38,8 @@ export class WorkContext implements TaskHandlerContext {
 
   readonly setStatusMessage = (message: string): void => this.#run.setStatusMessage(message);
 
+  readonly progress = (progress: number, total?: number, message?: string): boolean => this.#run.progress(progressReport(progress, total, message));
+
   readonly requestInput = (method: string, params: unknown): Promise<unknown> => this.#run.requestInput(method, params);
 
   get attempt(): number {
@@ -61,4 +64,22 @@ export class WorkContext implements TaskHandlerContext {
     this.#run.family.waitForSubtasks(subtasks, mode);
 
   readonly partial = (content: unknown): Promise<boolean> => this.#run.family.partial(content);
+}
+
+const isFinite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
+
+/**
+ * A handler's progress report, checked: `progress` and `total` finite numbers, `message` a string.
+ *
+ * @throws InvalidArgumentError naming what is wrong
+ * @example
+ * ```ts
+ * progressReport(4, 10, 'step 4/10'); // { progress: 4, total: 10, message: 'step 4/10' }
+ * ```
+ */
+export function progressReport(progress: number, total?: number, message?: string): TaskProgress {
+  if (!isFinite(progress)) throw new InvalidArgumentError(`ctx.progress: progress must be a finite number, got ${String(progress)}`);
+  if (total !== undefined && !isFinite(total)) throw new InvalidArgumentError(`ctx.progress: total must be a finite number when given, got ${String(total)}`);
+  if (message !== undefined && typeof message !== 'string') throw new InvalidArgumentError(`ctx.progress: message must be a string when given, got ${typeof message}`);
+  return { progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) };
 }

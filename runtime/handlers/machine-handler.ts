@@ -30,7 +30,39 @@ export const MachineHandlerEvent = {
   status: 'handler.status',
   /** Publishes an intermediate result (`ctx.partial`). */
   partial: 'handler.partial',
+  /** Reports progress (`ctx.progress`). */
+  progress: 'handler.progress',
 } as const;
+
+/**
+ * Emitted by a handler machine to report its task's progress.
+ *
+ * @example
+ * ```ts
+ * const event: HandlerProgressEvent = { type: 'handler.progress', progress: 3, total: 10, message: 'step 3/10' };
+ * ```
+ */
+export interface HandlerProgressEvent {
+  readonly type: typeof MachineHandlerEvent.progress;
+  /** How much is done (see `TaskHandlerContext.progress`). */
+  readonly progress: number;
+  /** How much there is to do, when known. */
+  readonly total?: number;
+  /** What is happening now, for people. */
+  readonly message?: string;
+}
+
+/**
+ * Makes a {@link HandlerProgressEvent}, for `emit()` in a handler machine.
+ *
+ * @example
+ * ```ts
+ * entry: emit(({ context }) => handlerProgress(context.step, 10, `step ${context.step}/10`)),
+ * ```
+ */
+export function handlerProgress(progress: number, total?: number, message?: string): HandlerProgressEvent {
+  return { type: MachineHandlerEvent.progress, progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) };
+}
 
 /**
  * Emitted by a handler machine to publish an intermediate result of its task.
@@ -93,6 +125,8 @@ export interface MachineWorkContext {
   readonly owner?: TaskOwner;
   readonly signal: AbortSignal;
   setStatusMessage(message: string): void;
+  /** Reports progress (see `TaskHandlerContext.progress`); absent: nothing is reported. */
+  progress?(progress: number, total?: number, message?: string): boolean;
   /** As a task resumed after a lost worker: the last checkpoint an earlier run kept. */
   readonly resumeFrom?: TaskCheckpoint | null;
   /** As a task: keeps a checkpoint with it (absent for a plain call: nothing is kept). */
@@ -128,7 +162,7 @@ export interface MachineHandlerOptions<TMachine extends AnyStateMachine, TParams
  * A task handler that runs `machine` as an actor per task. It resolves with the actor's output
  * when the machine reaches a top-level final state, rejects when the actor errors, and stops the
  * actor when `ctx.signal` aborts (a cancel). A machine sets the status message by emitting
- * {@link handlerStatus}. Each snapshot of the actor is reported to {@link handlerRuns}, which the
+ * {@link handlerStatus}, reports progress with {@link handlerProgress}. Each snapshot of the actor is reported to {@link handlerRuns}, which the
  * inspector of the same process shows.
  *
  * @param machine - the work; its output becomes the result (a `CallToolResult` for a tool)
@@ -190,6 +224,7 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
       };
       signal.addEventListener('abort', onAbort, { once: true });
       actor.on(MachineHandlerEvent.status, (event: HandlerStatusEvent) => ctx.setStatusMessage(event.message));
+      actor.on(MachineHandlerEvent.progress, (event: HandlerProgressEvent) => ctx.progress?.(event.progress, event.total, event.message));
       actor.on(MachineHandlerEvent.partial, (event: HandlerPartialEvent) => void ctx.partial?.(event.content).catch(() => false));
       actor.subscribe({
         complete: () => {

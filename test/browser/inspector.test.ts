@@ -3,7 +3,8 @@
  * a `serve --http 0 --inspect 0` server, tasks created through a raw MCP client in the 2025-11-25
  * dialect (`tools/call` with `params.task`), and the page checked as an operator would see it:
  * rows appear live, a cancelled `long_job` turns from working to cancelled without a reload,
- * `ask_name` is highlighted in `input_required` on the machine diagram, and the status filter and
+ * `ask_name` is highlighted in `input_required` on the machine diagram, a `long_job` shows its
+ * progress in its row and its detail, and the status filter and
  * the search box filter the table. Screenshots go to `test-artifacts/inspector/`.
  *
  * With `INSPECTOR_SCREENSHOT=<path>` (e.g. `docs/inspector.png`) the last test also saves the
@@ -129,6 +130,11 @@ describe('inspector page in headless Chromium', () => {
         const key = await row(taskId).getAttribute('data-task-key');
         expect(key, `data-task-key of task ${taskId}'s row`).toBeTruthy();
       }
+      // long_job reports progress as each of its 10 steps begins: the first at once.
+      for (const role of ['cancelled', 'running'] as const) {
+        await probe.see(row(id(role)).locator('td[data-col="progress"]', { hasText: '1/10' }), `the long_job row's progress cell to say 1/10`);
+      }
+      expect(await row(id('completed')).locator('td[data-col="progress"]').textContent(), 'the progress cell of a task that reported none').toBe('');
       await screenshot(page, SHOTS, '01-listed');
     },
     TEST_TIMEOUT_MS,
@@ -147,6 +153,8 @@ describe('inspector page in headless Chromium', () => {
       await probe.see(page.locator('table#tasks tbody tr.selected').filter({ has: page.locator('td[data-col="taskId"]', { hasText: taskId }) }), `the long_job row to be selected (tr.selected)`);
       await probe.see(page.locator('#detail-title', { hasText: taskId }), `#detail-title to show ${taskId}`);
       await onlyCurrent('working');
+      await probe.see(page.locator('#detail-meta dd', { hasText: /^1\/10$/ }), 'the detail to show the progress 1/10 (#detail-meta)');
+      await probe.see(page.locator('#outcome', { hasText: 'progress 1/10' }), 'the not-ended outcome to say the progress');
       await screenshot(page, SHOTS, '02-long-job-working');
 
       ok(await wire!.request('tasks/cancel', { taskId }));

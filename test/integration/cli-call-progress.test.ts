@@ -2,7 +2,8 @@
  * `mcp-tasks call` printing what a task does besides changing status, run as a user would against
  * `serve --http 0`: each partial result of `long_job` as it is published (`partial <seq>: <text>`),
  * and each subtask of `fan_out` with its status when it changes (`subtask <id>: <status>`), in
- * both dialects.
+ * both dialects; and the progress of `long_job` on every dialect (`progress:` lines, and
+ * `{"type":"progress"}` with `--json`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCall } from './harness/cli-call.js';
@@ -49,6 +50,29 @@ describe('mcp-tasks call: partial results and subtasks', () => {
         expect(lineIndex(run.stderr, `subtask ${id}: completed`)).toBeLessThan(lineIndex(run.stderr, 'status: completed'));
       }
       expect(ids).not.toContain(run.stderr.match(/^task (\S+)$/m)?.[1]);
+    });
+  }
+});
+
+describe('mcp-tasks call: progress', () => {
+  for (const dialect of ['sep-1686', '2025-11-25', '2026-07-28']) {
+    it(`should report each progress step of long_job, in --json lines and as plain lines (${dialect})`, async () => {
+      // On 2026-07-28 progress is read off the status message: each poll sees the step then under way.
+      const json = await runCall([server.url, 'long_job', '{"seconds":2}', '--dialect', dialect, '--poll', '50', '--json']);
+      expect(json.code, json.stderr).toBe(0);
+      const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const progress = lines.filter((l) => l['type'] === 'progress');
+      const values = progress.map((p) => p['progress'] as number);
+      expect(values.length, json.stdout).toBeGreaterThanOrEqual(dialect === '2026-07-28' ? 3 : 10);
+      expect(values.every((v, i) => i === 0 || v > values[i - 1]!), values.join(',')).toBe(true);
+      for (const p of progress) expect(p).toEqual({ type: 'progress', progress: p['progress'], total: 10, message: `step ${String(p['progress'])}/10` });
+      // Every report comes before the result.
+      expect(lines.findIndex((l) => l['type'] === 'result')).toBeGreaterThan(lines.indexOf(progress.at(-1)!));
+
+      const plain = await runCall([server.url, 'long_job', '{"seconds":2}', '--dialect', dialect, '--poll', '50']);
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.stderr).toMatch(/^progress: \d+\/10 — step \d+\/10$/m);
+      if (dialect !== '2026-07-28') expect(plain.stderr).toMatch(/^progress: 10\/10 — step 10\/10$/m);
     });
   }
 });

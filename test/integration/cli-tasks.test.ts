@@ -201,12 +201,14 @@ describe('mcp-tasks call and Ctrl-C twice', () => {
 });
 
 describe('mcp-tasks call on a terminal', () => {
-  it('should show one live line (status, elapsed, message) and print partials above it', async () => {
+  it('should show one live line (status, elapsed, progress with the message) and print partials above it', async () => {
     const r = await runOnTerminal(['call', server.url, 'long_job', '{"seconds":1}']);
     expect(r.code, r.stdout).toBe(0);
     // The live line is redrawn in place: carriage return and erase-line, never a new line per change.
+    // Progress as progressText writes it: the numbers, then the status message (shown once).
     // eslint-disable-next-line no-control-regex -- the terminal's own erase-line sequence
-    expect(r.stdout).toMatch(/\r\x1b\[2K\S+ {2}working {2}\d+\.\ds {2}step \d+\/10/);
+    expect(r.stdout).toMatch(/\r\x1b\[2K\S+ {2}working {2}\d+\.\ds {2}(\d+)\/10 — step \1\/10/);
+    expect(r.stdout).not.toMatch(/— \d+\/10 —/);
     expect(r.stdout).not.toMatch(/^status: working/m);
     expect(r.stdout).toMatch(/partial 1: step 1\/10 done/);
     expect(r.stdout).toContain('long_job done in 1 s');

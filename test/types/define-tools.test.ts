@@ -27,7 +27,7 @@ describe('defineTaskTool', () => {
     const definitions: TaskServerDefinitions = { tools: [tool, strict] };
     expect(definitions.tools).toHaveLength(2);
     const signal = new AbortController().signal;
-    const ctx: RequestWorkContext = { taskId: null, signal, setStatusMessage: () => undefined, elicit: () => Promise.reject(new Error('no')), sample: () => Promise.reject(new Error('no')) };
+    const ctx: RequestWorkContext = { taskId: null, signal, setStatusMessage: () => undefined, progress: () => false, elicit: () => Promise.reject(new Error('no')), sample: () => Promise.reject(new Error('no')) };
     await expect(tool.run({ ms: 5 }, ctx)).resolves.toEqual({ content: [{ type: 'text', text: 'slept 5' }] });
   });
 

@@ -10,6 +10,8 @@ import { suggestedPollInterval, type TaskView } from '../../../runtime/index.js'
 import { isoTime } from '../2025-11-25/iso-time.js';
 import { statusOf2025 } from '../2025-11-25/codec.js';
 import { withNestingMeta } from '../extension-meta.js';
+import { progressText } from '../progress-text.js';
+import { isTerminalStatus } from '../../../machines/index.js';
 
 /** Name of this dialect, stored with each task created in it (kept in NATS records: never rename). */
 export const EXT_TASKS = 'ext';
@@ -39,7 +41,9 @@ function ttlMs(task: TaskView, now: number): number | null {
 
 /**
  * Renders a task as the extension's flat `Task`. Statuses the extension lacks are mapped:
- * `submitted` → `working`, `unknown` → `failed` with a status message saying so.
+ * `submitted` → `working`, `unknown` → `failed` with a status message saying so. A running task
+ * that reported progress shows it in its status message (`4/10 — step 4/10`, see `progressText`):
+ * the extension has no progress notifications.
  *
  * `pollIntervalMs` is what the task suggests at `now` (see `suggestedPollInterval`), in whole ms.
  *
@@ -61,7 +65,9 @@ export function renderTaskExt(task: TaskView, now: number): Record<string, unkno
     ttlMs: ttlMs(task, now),
     pollIntervalMs: Math.max(1, Math.ceil(suggestedPollInterval(task, now))),
   };
-  if (statusMessage !== null) out['statusMessage'] = statusMessage;
+  // No progress notifications on this wire: a running task's progress is in its status message.
+  const shown = task.progress !== undefined && !isTerminalStatus(task.status) ? progressText(task.progress, statusMessage) : statusMessage;
+  if (shown !== null) out['statusMessage'] = shown;
   return withNestingMeta(out, task);
 }
 

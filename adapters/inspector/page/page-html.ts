@@ -50,7 +50,7 @@ export function pageHtml(token: string | null): string {
     <div class="table-wrap">
       <table id="tasks">
         <thead><tr>
-          <th>task id</th><th>status</th><th>method (tool)</th><th>dialect</th><th>session</th><th>node</th><th>age</th><th>status message</th><th>subtasks</th>
+          <th>task id</th><th>status</th><th>method (tool)</th><th>dialect</th><th>session</th><th>node</th><th>age</th><th>status message</th><th>progress</th><th>subtasks</th>
         </tr></thead>
         <tbody></tbody>
       </table>

@@ -13,7 +13,7 @@
  *
  * DOM contract (kept stable for the browser test):
  * - `table#tasks tbody tr[data-task-key][data-status]`, cells `td[data-col]` with `taskId`,
- *   `status`, `label`, `dialect`, `session`, `node`, `age`, `message`, `subtasks`; the selected
+ *   `status`, `label`, `dialect`, `session`, `node`, `age`, `message`, `progress`, `subtasks`; the selected
  *   row has class `selected`; rows filtered out have the `hidden` attribute. The tree's and the
  *   detail's other parts: see `page-tree-script.ts` and `page-family-script.ts`.
  * - `select#status-filter` (values `''` and the seven statuses), `input#search`.
@@ -101,7 +101,7 @@ function methodLabel(task) {
 
 // ---- the table ---------------------------------------------------------------------------------
 
-const COLUMNS = ['taskId', 'status', 'label', 'dialect', 'session', 'node', 'age', 'message', 'subtasks'];
+const COLUMNS = ['taskId', 'status', 'label', 'dialect', 'session', 'node', 'age', 'message', 'progress', 'subtasks'];
 
 function cellText(task, column) {
   switch (column) {
@@ -113,6 +113,7 @@ function cellText(task, column) {
     case 'node': return task.node || '—';
     case 'age': return age(Date.now() - task.createdAt);
     case 'message': return task.statusMessage || task.error || '';
+    case 'progress': return task.progressText || '';
   }
   return '';
 }
@@ -212,6 +213,7 @@ function renderMeta(task) {
   ];
   if (task.attempt > 1) rows.push(['attempt', String(task.attempt) + ' (resumed or re-run after a lost worker)']);
   if (task.checkpoint) rows.push(['checkpoint', '#' + task.checkpoint.seq + (task.checkpoint.label ? ' ' + task.checkpoint.label : '') + ' at ' + new Date(task.checkpoint.at).toISOString()]);
+  if (task.progressText) rows.push(['progress', task.progressText]);
   if (task.pendingInputs.length > 0) rows.push(['waiting on', task.pendingInputs.join(', ')]);
   if (task.expiresAt) rows.push(['expires', new Date(task.expiresAt).toISOString()]);
   for (const [name, value] of rows) meta.append(el('dt', '', name), el('dd', '', value));
@@ -221,7 +223,7 @@ function renderOutcome(task, outcome) {
   const box = $('#outcome');
   box.replaceChildren();
   if (!TERMINAL.has(task.status)) {
-    box.append(el('p', 'muted', 'Not ended: ' + task.status + (task.statusMessage ? ' (' + task.statusMessage + ')' : '') + '.'));
+    box.append(el('p', 'muted', 'Not ended: ' + task.status + (task.statusMessage ? ' (' + task.statusMessage + ')' : '') + (task.progressText ? ', progress ' + task.progressText : '') + '.'));
     return;
   }
   const dl = el('dl');

@@ -18,6 +18,7 @@ import { toJsonRpcError } from '../wire-errors.js';
 import { missingCapability, type RequestMeta } from './wire.js';
 import { pushOption } from '../../dialects/extension-meta.js';
 import { raceOutcome, type InlineTimer } from './inline-answer.js';
+import { unsentProgress } from '../progress-notifications.js';
 
 /** What a stateless request knows: the runtime, the tools, who asks and how to notice they left. */
 export interface StatelessCall {
@@ -64,7 +65,8 @@ export const TASKS_REQUIRED = { extensions: { [TASKS_EXTENSION_ID]: {} } } as co
 function statelessWorkContext(signal: AbortSignal, tool: string): RequestWorkContext {
   const refuse = (): Promise<never> =>
     Promise.reject(missingCapability(TASKS_REQUIRED, `${tool} asks the requester for input, which this wire allows only inside a task; declare the tasks extension`));
-  return { taskId: null, signal, setStatusMessage: () => undefined, elicit: refuse, sample: refuse };
+  // No progress notifications on this wire (and no stream to carry them): checked, then dropped.
+  return { taskId: null, signal, setStatusMessage: () => undefined, progress: unsentProgress(), elicit: refuse, sample: refuse };
 }
 
 /** The client capability each input request method needs. */

@@ -223,6 +223,7 @@ export class MemoryObservation {
       createdAt: c.createdAt,
       updatedAt: c.updatedAt,
       statusMessage: c.statusMessage,
+      progress: c.progress ?? null,
       error: c.error,
       pendingInputs: c.pendingInputs,
       expiresAt: entry.expiresAt,

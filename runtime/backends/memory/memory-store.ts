@@ -328,10 +328,10 @@ export class MemoryStore implements TaskStore<Entry> {
     const before = entry.context;
     const status = snapshot.value;
     if (previous === status && before === snapshot.context) return;
-    // Listeners hear of a message, a new intermediate result (pushed where the wire can) and an
+    // Listeners hear of a message, progress, a new intermediate result (pushed where the wire can) and an
     // input request asked or answered (a parent withdraws its copy of a child's) too.
     const c = snapshot.context;
-    const messageChanged = c.statusMessage !== before.statusMessage || c.partials !== before.partials || c.pendingInputs !== before.pendingInputs;
+    const messageChanged = c.statusMessage !== before.statusMessage || c.progress !== before.progress || c.partials !== before.partials || c.pendingInputs !== before.pendingInputs;
     entry.context = snapshot.context;
     entry.status = status;
     if (isTerminalStatus(status) && entry.run) this.#settle(entry);

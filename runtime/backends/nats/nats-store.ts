@@ -27,8 +27,8 @@ import type { TaskWorker } from './task-worker.js';
 import type { NatsReadiness } from './nats-readiness.js';
 import type { UnservedTasks } from './unserved-tasks.js';
 
-/** Changes a listener hears of besides status changes: a message, a partial result, an input request asked or answered. */
-const NEWS: ReadonlySet<string> = new Set(['task.message', 'task.partial', 'task.input.request', 'task.input.response']);
+/** Changes a listener hears of besides status changes: a message, progress, a partial result, an input request asked or answered. */
+const NEWS: ReadonlySet<string> = new Set(['task.message', 'task.progress', 'task.partial', 'task.input.request', 'task.input.response']);
 
 /** The most ended tasks `stats().retained` keeps track of (the oldest are forgotten first). */
 const MAX_RETAINED_COUNTED = 100_000;

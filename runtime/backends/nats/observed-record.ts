@@ -49,6 +49,7 @@ export function observedOfView(
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
     statusMessage: view.statusMessage,
+    progress: view.progress ?? null,
     error: view.error,
     pendingInputs: view.pendingInputs,
     expiresAt: view.expiresAt,
@@ -88,6 +89,7 @@ export function sameObserved(a: ObservedTask, b: ObservedTask): boolean {
     a.status === b.status &&
     a.updatedAt === b.updatedAt &&
     a.statusMessage === b.statusMessage &&
+    a.progress?.progress === b.progress?.progress &&
     a.error === b.error &&
     a.node === b.node &&
     a.expiresAt === b.expiresAt &&

@@ -47,7 +47,7 @@ const MISSING_HANDLER_PAUSE_MS = 300;
  * Event kinds a run writes itself: they need no second look at the record. A terminal one
  * (only the run's own outcome writes these on its node) ends the actor when it is sent to it.
  */
-const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 'task.input.request', 'task.complete', 'task.fail', 'task.partial', 'task.child']);
+const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 'task.progress', 'task.input.request', 'task.complete', 'task.fail', 'task.partial', 'task.child']);
 
 /** Every this many deliveries, a worker without a run's handler looks whether its task has ended. */
 const ENDED_CHECK_EVERY = 25;

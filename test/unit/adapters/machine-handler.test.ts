@@ -8,7 +8,8 @@ const owner = { session: 's1', principal: null };
 
 function context(taskId: string | null, signal = new AbortController().signal): MachineWorkContext & { messages: string[] } {
   const messages: string[] = [];
-  return { taskId, owner, signal, messages, setStatusMessage: (m) => void messages.push(m) };
+  // A progress report's message is the task's status message, as the runtime keeps it.
+  return { taskId, owner, signal, messages, setStatusMessage: (m) => void messages.push(m), progress: (_p, _t, m) => (m !== undefined && messages.push(m), true) };
 }
 
 const counter = setup({
@@ -136,6 +137,7 @@ describe('machineHandler checkpoints', () => {
       kept,
       resumeFrom,
       setStatusMessage: (m) => void messages.push(m),
+      progress: (_p, _t, m) => (m !== undefined && messages.push(m), true),
       checkpoint: async (state, label) => (kept.push({ seq: ++seq, state: JSON.parse(JSON.stringify(state)) as unknown, label: label ?? null, at: Date.now(), node: null }), true),
     };
   }

@@ -5,13 +5,9 @@
 import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { taskEvents, taskMachine } from '../../../machines/index.js';
-import { INPUT } from './task.reference-model.js';
+import { INPUT, startedActor } from './task.reference-model.js';
 
-const started = () => {
-  const actor = createActor(taskMachine, { input: INPUT }).start();
-  actor.send(taskEvents.start(2_000));
-  return actor;
-};
+const started = startedActor;
 
 describe('task.child and task.partial', () => {
   it('records children in the order started, each with its last status, and never moves one back out of a terminal status', () => {

@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
-import { initialTransition, transition } from 'xstate';
+import { createActor, initialTransition, transition } from 'xstate';
 import type { StatePath } from '@xstate/graph';
 import { TaskStatus, taskEvents, taskMachine } from '../../../machines/index.js';
 import type { TaskEvent, TaskInput } from '../../../machines/index.js';
@@ -40,7 +40,7 @@ export const SPEC_EDGES: ReadonlySet<string> = new Set([
   'input_required->unknown',
 ]);
 /**
- * Allowed events that keep the status: `task.message`, `task.child` and `task.partial` in the three non-terminal states, plus a new
+ * Allowed events that keep the status: `task.message`, `task.child`, `task.partial` and `task.progress` in the three non-terminal states, plus a new
  * input request / a non-last input response in `input_required`. Terminal states have none.
  */
 export const SELF_LOOPS: ReadonlySet<string> = new Set(NON_TERMINAL.map((s) => `${s}->${s}`));
@@ -49,6 +49,8 @@ export const ALLOWED_EDGES: ReadonlySet<string> = new Set([...SPEC_EDGES, ...SEL
 export interface ModelState {
   readonly status: TaskStatus;
   readonly pending: readonly string[];
+  /** The last progress value reported, if any (MCP: each report must increase it). */
+  readonly progress?: number;
 }
 
 export type Expected =
@@ -92,6 +94,9 @@ export function expectedOutcome(from: ModelState, event: TaskEvent): Expected {
     case 'task.child':
     case 'task.partial':
       return { kind: 'moved', status, pending: sorted(pending) };
+    // Progress only ever increases: a report that does not is refused.
+    case 'task.progress':
+      return from.progress !== undefined && event.progress <= from.progress ? REFUSED : { kind: 'moved', status, pending: sorted(pending) };
   }
 }
 
@@ -108,6 +113,13 @@ export const INPUT: TaskInput = {
   keepAlive: 60_000,
   pollFrequency: 1000,
   createdAt: 1_000,
+};
+
+/** A live actor of the machine for {@link INPUT}, started (`working`). */
+export const startedActor = () => {
+  const actor = createActor(taskMachine, { input: INPUT }).start();
+  actor.send(taskEvents.start(2_000));
+  return actor;
 };
 
 /** The events the graph is explored with. Every `at` differs from any timestamp in the context. */
@@ -132,6 +144,8 @@ export const PAIR_EVENTS: readonly TaskEvent[] = [
   taskEvents.message('another message', 2_013),
   taskEvents.child('child-1', 'working', 2_014),
   taskEvents.partial([{ type: 'text', text: 'so far' }], 2_015),
+  taskEvents.progress({ progress: 3, total: 10, message: 'step 3/10' }, 2_016),
+  taskEvents.progress({ progress: 3 }, 2_017),
 ];
 
 export const statusOf = (snapshot: TaskSnapshot): TaskStatus => {
@@ -154,7 +168,11 @@ export const serializeState = (snapshot: TaskSnapshot): string =>
 export const project = (status: TaskStatus, pending: readonly string[]): string =>
   isTerminal(status) ? status : `${status}${JSON.stringify(sorted(pending))}`;
 export const projectSnapshot = (s: TaskSnapshot): string => project(statusOf(s), s.context.pendingInputs);
-export const modelOf = (s: TaskSnapshot): ModelState => ({ status: statusOf(s), pending: s.context.pendingInputs });
+export const modelOf = (s: TaskSnapshot): ModelState => ({
+  status: statusOf(s),
+  pending: s.context.pendingInputs,
+  ...(s.context.progress !== undefined && { progress: s.context.progress.progress }),
+});
 
 /** Pure step: xstate's `transition`, which runs no actions' side effects and starts no actor. */
 export const step = (snapshot: TaskSnapshot, event: TaskEvent): TaskSnapshot => transition(taskMachine, snapshot, event)[0];
@@ -200,6 +218,10 @@ export function judge(prev: TaskSnapshot, event: TaskEvent, next: TaskSnapshot):
   switch (event.type) {
     case 'task.message':
       check(next.context.statusMessage === event.message, `statusMessage ${String(next.context.statusMessage)}`);
+      break;
+    case 'task.progress':
+      check(next.context.progress?.progress === event.progress, `progress ${JSON.stringify(next.context.progress)}`);
+      if (event.message !== undefined) check(next.context.statusMessage === event.message, `statusMessage ${String(next.context.statusMessage)}`);
       break;
     case 'task.complete':
       check(next.context.resultRef === event.resultRef, `resultRef ${String(next.context.resultRef)}`);
