@@ -23,7 +23,7 @@ import type { PushQueue } from '../push/push.types.js';
 import { viewOf } from './view.js';
 import type { TaskMetrics } from '../telemetry/metrics.js';
 import { closeOf, Drain, DRAIN, type Drainable } from './drain.js';
-import { carrierOf } from '../telemetry/tracing.js';
+import { carrierOf, storableTrace } from '../telemetry/tracing.js';
 
 /** How often a wait re-reads a remote store that did not answer, and for how long at most. */
 const UNREACHABLE_RETRY_MS = 250;
@@ -294,7 +294,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       if (checking) await checking;
       const input = machineInput(o, keepAlive, opts.pollFrequency, now(), depth);
       // The request creating it (the active span, or the one it names) is where its run's span joins.
-      const trace = registered ? (o.traceContext ?? carrierOf()) : undefined;
+      const trace = registered ? (o.traceContext === undefined ? carrierOf() : storableTrace(o.traceContext as Readonly<Record<string, unknown>>)) : undefined;
       const work = registered ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null, runOptions, ...(trace && { trace }) } : null;
       const key = store.keyOf(ownerKey, o.taskId);
       // Kept before the task exists: its first change may come before `create` returns.

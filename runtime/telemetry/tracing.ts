@@ -93,7 +93,32 @@ export function carrierOf(ctx: Context = context.active()): TraceCarrier | undef
   if (trace.getSpan(ctx) === undefined) return undefined;
   const carrier: Record<string, string> = {};
   propagation.inject(ctx, carrier, setter);
-  return carrier['traceparent'] === undefined ? undefined : (carrier);
+  return storableTrace(carrier);
+}
+
+/** W3C `traceparent` (version 00 and later versions' leading fields), lower-case hex. */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-.*)?$/;
+
+/** The longest `tracestate` kept with a task: W3C asks propagators to pass on at least 512 characters. */
+export const MAX_KEPT_TRACESTATE = 512;
+
+/**
+ * What of a trace context is kept with a task (in every record write on NATS, and passed to the
+ * node that runs it): a well-formed `traceparent` and a `tracestate` of at most
+ * {@link MAX_KEPT_TRACESTATE} characters; never baggage, which the requester writes and would
+ * otherwise ride in every record and every outgoing call of the work. `undefined` without a
+ * well-formed `traceparent` (nothing to join).
+ *
+ * @example
+ * ```ts
+ * storableTrace({ traceparent: 'garbage' }); // undefined
+ * ```
+ */
+export function storableTrace(carrier: Readonly<Record<string, unknown>> | undefined): TraceCarrier | undefined {
+  const traceparent = carrier?.['traceparent'];
+  if (typeof traceparent !== 'string' || traceparent.length > 256 || !TRACEPARENT.test(traceparent)) return undefined;
+  const tracestate = carrier?.['tracestate'];
+  return typeof tracestate === 'string' && tracestate.length <= MAX_KEPT_TRACESTATE ? { traceparent, tracestate } : { traceparent };
 }
 
 /** One value made from the current global provider, made again when another is registered. */
