@@ -21,8 +21,6 @@ import { sleep } from './harness/json.js';
 
 afterAll(stopSharedNats);
 
-const STEPS = Array.from({ length: 10 }, (_, i) => ({ progress: i + 1, total: 10, message: `step ${i + 1}/10` }));
-
 /** Polls until `done()` or the deadline; the last check decides. */
 async function until(done: () => boolean, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -58,11 +56,18 @@ async function spec2025(client: Client, seen: Progress[], wait: 'poll' | 'result
   await until(() => seen.at(-1)?.progress === 10);
 }
 
-/** Every step once, increasing, each with total 10 and its message (nothing coalesced at 100 ms a step). */
+/**
+ * Increasing, each with total 10 and its own step's message, the last step included, and most
+ * steps seen. Not necessarily every one: reports made while one is held (before the
+ * CreateTaskResult has left, or behind a NATS worker's write in flight) are coalesced, the latest
+ * winning, and a loaded machine makes that happen at 100 ms a step.
+ */
 function expectSteps(seen: readonly Progress[]): void {
   const values = seen.map((p) => p.progress);
   expect(values.every((v, i) => i === 0 || v > values[i - 1]!), `not increasing: ${values.join(',')}`).toBe(true);
-  expect(seen).toEqual(STEPS);
+  expect(seen.every((p) => p.total === 10 && p.message === `step ${p.progress}/10`), JSON.stringify(seen)).toBe(true);
+  expect(values.at(-1)).toBe(10);
+  expect(values.length, values.join(',')).toBeGreaterThanOrEqual(3);
 }
 
 describe.each([

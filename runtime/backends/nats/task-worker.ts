@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { LatestWrite } from './latest-write.js';
 import { context as otel, ROOT_CONTEXT } from '@opentelemetry/api';
 import { extractTraceContext } from '../../telemetry/tracing.js';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
@@ -380,8 +381,14 @@ export class TaskWorker {
   /** How a run reaches its task's record in the task space. */
   #portOf(run: Running): RunPort {
     const space = this.#space;
+    const write = (event: TaskEvent): Promise<unknown> => applyToTask(space, run.key, event, { only: run.ours });
+    // Progress and status messages: the latest wins, one write in flight each (see latest-write.ts).
+    const latest = { 'task.progress': new LatestWrite(write), 'task.message': new LatestWrite(write) };
     return {
-      move: (event) => void applyToTask(space, run.key, event, { only: run.ours }).catch(() => undefined),
+      move: (event) => {
+        if (event.type === 'task.progress' || event.type === 'task.message') latest[event.type].write(event);
+        else void write(event).catch(() => undefined);
+      },
       requestInput: (request) => this.#requestInput(run, request),
       end: (outcome, at) => this.#keepOutcome(run, outcome, at),
       checkpoint: (checkpoint) => this.#keepCheckpoint(run, checkpoint),
