@@ -7,7 +7,7 @@
  *
  * Names follow the semantic conventions' guidance (dotted, namespaced, the unit in `unit` and not
  * in the name, no `total`, `count` for an up-down counter); the Prometheus exporter writes them
- * with `_` for `.` and `_total` after a counter. The list, with the node that reports each, is in
+ * with underscores for dots and the total suffix after a counter. The list, with the node that reports each, is in
  * the operator documentation.
  *
  * @module
