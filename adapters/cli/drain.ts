@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { TaskRuntime } from '../../runtime/index.js';
 import { DEFAULT_DRAIN_MS, DEFAULT_DRAIN_RETRY_AFTER_MS, drainOf } from '../../runtime/core/drain.js';
 import { DEFAULT_CLOSE_GRACE_MS } from '../http/front.js';
@@ -86,9 +87,14 @@ export function drainSettings(values: DrainFlagValues): DrainSettings {
 export interface ShutdownSteps {
   /** Closes the idle keep-alive connections of its HTTP front, when it has one. */
   readonly closeIdle?: () => void;
+  /** The calls its HTTP front is still answering: the drain waits for them too, within its time. */
+  readonly callsInFlight?: () => number;
   /** Closes what it serves (endpoint, inspector) and disposes the runtime. */
   readonly close: () => Promise<void>;
 }
+
+/** How often a drain looks whether the front's calls in flight have ended. */
+const CALLS_POLL_MS = 50;
 
 /**
  * One node's shutdown: its drain state (read by the HTTP front and the probes), the probes'
@@ -162,6 +168,9 @@ export class NodeShutdown {
     deadline.unref();
     try {
       await drainOf(this.#runtime)({ drainMs, retryAfterMs: DEFAULT_DRAIN_RETRY_AFTER_MS });
+      // Calls still open (a front runs no task: a SEP-1686 call or a tasks/result waiting for one
+      // a worker runs) get what is left of the drain time before the endpoint closes them.
+      while ((steps.callsInFlight?.() ?? 0) > 0 && Date.now() - started < drainMs) await delay(CALLS_POLL_MS);
       clearTimeout(deadline);
       log('info', 'drained', { ms: Date.now() - started });
       await steps.close();

@@ -420,6 +420,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, sdk, authenticated, allowedHosts, allowedOrigins, status: endpoint.url.replace(/\/mcp$/, '/status'), operatorToken: operator.operatorToken !== null });
   shutdown.onSignals({
     closeIdle: () => endpoint.closeIdleConnections(),
+    callsInFlight: () => endpoint.callsInFlight(),
     close: async () => {
       await endpoint.close();
       await dispose();

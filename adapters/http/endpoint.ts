@@ -65,6 +65,14 @@ export async function listenHttp(handle: HttpHandler, options: HttpListenOptions
     server.listen(options.port, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  // Requests that are calls (POST): a standalone GET stream lasts as long as its session, and
+  // would keep a drain waiting for nothing.
+  let calls = 0;
+  server.on('request', (req, res) => {
+    if (req.method !== 'POST') return;
+    calls += 1;
+    res.once('close', () => (calls -= 1));
+  });
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${options.path ?? '/mcp'}`,
     close: async () => {
@@ -73,5 +81,6 @@ export async function listenHttp(handle: HttpHandler, options: HttpListenOptions
       await closeServer(server, options.closeGraceMs);
     },
     closeIdleConnections: () => server.closeIdleConnections(),
+    callsInFlight: () => calls,
   };
 }

@@ -194,4 +194,10 @@ export interface HttpEndpoint {
    * reconnect, through a load balancer to another node). Requests in flight and streams go on.
    */
   closeIdleConnections(): void;
+  /**
+   * The POST requests not yet answered in full: a SEP-1686 call waiting for its task, a
+   * `tasks/result` waiting for its end, any request being handled. A draining node waits for them
+   * before it closes (standalone GET streams are not counted: they last as long as their session).
+   */
+  callsInFlight(): number;
 }

@@ -10,7 +10,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { closeNodes, freshPrefix, startNode, type ClusterNode, type NodeOptions } from './harness/cluster.js';
 import { attachHttpWire } from './harness/http-wire.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
-import { create2025 } from './harness/task-calls.js';
+import { create2025, createSep } from './harness/task-calls.js';
 
 const nodes: ClusterNode[] = [];
 const servers: NatsServer[] = [];
@@ -111,6 +111,28 @@ describe('serve --nats, a worker drained by SIGTERM', () => {
     expect(w1.lines().some((l) => l['msg'] === 'task handed over' && l['taskId'] === again.taskId)).toBe(true);
     await wire.close();
   }, 60_000);
+});
+
+describe('serve --nats, a front drained by SIGTERM', () => {
+  it('should answer the calls it holds open (a SEP-1686 call, a tasks/result) when the worker finishes them, refuse new tasks meanwhile, then exit 0', async () => {
+    const { url } = await sharedNats();
+    const prefix = freshPrefix('drain-front');
+    const front = await node({ label: 'front', role: 'front', nats: url, prefix, flags: ['--drain-timeout', '15000'] });
+    await node({ label: 'w1', role: 'worker', nats: url, prefix });
+    const wire = await attachHttpWire(front.url, () => front.stderr());
+    const sep = await createSep(wire, 'sleep', { ms: 1_500 });
+    const spec = await create2025(wire, 'sleep', { ms: 1_500 });
+    const waiting = wire.sendRequestNoWait('tasks/result', { taskId: spec.taskId });
+    process.kill(front.pid, 'SIGTERM');
+    // A front runs no task: without waiting for its calls, its drain would end at once and cut them.
+    const refused = await wire.request('tools/call', { name: 'sleep', arguments: { ms: 10 }, task: { ttl: 60_000 } });
+    expect(refused.error?.code).toBe(-32030);
+    const [sepAnswer, specAnswer] = await Promise.all([wire.responseFor(sep.requestId, 10_000), wire.responseFor(waiting, 10_000)]);
+    expect(sepAnswer.result, front.stderr()).toMatchObject({ content: [{ type: 'text', text: 'slept 1500 ms' }] });
+    expect(specAnswer.result, front.stderr()).toMatchObject({ content: [{ type: 'text', text: 'slept 1500 ms' }] });
+    await until(() => !front.alive(), 'the front exits');
+    expect(front.exit()?.code).toBe(0);
+  }, 30_000);
 });
 
 describe('serve --nats probes', () => {
