@@ -39,6 +39,23 @@ const clientDuration = lazyInstrument((meter) =>
  */
 const CALLER_CODES: ReadonlySet<number> = new Set([-32700, -32600, -32601, -32602, -32002]);
 
+/** The conventions' value for a name outside a known set (and their fallback `error.type`). */
+export const OTHER = '_OTHER';
+
+/** Every MCP method name a histogram series may carry; any other is {@link OTHER}. */
+const MCP_METHODS: ReadonlySet<string> = new Set([
+  'initialize', 'ping', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read',
+  'resources/subscribe', 'resources/unsubscribe', 'completion/complete', 'logging/setLevel', 'sampling/createMessage', 'elicitation/create', 'roots/list',
+  'tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'tasks/delete', 'tasks/update', 'subscriptions/listen',
+]);
+
+/** A refused request's histogram attributes: an unknown method becomes {@link OTHER}, and no tool or prompt name is kept. */
+function boundNames(metric: Attributes): void {
+  if (!MCP_METHODS.has(String(metric['mcp.method.name']))) metric['mcp.method.name'] = OTHER;
+  delete metric['gen_ai.tool.name'];
+  delete metric['gen_ai.prompt.name'];
+}
+
 /** What is known of the connection a request came over or goes out on. */
 export interface McpPeerInfo {
   /** `pipe` for stdio, `tcp` for HTTP (the conventions' `network.transport`). */
@@ -140,6 +157,9 @@ export class McpOperation {
     if ('error' in outcome) {
       const { code } = outcome.error;
       metric['rpc.response.status_code'] = String(code);
+      // The caller's mistake (an unknown method, tool or prompt): its names are the caller's to
+      // choose, and a series each on the histogram would let a client grow it without bound.
+      if (CALLER_CODES.has(code)) boundNames(metric);
       this.span.setAttribute('rpc.response.status_code', String(code));
       if (this.#side === 'client' || !CALLER_CODES.has(code)) errorType = String(code);
       message = outcome.error.message;

@@ -6,7 +6,7 @@
  * @module
  */
 import { context } from '@opentelemetry/api';
-import { startClientOperation, type McpOutcome } from './mcp-telemetry.js';
+import { OTHER, startClientOperation, type McpOutcome } from './mcp-telemetry.js';
 import type { RequesterPeer } from './task-client.wire.js';
 
 /**
@@ -36,5 +36,5 @@ export function tracedPeer(peer: RequesterPeer): RequesterPeer {
 function outcomeOf(error: unknown): McpOutcome {
   const e = error as { code?: unknown; message?: unknown; name?: unknown } | null;
   if (typeof e?.code === 'number') return { error: { code: e.code, message: String(e.message) } };
-  return { abandoned: e?.name === 'AbortError' ? 'cancelled' : '_OTHER' };
+  return { abandoned: e?.name === 'AbortError' ? 'cancelled' : OTHER };
 }

@@ -98,7 +98,7 @@ describe('sdk-internals', () => {
     // Underscore names of other libraries' declared types, not SDK internals: where each may be read.
     const declaredElsewhere: Record<string, string> = {
       _scheduledEvents: 'runtime/handlers/machine-checkpoints.ts' /* XState's ActorSystem.getSnapshot() */,
-      _OTHER: 'adapters/wire/traced-peer.ts' /* the OpenTelemetry conventions' fallback value of error.type */,
+      _OTHER: 'adapters/wire/mcp-telemetry.ts' /* the OpenTelemetry conventions' fallback value of error.type */,
     };
     const reached = new Map<string, Set<string>>();
     for (const file of sourceFiles(['adapters', 'runtime'])) {
