@@ -25,6 +25,7 @@ import { keepCheckpoint, keepOutcome, OUTCOME_WRITE_MS, writeInputRequest } from
 import { persistently } from './persistently.js';
 import { applyToTask, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
 import { RunHost } from '../../core/run-host.js';
+import { runLeftNode } from '../../core/lost-run.js';
 
 interface Running {
   /** True while the stored record still names this run (node, attempt, incarnation). */
@@ -306,7 +307,7 @@ export class TaskWorker {
     const resuming = registered.options.retry === 'resume';
     const attempt = `(attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`;
     const how = (r: TaskRecord): string => (resuming ? `resumed from ${r.checkpoint ? (r.checkpoint.label ?? `checkpoint ${r.checkpoint.seq}`) : 'the start'}` : 'running again');
-    const gone = (r: TaskRecord): string => (item.left === 'shutdown' ? `Node ${r.node ?? 'unknown'} shut down` : `Worker ${r.node ?? 'unknown'} was lost`);
+    const gone = (r: TaskRecord): string => runLeftNode(r.node ?? 'unknown', item.left ?? 'lost');
     const begin = (r: TaskRecord): TaskEvent =>
       r.status === 'submitted' ? taskEvents.start(space.now()) : taskEvents.message(`${gone(r)}; ${how(r)} on ${space.nodeId} ${attempt}`, space.now());
     // The worker that runs the handler says how it may be retried: its declaration is the one in force.
