@@ -140,8 +140,9 @@ export class Drain<S extends TaskState> {
   async #drain(drainMs: number, retryAfterMs: number): Promise<void> {
     this.#retryAfterMs = retryAfterMs;
     const store = this.#store;
-    store.stopTaking();
     const deadline = Date.now() + drainMs;
+    // Within the drain time: what it was taking when told counts as its runs from then on.
+    await Promise.race([store.stopTaking(), new Promise((resolve) => setTimeout(resolve, drainMs).unref())]);
     // Creates admitted before the drain began first: each may yet start a run on this node.
     const busy = (): boolean => this.#creating > 0 || store.stats().live > 0;
     for (let left = drainMs; busy() && left > 0; left = deadline - Date.now()) {

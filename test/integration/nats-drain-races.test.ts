@@ -1,0 +1,130 @@
+/**
+ * The races at the edges of a NATS worker's drain, each held open by a gate on one write: a run
+ * whose take was under way as the drain began goes to a worker that stays (not started on the
+ * draining one, nor lost); a run whose handler returned before the deadline keeps its outcome
+ * (not handed over); a task ended by the hand-over has its subtask's cancel written before close
+ * resolves. The plain drain: `nats-drain.test.ts`.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import { LeaseManager } from '../../runtime/backends/nats/leases.js';
+import { RecordStore } from '../../runtime/backends/nats/record-store.js';
+import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+
+const owner = { session: 's1', principal: null };
+let server: NatsServer;
+const runtimes: NatsTaskRuntime[] = [];
+let prefixSeq = 0;
+
+async function node(options: NatsTaskRuntimeOptions): Promise<NatsTaskRuntime> {
+  const runtime = await createNatsTaskRuntime({ nats: { servers: server.url }, leaseTtlMs: 1_000, ...options });
+  runtime.registerHandler('sleep', async (p, ctx) => {
+    await delay((p as { ms: number }).ms, undefined, { signal: ctx.signal });
+    return { on: runtime.nodeId };
+  });
+  // A result too large to ride in the terminal write: stored first (putResult).
+  runtime.registerHandler('big', () => Promise.resolve({ on: runtime.nodeId, pad: 'x'.repeat(8 * 1024) }));
+  runtimes.push(runtime);
+  return runtime;
+}
+
+const create = (r: NatsTaskRuntime, taskId: string, handler: string, params: unknown) =>
+  r.create({ taskId, owner, dialect: '2025-11-25', method: 'tools/call', handler, params });
+
+async function until(check: () => Promise<boolean>, ms = 8_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await delay(20);
+  }
+}
+
+/** A gate: `reached` resolves when a caller is held at it, `open()` lets it through. */
+function gate(): { reached: Promise<void>; hold: () => Promise<void>; open: () => void } {
+  let reachedNow!: () => void;
+  const reached = new Promise<void>((resolve) => (reachedNow = resolve));
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { reached, open, hold: () => (reachedNow(), opened) };
+}
+
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+afterAll(async () => {
+  await Promise.allSettled(runtimes.map((r) => r.dispose()));
+  await server?.stop();
+});
+
+describe('NATS drain races', () => {
+  it('should give a run whose take was under way as the drain began to a worker that stays', async () => {
+    const prefix = `dx${++prefixSeq}`;
+    const front = await node({ prefix, role: 'front', nodeId: `${prefix}-front` });
+    const worker = await node({ prefix, role: 'worker', nodeId: `${prefix}-w1` });
+    const g = gate();
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with its own `this`
+    const acquire = LeaseManager.prototype.acquire;
+    vi.spyOn(LeaseManager.prototype, 'acquire').mockImplementation(async function (this: LeaseManager, key, nodeId, ttlMs) {
+      if (nodeId === worker.nodeId) await g.hold();
+      return acquire.call(this, key, nodeId, ttlMs);
+    });
+    await create(front, 'caught', 'sleep', { ms: 10 });
+    await g.reached;
+    const closing = worker.close({ drainMs: 10_000 });
+    await until(async () => !(await worker.readiness()).ready);
+    const second = await node({ prefix, role: 'worker', nodeId: `${prefix}-w2` });
+    g.open();
+    await closing;
+    const outcome = await front.waitForOutcome('caught', owner, { timeout: 8_000 });
+    expect(outcome.task.status).toBe('completed');
+    expect(outcome.result).toMatchObject({ on: second.nodeId });
+  });
+
+  it('should keep the outcome of a run whose handler returned before the deadline, its write still under way', async () => {
+    const prefix = `dx${++prefixSeq}`;
+    const front = await node({ prefix, role: 'front', nodeId: `${prefix}-front` });
+    const worker = await node({ prefix, role: 'worker', nodeId: `${prefix}-w1` });
+    const g = gate();
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with its own `this`
+    const putResult = RecordStore.prototype.putResult;
+    vi.spyOn(RecordStore.prototype, 'putResult').mockImplementation(async function (this: RecordStore, key, value) {
+      await g.hold();
+      return putResult.call(this, key, value);
+    });
+    await create(front, 'returned', 'big', {});
+    await g.reached;
+    const closing = worker.close({ drainMs: 50 });
+    // Past the drain's deadline (what it does then is what is tested), the write goes on.
+    await delay(300);
+    g.open();
+    await closing;
+    const outcome = await front.waitForOutcome('returned', owner, { timeout: 8_000 });
+    expect(outcome.task.status).toBe('completed');
+    expect(outcome.result).toMatchObject({ on: worker.nodeId });
+  });
+
+  it('should have the subtask of a task the hand-over ended cancelled by the time close resolves', async () => {
+    const prefix = `dx${++prefixSeq}`;
+    const front = await node({ prefix, role: 'front', nodeId: `${prefix}-front` });
+    // One slot, held by the parent: its subtask runs on the other worker, and only the parent's
+    // end (the hand-over's) cancels it.
+    const worker = await node({ prefix, role: 'worker', nodeId: `${prefix}-w1`, workerConcurrency: 1 });
+    const other = await node({ prefix, role: 'worker', nodeId: `${prefix}-w2` });
+    for (const r of [front, worker, other]) {
+      r.registerHandler('parent-elsewhere', async (p, ctx) => {
+        const child = await ctx.spawnTask('sleep', p);
+        return (await child.outcome()).result;
+      });
+    }
+    await create(front, 'family', 'parent-elsewhere', { ms: 60_000 });
+    await until(async () => (await front.get('family', owner)).children?.some((c) => c.status === 'working') ?? false);
+    const childId = (await front.get('family', owner)).children![0]!.taskId;
+    await worker.close({ drainMs: 100 });
+    expect((await front.get('family', owner)).status).toBe('failed');
+    expect((await front.get(childId, owner)).status).toBe('cancelled');
+  });
+});
