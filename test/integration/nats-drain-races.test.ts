@@ -8,6 +8,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
+import { hashToken } from '../../runtime/backends/nats/keys.js';
 import { LeaseManager } from '../../runtime/backends/nats/leases.js';
 import { RecordStore } from '../../runtime/backends/nats/record-store.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
@@ -123,6 +124,16 @@ describe('NATS drain races', () => {
     await create(front, 'family', 'parent-elsewhere', { ms: 60_000 });
     await until(async () => (await front.get('family', owner)).children?.some((c) => c.status === 'working') ?? false);
     const childId = (await front.get('family', owner)).children![0]!.taskId;
+    // The subtask's cancel is slow to write: close must still not resolve before it is written.
+    const childKey = `.${hashToken(childId)}`;
+    let closing = false;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with its own `this`
+    const mutate = RecordStore.prototype.mutate;
+    vi.spyOn(RecordStore.prototype, 'mutate').mockImplementation(async function (this: RecordStore, key, ...rest) {
+      if (closing && key.endsWith(childKey)) await delay(1_500);
+      return mutate.call(this, key, ...rest);
+    });
+    closing = true;
     await worker.close({ drainMs: 100 });
     expect((await front.get('family', owner)).status).toBe('failed');
     expect((await front.get(childId, owner)).status).toBe('cancelled');
