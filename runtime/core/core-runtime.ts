@@ -270,6 +270,43 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
   const subtasks = family.subtaskPort;
   const runOptions: RunExtras = { subtasks, partials: { maxCount: opts.maxPartials, maxBytes: opts.maxPartialBytes } };
 
+  /** A create the drain admitted: checks, then the task is stored and its run queued. */
+  async function createAdmitted(o: CreateTaskOptions): Promise<TaskView> {
+    checkTaskId(o.taskId, opts.limits.maxTaskIdLength);
+    const registered = o.handler === undefined ? undefined : handlers.get(o.handler);
+    if (o.handler !== undefined && !registered) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
+    checkRequest(o.params, opts.limits.maxRequestBytes, 'params');
+    const keepAlive = effectiveKeepAlive(opts, o.keepAlive);
+    const ownerKey = ownerKeyOf(o.owner);
+    const depth = o.parentId === undefined ? 0 : await depthUnder(o.parentId, o.owner);
+    limiter.admit(ownerKey, 'createsPerSecond');
+    // No await when nothing needs reading (memory always, NATS within a second of its last
+    // reading): a task exists as soon as create runs, so a poll right behind it finds it.
+    const checking = checkKept(ownerKey);
+    if (checking) await checking;
+    const input = machineInput(o, keepAlive, opts.pollFrequency, now(), depth);
+    // The request creating it (the active span, or the one it names) is where its run's span joins.
+    const trace = registered ? (o.traceContext === undefined ? carrierOf() : storableTrace(o.traceContext as Readonly<Record<string, unknown>>)) : undefined;
+    const work = registered ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null, runOptions, ...(trace && { trace }) } : null;
+    const key = store.keyOf(ownerKey, o.taskId);
+    // Kept before the task exists: its first change may come before `create` returns.
+    if (o.push !== undefined) await registerPush(key, ownerKey, o);
+    let created: TaskView;
+    try {
+      created = await store.create({ key, ownerKey, input, work });
+    } catch (error) {
+      // Nothing was created: nothing is kept for it either.
+      if (o.push !== undefined) parts.push?.registry.forget(ownerKey, o.taskId);
+      throw error;
+    }
+    parts.metrics?.created(o.method, o.dialect);
+    // The parent records its child at once: a reader of the parent sees it from now on.
+    if (o.parentId !== undefined) await store.apply(keyOf(o.parentId, o.owner), taskEvents.child(o.taskId, created.status, now()));
+    // The creation's answer suggests an interval too: a first poll that waits for it is kept to pace.
+    pacing?.answered(key, input.createdAt, suggestedPollInterval({ status: created.status, pollFrequency: created.pollFrequency, createdAt: created.createdAt }, now()));
+    return created;
+  }
+
   const runtime: Drainable = {
     options: opts,
 
@@ -279,40 +316,13 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
 
     async create(o) {
       if (disposed) throw new RuntimeDisposedError();
-      drain.admit(o);
-      checkTaskId(o.taskId, opts.limits.maxTaskIdLength);
-      const registered = o.handler === undefined ? undefined : handlers.get(o.handler);
-      if (o.handler !== undefined && !registered) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
-      checkRequest(o.params, opts.limits.maxRequestBytes, 'params');
-      const keepAlive = effectiveKeepAlive(opts, o.keepAlive);
-      const ownerKey = ownerKeyOf(o.owner);
-      const depth = o.parentId === undefined ? 0 : await depthUnder(o.parentId, o.owner);
-      limiter.admit(ownerKey, 'createsPerSecond');
-      // No await when nothing needs reading (memory always, NATS within a second of its last
-      // reading): a task exists as soon as create runs, so a poll right behind it finds it.
-      const checking = checkKept(ownerKey);
-      if (checking) await checking;
-      const input = machineInput(o, keepAlive, opts.pollFrequency, now(), depth);
-      // The request creating it (the active span, or the one it names) is where its run's span joins.
-      const trace = registered ? (o.traceContext === undefined ? carrierOf() : storableTrace(o.traceContext as Readonly<Record<string, unknown>>)) : undefined;
-      const work = registered ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null, runOptions, ...(trace && { trace }) } : null;
-      const key = store.keyOf(ownerKey, o.taskId);
-      // Kept before the task exists: its first change may come before `create` returns.
-      if (o.push !== undefined) await registerPush(key, ownerKey, o);
-      let created: TaskView;
+      // Counted until it settles: a drain that begins meanwhile waits for it (see Drain.admit).
+      const settled = drain.admit(o);
       try {
-        created = await store.create({ key, ownerKey, input, work });
-      } catch (error) {
-        // Nothing was created: nothing is kept for it either.
-        if (o.push !== undefined) parts.push?.registry.forget(ownerKey, o.taskId);
-        throw error;
+        return await createAdmitted(o);
+      } finally {
+        settled();
       }
-      parts.metrics?.created(o.method, o.dialect);
-      // The parent records its child at once: a reader of the parent sees it from now on.
-      if (o.parentId !== undefined) await store.apply(keyOf(o.parentId, o.owner), taskEvents.child(o.taskId, created.status, now()));
-      // The creation's answer suggests an interval too: a first poll that waits for it is kept to pace.
-      pacing?.answered(key, input.createdAt, suggestedPollInterval({ status: created.status, pollFrequency: created.pollFrequency, createdAt: created.createdAt }, now()));
-      return created;
     },
 
     async get(taskId, owner, o) {

@@ -88,6 +88,8 @@ export class Drain<S extends TaskState> {
   readonly #store: TaskStore<S>;
   #retryAfterMs: number | null = null;
   #running: Promise<void> | null = null;
+  /** Creates admitted and not yet settled. */
+  #creating = 0;
 
   constructor(store: TaskStore<S>) {
     this.#store = store;
@@ -100,12 +102,20 @@ export class Drain<S extends TaskState> {
 
   /**
    * Refuses a new task while draining; a subtask of a running task passes (its parent's work
-   * must be able to finish).
+   * must be able to finish). An admitted create is counted until the returned function is called
+   * (once it settled): one admitted just before a drain began may still be reading or registering
+   * before it stores its task, and the drain waits for it rather than dispose under it.
    *
    * @throws RuntimeDrainingError
    */
-  admit(o: CreateTaskOptions): void {
+  admit(o: CreateTaskOptions): () => void {
     if (this.#retryAfterMs !== null && o.parentId === undefined) throw new RuntimeDrainingError(this.#retryAfterMs);
+    this.#creating++;
+    let counted = true;
+    return () => {
+      if (counted) this.#creating--;
+      counted = false;
+    };
   }
 
   /** Why the runtime is not ready on its drain's account. */
@@ -130,12 +140,15 @@ export class Drain<S extends TaskState> {
   async #drain(drainMs: number, retryAfterMs: number): Promise<void> {
     this.#retryAfterMs = retryAfterMs;
     const store = this.#store;
-    store.stopTaking();
     const deadline = Date.now() + drainMs;
-    for (let left = drainMs; store.stats().live > 0 && left > 0; left = deadline - Date.now()) {
+    // Within the drain time: what it was taking when told counts as its runs from then on.
+    await Promise.race([store.stopTaking(), new Promise((resolve) => setTimeout(resolve, drainMs).unref())]);
+    // Creates admitted before the drain began first: each may yet start a run on this node.
+    const busy = (): boolean => this.#creating > 0 || store.stats().live > 0;
+    for (let left = drainMs; busy() && left > 0; left = deadline - Date.now()) {
       await new Promise((resolve) => setTimeout(resolve, Math.min(RUNS_POLL_MS, left)));
     }
-    if (store.stats().live === 0) return;
+    if (!busy()) return;
     await store.endRuns();
     // Waiters that saw those ends (a request's own answer, a blocked tasks/result) read them in
     // the next turns: they answer before the runtime is disposed under them.

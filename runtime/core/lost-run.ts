@@ -41,6 +41,19 @@ export type LostRunDecision =
 export type RunLeft = 'lost' | 'shutdown';
 
 /**
+ * How a status message names the node a run left: "Worker X was lost" or "Node X shut down",
+ * the one wording of the lost-run decision and of the node that takes the run over.
+ *
+ * @example
+ * ```ts
+ * runLeftNode('node-a', 'shutdown'); // 'Node node-a shut down'
+ * ```
+ */
+export function runLeftNode(node: string, left: RunLeft): string {
+  return left === 'lost' ? `Worker ${node} was lost` : `Node ${node} shut down`;
+}
+
+/**
  * The status message of a task still running when its node's drain ended and no other node may
  * take it over: on NATS a tool that may not run again (the node named), in memory any (the
  * process is the server).
@@ -75,7 +88,7 @@ export function decideLostRun(state: LostRunState, policy: RetryPolicy, lostNode
   const { attempts } = state;
   const rerunnable = policy.retry === 'restart' || policy.retry === 'resume';
   if (attempts === 0) return { kind: 'run', attempt: 1, how: 'start', message: null };
-  const gone = left === 'lost' ? `Worker ${lostNode} was lost` : `Node ${lostNode} shut down`;
+  const gone = runLeftNode(lostNode, left);
   if (rerunnable && attempts < policy.maxAttempts) {
     const how = policy.retry === 'resume' ? 'resuming the task elsewhere' : 'running the task again';
     return { kind: 'run', attempt: attempts + 1, how: policy.retry, message: `${gone}; ${how} (attempt ${attempts + 1} of ${policy.maxAttempts})` };

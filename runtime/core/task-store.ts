@@ -124,9 +124,10 @@ export interface TaskStore<S extends TaskState = TaskState> {
   observe(): TaskObserver;
   /**
    * The node drains: it takes no more work from elsewhere (NATS: its worker stops pulling queued
-   * runs; memory: nothing comes from elsewhere). Its runs go on. Idempotent.
+   * runs; memory: nothing comes from elsewhere). Its runs go on. Resolves once what it was taking
+   * when told has settled (NATS: a take under way started its run or gave it back). Idempotent.
    */
-  stopTaking(): void;
+  stopTaking(): void | Promise<void>;
   /**
    * A drain's time is up: what still runs on this node is handed to another by the lost-run rule
    * (NATS), or, with no other node (memory), ends `failed` saying the server shut down

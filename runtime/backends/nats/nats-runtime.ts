@@ -91,6 +91,9 @@ export interface NatsTaskRuntime extends TaskRuntime {
 /** The most `maxPartialBytes` may be on NATS (see {@link createNatsTaskRuntime}). */
 const MAX_PARTIAL_BYTES = 256 * 1024;
 
+/** How long the end of a handed-over (or lost) task waits for its subtasks' cancels to be written. */
+const CASCADE_WAIT_MS = 5_000;
+
 function positive(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got ${value}`);
   return value;
@@ -218,10 +221,12 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   const core = createCoreRuntime(opts, store, { limiter, handlers: space.handlers, hasWork: (record) => record.work !== null, push, metrics });
   // A task ended for its lost (or handed-over) run takes its live subtasks with it: the core's
   // cancel, which cascades through theirs.
-  space.onRunEnded = (record) => {
-    for (const child of record.context.children ?? []) {
-      if (!isTerminalStatus(child.status)) void core.cancel(child.taskId, record.context.owner, 'Its parent task ended').catch(() => undefined);
-    }
+  // Awaited (bounded) by the hand-over that ended the task: the cancels are written before the
+  // node closes its connection.
+  space.onRunEnded = async (record) => {
+    const live = (record.context.children ?? []).filter((child) => !isTerminalStatus(child.status));
+    const cancels = Promise.allSettled(live.map((child) => core.cancel(child.taskId, record.context.owner, 'Its parent task ended')));
+    await Promise.race([cancels, new Promise((resolve) => setTimeout(resolve, CASCADE_WAIT_MS).unref())]);
   };
   const base: NatsTaskRuntime = {
     ...core,

@@ -273,7 +273,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
 
   stats(): { live: number; retained: number } {
     this.#pruneRetained();
-    return { live: this.#worker?.running ?? 0, retained: this.#retained.size };
+    return { live: this.#worker?.live ?? 0, retained: this.#retained.size };
   }
 
   security(): ReturnType<AuditLog['report']> {
@@ -287,8 +287,8 @@ export class NatsStore implements TaskStore<TaskRecord> {
     return observer;
   }
 
-  stopTaking(): void {
-    this.#worker?.stopTaking();
+  async stopTaking(): Promise<void> {
+    await this.#worker?.stopTaking();
   }
 
   async endRuns(): Promise<void> {

@@ -76,8 +76,9 @@ export interface TaskSpace {
   /**
    * Told when a task whose run was lost (or handed over by a node shutting down) was ended for it:
    * its live subtasks end with it (the core's cascading cancel), as they would had it ended itself.
+   * Awaited: a node handing its runs over is not closed under the cancels it still writes.
    */
-  onRunEnded?: (record: TaskRecord) => void;
+  onRunEnded?: (record: TaskRecord) => void | Promise<void>;
 }
 
 /** Options of {@link applyToTask}. */
@@ -281,7 +282,7 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
       const end = decision.status === 'failed' ? taskEvents.fail(decision.message, space.now()) : taskEvents.lose(decision.message, space.now());
       const ended = await applyToTask(space, key, end, { only: undecided });
       if (!ended?.changed) return;
-      space.onRunEnded?.(ended.record);
+      await space.onRunEnded?.(ended.record);
     }
     space.metrics?.workerLost(decision.kind === 'run' ? decision.how : 'lost');
     space.log('warn', left === 'lost' ? 'worker lost' : 'task handed over', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: decision.kind === 'run' ? (work.retry === 'resume' ? 'resume' : 'restart') : 'lost', attempts, ...(record.checkpoint && { checkpoint: record.checkpoint.label ?? record.checkpoint.seq }) });

@@ -26,6 +26,7 @@ import { keepCheckpoint, keepOutcome, OUTCOME_WRITE_MS, writeInputRequest } from
 import { persistently } from './persistently.js';
 import { applyToTask, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
 import { RunHost } from '../../core/run-host.js';
+import { runLeftNode } from '../../core/lost-run.js';
 
 interface Running {
   /** True while the stored record still names this run (node, attempt, incarnation). */
@@ -39,6 +40,27 @@ interface Running {
   renew: NodeJS.Timeout | null;
   holdsSlot: boolean;
   slotWait: Promise<void> | null;
+  /** Its handler returned: its outcome is decided (kept by `writing`, then the run ends). */
+  returned: boolean;
+  /** The write of its outcome while under way. */
+  writing: Promise<void> | null;
+}
+
+/**
+ * How long a hand-over waits for takes under way to settle, and for outcomes being written to be
+ * kept, before it hands over what is left.
+ */
+const HAND_OVER_SETTLE_MS = 5_000;
+
+/** Resolves with whether `promise` settled within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** How long a worker pulls nothing after it was handed a run whose handler it does not have. */
@@ -100,6 +122,10 @@ export class TaskWorker {
   readonly #taking = new AbortController();
   #pauseUntil = 0;
   #heard: HeardCreates | null = null;
+  /** Takes under way (lease, read, start write): each may yet start a run here. */
+  #takes = 0;
+  /** The pull loop, until it stopped and its takes settled. */
+  #consuming: Promise<void> = Promise.resolve();
   /** Handlers started on this node since it started. */
   tasksRun = 0;
 
@@ -112,6 +138,11 @@ export class TaskWorker {
   /** How many tasks this node runs now. */
   get running(): number {
     return this.#running.size;
+  }
+
+  /** What a drain waits for: the runs, and the takes under way that may yet start one. */
+  get live(): number {
+    return this.#running.size + this.#takes;
   }
 
   /**
@@ -127,7 +158,8 @@ export class TaskWorker {
     const heard = new HeardCreates(this.#space.feed, this.#space.nodeId);
     this.#heard = heard;
     try {
-      await this.#runs(signal);
+      this.#consuming = this.#runs(signal);
+      await this.#consuming;
     } finally {
       heard.close();
     }
@@ -157,15 +189,17 @@ export class TaskWorker {
 
   /**
    * Stops taking queued runs (a node that drains): the runs it has go on; other workers take the
-   * queue. Idempotent.
+   * queue. Resolves once the pull loop stopped and the takes under way settled (each started its
+   * run, or gave its item back), at most a few seconds. Idempotent.
    *
    * @example
    * ```ts
-   * worker.stopTaking();
+   * await worker.stopTaking();
    * ```
    */
-  stopTaking(): void {
+  async stopTaking(): Promise<void> {
     this.#taking.abort();
+    await within(this.#consuming, HAND_OVER_SETTLE_MS);
   }
 
   /**
@@ -179,14 +213,41 @@ export class TaskWorker {
    * ```
    */
   async handOver(): Promise<void> {
-    this.stopTaking();
-    const runs = [...this.#running.values()];
+    // A take under way when the drain began starts its run (handed over below) or gives it back.
+    await this.stopTaking();
+    // A run whose handler returned has its outcome: kept, not handed over to run again or fail.
+    const deadline = Date.now() + HAND_OVER_SETTLE_MS;
+    for (let writing = this.#writing(); writing.length > 0 && Date.now() < deadline; writing = this.#writing()) {
+      await within(Promise.allSettled(writing), deadline - Date.now());
+    }
+    // Those whose outcome is kept end by themselves (their actor heard it); an outcome still not
+    // kept at the bound is given up with the rest.
+    const runs = [...this.#running.values()].filter((run) => !run.returned || run.writing !== null);
     for (const run of runs) this.#finish(run, false);
     await Promise.all(runs.map((run) => recoverTask(this.#space, run.key, run.lease, this.#space.nodeId, 'shutdown').catch(() => undefined)));
   }
 
-  /** Takes one queued run: lease, checks, start. Resolving acks the queue item. */
+  /** Outcome writes of this node's runs under way. */
+  #writing(): Promise<void>[] {
+    return [...this.#running.values()].flatMap((run) => (run.writing === null ? [] : [run.writing]));
+  }
+
+  /**
+   * Takes one queued run: lease, checks, start. Resolving acks the queue item. Counted while under
+   * way: a drain that begins meanwhile waits for it.
+   */
   async #take(item: RunItem, deliveryCount: number, queuedAt: number): Promise<void | { retryInMs: number }> {
+    // Delivered to a node that stopped taking: back to the queue at once, for another worker.
+    if (this.#taking.signal.aborted) return { retryInMs: 0 };
+    this.#takes++;
+    try {
+      return await this.#takeOne(item, deliveryCount, queuedAt);
+    } finally {
+      this.#takes--;
+    }
+  }
+
+  async #takeOne(item: RunItem, deliveryCount: number, queuedAt: number): Promise<void | { retryInMs: number }> {
     const space = this.#space;
     // Not registered here (a node starting up, or workers of mixed versions): give it back at
     // once for a worker that has it, and pull nothing for a moment so that one gets it.
@@ -252,7 +313,8 @@ export class TaskWorker {
       const outcome = await this.#start(item, lease, record, read && 'found' in read ? read.found : undefined, known !== undefined);
       started = outcome === true;
       // Decided on what this node knew, and the record had moved on: decide again on a fresh read.
-      if (outcome === 'again') return { retryInMs: 0 };
+      // Or the node stopped taking before the run was started: another worker takes it at once.
+      if (outcome === 'again' || outcome === 'left') return { retryInMs: 0 };
     } finally {
       if (!started) this.#slots.release();
     }
@@ -294,8 +356,14 @@ export class TaskWorker {
     return this.#heard?.take(key, order, fresh ? HEARD_WAIT_MS : 0);
   }
 
-  async #start(item: RunItem, lease: Lease, record: TaskRecord, base: Revisioned | undefined, unread: boolean): Promise<boolean | 'again'> {
+  async #start(item: RunItem, lease: Lease, record: TaskRecord, base: Revisioned | undefined, unread: boolean): Promise<boolean | 'again' | 'left'> {
     const space = this.#space;
+    // The node began to drain while this take was under way: nothing is started; the lease is let
+    // go and the item given back, for a worker that stays.
+    if (this.#taking.signal.aborted) {
+      await space.leases.release(lease).catch(() => false);
+      return 'left';
+    }
     const work = record.work!;
     const registered = space.handlers.get(work.handler);
     if (!registered) {
@@ -307,12 +375,12 @@ export class TaskWorker {
     const resuming = registered.options.retry === 'resume';
     const attempt = `(attempt ${item.attempt} of ${registered.options.maxAttempts ?? space.maxAttempts})`;
     const how = (r: TaskRecord): string => (resuming ? `resumed from ${r.checkpoint ? (r.checkpoint.label ?? `checkpoint ${r.checkpoint.seq}`) : 'the start'}` : 'running again');
-    const gone = (r: TaskRecord): string => (item.left === 'shutdown' ? `Node ${r.node ?? 'unknown'} shut down` : `Worker ${r.node ?? 'unknown'} was lost`);
+    const gone = (r: TaskRecord): string => runLeftNode(r.node ?? 'unknown', item.left ?? 'lost');
     const begin = (r: TaskRecord): TaskEvent =>
       r.status === 'submitted' ? taskEvents.start(space.now()) : taskEvents.message(`${gone(r)}; ${how(r)} on ${space.nodeId} ${attempt}`, space.now());
     // The worker that runs the handler says how it may be retried: its declaration is the one in force.
     const declared = { ...work, retry: registered.options.retry ?? 'never', maxAttempts: registered.options.maxAttempts ?? space.maxAttempts };
-    const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, run: null, watch: null, renew: null, holdsSlot: true, slotWait: null };
+    const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, run: null, watch: null, renew: null, holdsSlot: true, slotWait: null, returned: false, writing: null };
     // Watch before the start is written: a cancel right after it must not slip through unseen.
     run.watch = space.feed.watch(item.key, (event) => {
       // The run's actor takes every event its record takes, in the record's order.
@@ -390,7 +458,14 @@ export class TaskWorker {
         else void write(event).catch(() => undefined);
       },
       requestInput: (request) => this.#requestInput(run, request),
-      end: (outcome, at) => this.#keepOutcome(run, outcome, at),
+      end: (outcome, at) => {
+        run.returned = true;
+        const writing = this.#keepOutcome(run, outcome, at).finally(() => {
+          if (run.writing === writing) run.writing = null;
+        });
+        run.writing = writing;
+        return writing;
+      },
       checkpoint: (checkpoint) => this.#keepCheckpoint(run, checkpoint),
       ended: () => {
         // Logged once, however it ended (its own outcome, a cancel from any node, a loss).

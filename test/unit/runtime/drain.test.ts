@@ -2,13 +2,15 @@
  * `runtime.close({ drainMs })` and `runtime.readiness()` on the memory backend (the core's drain:
  * the NATS backend runs the same, its hand-over tested through `serve` in the integration suite).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryPushRegistry } from '../../../runtime/push/push-registry.js';
 import { createTaskRuntime, RuntimeDrainingError, type TaskChange, type TaskRuntime, type TaskRuntimeOptions } from '../../../runtime/index.js';
 
 const owner = { session: 's1', principal: null };
 
 let runtime: TaskRuntime | null = null;
 afterEach(async () => {
+  vi.restoreAllMocks();
   await runtime?.dispose();
   runtime = null;
 });
@@ -112,5 +114,31 @@ describe('runtime.close', () => {
   it('should refuse a negative drain time with a clear error', async () => {
     const { rt } = sleeper();
     await expect(rt.close({ drainMs: -1 })).rejects.toThrow(/drainMs must be a non-negative number/);
+  });
+
+  it('should wait for a create admitted just before the drain began, and run its task, before disposing', async () => {
+    const { rt } = sleeper({ push: { allow: ['https://hooks.example.com/'] } });
+    // The create is admitted, then held registering its webhook while the drain begins.
+    let registered!: () => void;
+    const registering = new Promise<void>((resolve) => (registered = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    vi.spyOn(MemoryPushRegistry.prototype, 'register').mockImplementation(async () => {
+      held();
+      await registering;
+    });
+    const changes: TaskChange[] = [];
+    rt.subscribe((change) => changes.push(change));
+    const creating = rt.create({ taskId: 'late-admitted', owner, dialect: '2025-11-25', method: 'tools/call', handler: 'sleep', params: { ms: 50 }, push: { url: 'https://hooks.example.com/t', secret: 'a-long-random-secret' } });
+    await holding;
+    let closed = false;
+    const closing = rt.close({ drainMs: 5_000 }).then(() => (closed = true));
+    await until(async () => !(await rt.readiness()).ready);
+    registered();
+    // Acknowledged to its caller, and run to its end before the runtime went.
+    expect(await creating).toMatchObject({ taskId: 'late-admitted' });
+    await closing;
+    expect(closed).toBe(true);
+    expect(changes.map((c) => [c.task.taskId, c.task.status])).toContainEqual(['late-admitted', 'completed']);
   });
 });

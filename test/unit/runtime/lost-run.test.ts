@@ -4,7 +4,7 @@
  * remain, else lost; ended → left to its retention.
  */
 import { describe, expect, it } from 'vitest';
-import { decideLostRun, type RetryPolicy } from '../../../runtime/core/lost-run.js';
+import { decideLostRun, runLeftNode, type RetryPolicy } from '../../../runtime/core/lost-run.js';
 
 const never: RetryPolicy = { retry: 'never', maxAttempts: 3 };
 const restart: RetryPolicy = { retry: 'restart', maxAttempts: 3 };
@@ -41,5 +41,12 @@ describe('decideLostRun', () => {
   it('should end failed (not unknown) what a shut-down node may not hand over', () => {
     expect(decideLostRun({ status: 'working', attempts: 1 }, never, 'node-a', 'shutdown')).toEqual({ kind: 'lose', status: 'failed', message: 'Node node-a shut down before the task finished' });
     expect(decideLostRun({ status: 'working', attempts: 3 }, restart, 'node-a', 'shutdown')).toEqual({ kind: 'lose', status: 'failed', message: 'Node node-a shut down before the task finished (after 3 attempts)' });
+  });
+
+  it('should name the node a run left in one wording, the one the decision\'s message starts with', () => {
+    expect(runLeftNode('node-a', 'lost')).toBe('Worker node-a was lost');
+    expect(runLeftNode('node-a', 'shutdown')).toBe('Node node-a shut down');
+    const decided = decideLostRun({ status: 'working', attempts: 1 }, restart, 'node-a', 'shutdown');
+    expect(decided.kind === 'run' && decided.message?.startsWith(runLeftNode('node-a', 'shutdown'))).toBe(true);
   });
 });
