@@ -65,13 +65,16 @@ export async function listenHttp(handle: HttpHandler, options: HttpListenOptions
     server.listen(options.port, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  // Requests that are calls (POST): a standalone GET stream lasts as long as its session, and
-  // would keep a drain waiting for nothing.
+  // Calls: POSTs whose body has arrived, until answered. A standalone GET stream lasts as long as
+  // its session, and a half-sent body may never come: either would keep a drain waiting for nothing.
   let calls = 0;
   server.on('request', (req, res) => {
     if (req.method !== 'POST') return;
-    calls += 1;
-    res.once('close', () => (calls -= 1));
+    req.once('end', () => {
+      if (res.writableFinished || res.destroyed) return;
+      calls += 1;
+      res.once('close', () => (calls -= 1));
+    });
   });
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${options.path ?? '/mcp'}`,

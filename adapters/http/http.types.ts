@@ -195,9 +195,10 @@ export interface HttpEndpoint {
    */
   closeIdleConnections(): void;
   /**
-   * The POST requests not yet answered in full: a SEP-1686 call waiting for its task, a
-   * `tasks/result` waiting for its end, any request being handled. A draining node waits for them
-   * before it closes (standalone GET streams are not counted: they last as long as their session).
+   * The POST requests received in full and not yet answered in full: a SEP-1686 call waiting for
+   * its task, a `tasks/result` waiting for its end, any request being handled. A draining node
+   * waits for them before it closes (standalone GET streams and bodies still arriving are not
+   * counted: the one lasts as long as its session, the other may never come).
    */
   callsInFlight(): number;
 }
