@@ -109,7 +109,7 @@ export function boundedMessage(message: string): string {
  * advancesProgress({ progress: 4, total: 10 }, 4); // false: not more than the last
  * ```
  */
-export function advancesProgress(last: TaskProgress | undefined, progress: number): boolean {
+export function advancesProgress(last: Pick<TaskProgress, 'progress'> | undefined, progress: number): boolean {
   return last === undefined || progress > last.progress;
 }
 

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { isTerminalStatus, type TaskOwner, type TaskProgress } from '../../machines/index.js';
+import { advancesProgress, isTerminalStatus, type TaskOwner, type TaskProgress } from '../../machines/index.js';
 import { progressReport, type TaskRuntime, type TaskView } from '../../runtime/index.js';
 
 /** A progress token as MCP defines it. */
@@ -49,7 +49,7 @@ export function progressNotification(token: ProgressToken, report: TaskProgress)
 }
 
 /**
- * The report of `task` that `sent` (the last value sent) has not told, or `null`.
+ * The report of `task` that `sent` (the last report sent) has not told, or `null`.
  *
  * @example
  * ```ts
@@ -57,9 +57,9 @@ export function progressNotification(token: ProgressToken, report: TaskProgress)
  * if (news) send(progressNotification(token, news));
  * ```
  */
-export function progressNews(task: Pick<TaskView, 'progress'>, sent: number | undefined): TaskProgress | null {
+export function progressNews(task: Pick<TaskView, 'progress'>, sent: TaskProgress | undefined): TaskProgress | null {
   const progress = task.progress;
-  return progress !== undefined && (sent === undefined || progress.progress > sent) ? progress : null;
+  return progress !== undefined && advancesProgress(sent, progress.progress) ? progress : null;
 }
 
 /**
@@ -74,11 +74,11 @@ export function progressNews(task: Pick<TaskView, 'progress'>, sent: number | un
  * ```
  */
 export function plainProgress(token: ProgressToken | undefined, send: ProgressSend): (progress: number, total?: number, message?: string) => boolean {
-  let sent: number | undefined;
+  let sent: TaskProgress | undefined;
   return (progress, total, message) => {
     const report = progressReport(progress, total, message);
-    if (token === undefined || (sent !== undefined && report.progress <= sent)) return false;
-    sent = report.progress;
+    if (token === undefined || !advancesProgress(sent, report.progress)) return false;
+    sent = report;
     send(progressNotification(token, report)).catch(() => undefined);
     return true;
   };
@@ -132,7 +132,7 @@ export function followProgress(runtime: TaskRuntime, taskId: string, owner: Task
 export class ProgressReports {
   readonly #token: ProgressToken;
   #send: ProgressSend;
-  #sent: number | undefined;
+  #sent: TaskProgress | undefined;
   #latest: TaskProgress | null = null;
   #held = true;
   #scheduled = false;
@@ -144,7 +144,7 @@ export class ProgressReports {
 
   /** The task as it changed: its report, if new, is sent (once released). */
   saw(task: Pick<TaskView, 'progress'>): void {
-    const news = progressNews(task, this.#latest?.progress ?? this.#sent);
+    const news = progressNews(task, this.#latest ?? this.#sent);
     if (news === null) return;
     this.#latest = news;
     if (!this.#held) this.#schedule();
@@ -169,7 +169,7 @@ export class ProgressReports {
     const latest = this.#latest;
     if (this.#held || latest === null) return Promise.resolve();
     this.#latest = null;
-    this.#sent = latest.progress;
+    this.#sent = latest;
     return this.#send(progressNotification(this.#token, latest)).catch(() => undefined);
   }
 

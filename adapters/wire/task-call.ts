@@ -6,7 +6,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { isTerminalStatus, type RequesterDialect, type RequesterTask } from '../../machines/index.js';
+import { advancesProgress, isTerminalStatus, type RequesterDialect, type RequesterTask } from '../../machines/index.js';
 import { progressOfText } from '../dialects/progress-text.js';
 import type { CallToolResult } from './mcp-shapes.js';
 import { checkRetention } from './dialect-choice.js';
@@ -197,13 +197,13 @@ export class CallHandle implements TaskCall {
     if (update.type === 'status' && this.dialect === '2026-07-28') this.#progressOf(update.task);
   }
 
-  /** The last progress value pushed, read off status messages: each later one only if it increased. */
-  #lastProgress: number | undefined;
+  /** The last progress pushed, read off status messages: each later one only if it increased. */
+  #lastProgress: { readonly progress: number } | undefined;
 
   #progressOf(task: RequesterTask): void {
     const progress = isTerminalStatus(task.status) ? null : progressOfText(task.statusMessage);
-    if (progress === null || (this.#lastProgress !== undefined && progress.progress <= this.#lastProgress)) return;
-    this.#lastProgress = progress.progress;
+    if (progress === null || !advancesProgress(this.#lastProgress, progress.progress)) return;
+    this.#lastProgress = progress;
     this.#feed.push({ type: 'progress', ...progress });
   }
 }
