@@ -27,7 +27,7 @@ export type {
   TaskProgressEvent,
 } from './task.events.js';
 export { TaskStatus, TERMINAL_STATUSES, isTerminalStatus } from './task.types.js';
-export type { ChildTask, PartialResult, TaskContext, TaskInput, TaskOwner, TaskProgress } from './task.types.js';
+export type { ChildTask, PartialResult, TaskContext, TaskInput, TaskOwner, TaskProgress, HandlerPosition } from './task.types.js';
 export { requesterMachine, DEFAULT_REQUESTER_POLL_FREQUENCY, DEFAULT_MAX_CANCEL_POLLS } from './requester.machine.js';
 export type { RequesterMachine } from './requester.machine.js';
 export { requesterEvents, REQUESTER_EVENT_TYPES } from './requester.events.js';

@@ -135,6 +135,31 @@ export interface TaskProgress {
   readonly message?: string;
 }
 
+/**
+ * Where the task's handler machine is, for a handler written as an XState machine
+ * (`machineHandler`): reported by the run at every state the machine enters, so any node's
+ * inspector draws the machine with its current states, after a lost worker too.
+ *
+ * @example
+ * ```ts
+ * const at: HandlerPosition = { machine: 'long_job', graph: 'x1y2…', states: ['long_job.working'], status: 'active', step: 3, checkpoint: true };
+ * ```
+ */
+export interface HandlerPosition {
+  /** The machine's id (`long_job`). */
+  readonly machine: string;
+  /** The key its graph (boxes and arrows) is shared under: `observer.machine(graph)` reads it on any node. */
+  readonly graph: string;
+  /** Active state ids, parents included (`long_job.working`): the boxes to highlight. */
+  readonly states: readonly string[];
+  /** XState's snapshot status. */
+  readonly status: 'active' | 'done' | 'error' | 'stopped';
+  /** The step: 1 for the first state, one more for each event the machine took (see `stepKey`). */
+  readonly step: number;
+  /** Whether this state is a checkpoint (kept with the task, where a resumed run starts). */
+  readonly checkpoint: boolean;
+}
+
 /** The machine's context: the input plus what changes as the task moves. JSON-safe by design. */
 export interface TaskContext extends TaskInput {
   updatedAt: number;
@@ -150,5 +175,7 @@ export interface TaskContext extends TaskInput {
   partials?: PartialResult[];
   /** The work's last progress report; absent until the first. */
   progress?: TaskProgress;
+  /** Where its handler machine is (machine handlers only); absent until its first state. */
+  handler?: HandlerPosition;
 }
 

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { ChildTask, PartialResult, TaskProgress, TaskStatus } from '../machines/index.js';
+import type { ChildTask, HandlerPosition, PartialResult, TaskProgress, TaskStatus } from '../machines/index.js';
+import type { MachineGraph } from './handlers/machine-graph.types.js';
 
 /**
  * What a timeline entry records: the lifecycle event that made the change, or the creation.
@@ -35,6 +36,8 @@ export const TimelineEvent = {
   partial: 'task.partial',
   /** The work reported progress. */
   progress: 'task.progress',
+  /** The task's handler machine entered a state (machine handlers only). */
+  handler: 'task.handler',
 } as const;
 /** One timeline event name. */
 export type TimelineEvent = (typeof TimelineEvent)[keyof typeof TimelineEvent];
@@ -74,6 +77,8 @@ export interface ObservedTask {
   readonly statusMessage: string | null;
   /** The work's last progress report (`ctx.progress`), `null` before the first. */
   readonly progress: TaskProgress | null;
+  /** Where its handler machine is (machine handlers), `null` for any other handler or before its first state. */
+  readonly handler: HandlerPosition | null;
   readonly error: string | null;
   /** Ids of the input requests the task waits on. */
   readonly pendingInputs: readonly string[];
@@ -115,6 +120,10 @@ export interface TimelineEntry {
   readonly node: string | null;
   /** The status message after the change. */
   readonly message: string | null;
+  /** The run that made the change (NATS: 2 or more after a lost worker); absent when not known. */
+  readonly attempt?: number;
+  /** Where the handler machine was after the change; present on `task.handler` entries. */
+  readonly handler?: HandlerPosition;
 }
 
 /**
@@ -174,6 +183,11 @@ export interface TaskObserver {
   timeline(key: string): Promise<TimelineEntry[]>;
   /** What a task produced, read on demand (results may be large): for an opt-in results view. */
   result(key: string): Promise<ObservedResult>;
+  /**
+   * The graph of a handler machine, by the key a task's `handler.graph` names (on NATS, shared
+   * by whichever node ran the handler); `null` when no node published it.
+   */
+  machine(graph: string): Promise<MachineGraph | null>;
   /**
    * Calls `listener` on every creation, status change, status-message change, input request or
    * answer, and removal, as they happen. What happened before the observer began is in `list()`

@@ -6,8 +6,11 @@
  */
 import type { TaskOwner } from '../../machines/index.js';
 import type { ObservedTask, TaskStatus, TimelineEntry } from '../../runtime/index.js';
-import type { HandlerRunStatus, HandlerRuns } from '../../runtime/handlers/handler-runs.js';
+import type { HandlerRuns } from '../../runtime/handlers/handler-runs.js';
 import type { DeliveryAttempt } from '../../runtime/push/push.types.js';
+import type { AuditLogger } from '../../runtime/audit/audit.types.js';
+import type { HandlerPosition } from '../../machines/index.js';
+import type { StatusSource } from '../http/status-endpoint.js';
 
 /**
  * Options of `attachInspector`.
@@ -51,6 +54,125 @@ export interface InspectorOptions {
    * @default the runtime's `pushDeliveries` (every attempt of the task id)
    */
   readonly pushDeliveries?: PushDeliverySource;
+  /**
+   * Operators who may act on tasks (cancel), by token: `{ [token]: name }`. An action needs
+   * `Authorization: Bearer <token>` of one of them, on any bind (loopback included); the name is
+   * written to the audit line of each action. An operator token also grants reading. Without any,
+   * the page offers no action and the API refuses every one (403).
+   * @default {}
+   */
+  readonly operators?: Readonly<Record<string, string>>;
+  /** Where each operator action is written (one `operator.*` line). @default the runtime's own node log is not reachable: none */
+  readonly audit?: AuditLogger;
+  /**
+   * Where the cluster view reads nodes, leases and heartbeats (the source `mcp-tasks status`
+   * reads). @default the process's runtime as one node (`localStatusSource`), when it has `stats`
+   */
+  readonly status?: StatusSource;
+  /**
+   * Most tasks one page of the list holds (`limit` of `/api/tasks` and `/api/events`).
+   * @default 100 (the most a request may ask for: 500)
+   */
+  readonly pageSize?: number;
+}
+
+/**
+ * The filters and paging of the task list (`GET /api/tasks?…` and `GET /api/events?…`, as query
+ * parameters of the same names). Every filter is optional; they combine with AND.
+ *
+ * @example
+ * ```ts
+ * const query: TaskQuery = { status: 'working', label: 'long_job', since: Date.now() - 3_600_000, limit: 100 };
+ * ```
+ */
+export interface TaskQuery {
+  readonly status?: TaskStatus;
+  /** The originating method (`tools/call`), exactly. */
+  readonly method?: string;
+  /** The tool, prompt or resource name, exactly. */
+  readonly label?: string;
+  /** The node that runs or last ran it, exactly. */
+  readonly node?: string;
+  /** The owner: its principal, or (on a page that needed the token) its session id, exactly. */
+  readonly owner?: string;
+  /** The wire dialect (`2025-11-25`), exactly. */
+  readonly dialect?: string;
+  /** Created at or after this epoch ms (the query parameter also takes an ISO 8601 date). */
+  readonly since?: number;
+  /** Free text: a case-insensitive substring of the task id, label, session, node, message, error or parent id. */
+  readonly q?: string;
+  /** The task id, exactly (what `/tasks/<taskId>` resolves). */
+  readonly taskId?: string;
+  /** Tasks per page; at most 500. @default the inspector's `pageSize` */
+  readonly limit?: number;
+  /** Where the page starts: a previous page's `next` (pages run newest first). */
+  readonly cursor?: string;
+}
+
+/**
+ * One page of the task list: `GET /api/tasks` (and the `snapshot` of `/api/events`).
+ *
+ * @example
+ * ```ts
+ * const page = (await (await fetch(`${base}/api/tasks?status=working`)).json()) as TaskPage;
+ * console.log(`${page.tasks.length} of ${page.total}; ${page.counts.working} working in all`);
+ * ```
+ */
+export interface TaskPage {
+  /** The page's tasks, newest first (a subtask is listed like any task: the page nests it under its parent when both are shown). */
+  readonly tasks: readonly ListedTask[];
+  /** How many tasks match the filters (all pages). */
+  readonly total: number;
+  /** How many tasks have each status among those matching every filter but `status`. */
+  readonly counts: Readonly<Record<TaskStatus, number>>;
+  /** The cursor of the next (older) page, `null` on the last. */
+  readonly next: string | null;
+  /** Whether this page is the first (newest): only the first takes new tasks live. */
+  readonly first: boolean;
+  readonly showResults: boolean;
+  /** Whether any action may be offered (operators are configured); which operator asks is `GET /api/operator`. */
+  readonly actions: boolean;
+}
+
+/**
+ * `GET /api/operator` with an operator's token: who it is and what it may do.
+ *
+ * @example
+ * ```ts
+ * const me = (await (await fetch(`${base}/api/operator`, { headers: { authorization: `Bearer ${token}` } })).json()) as OperatorView;
+ * ```
+ */
+export interface OperatorView {
+  readonly name: string;
+  readonly actions: readonly 'cancel'[];
+}
+
+/**
+ * One input request a task waits on, as its detail shows it: the question (an elicitation's
+ * message and requested schema, or a sampling request's messages), hidden like results when the
+ * inspector does not show results.
+ *
+ * @example
+ * ```ts
+ * for (const input of detail.inputs) console.log(input.inputId, input.kind, input.message ?? '(hidden)');
+ * ```
+ */
+export interface PendingInputView {
+  readonly inputId: string;
+  /** The request's method (`elicitation/create`, `sampling/createMessage`). */
+  readonly method: string;
+  readonly kind: 'elicitation' | 'sampling' | 'other';
+  /** Whether the content below is left out (results are not shown by this inspector). */
+  readonly redacted: boolean;
+  /** Elicitation: the message asked. */
+  readonly message?: string;
+  /** Elicitation: the requested schema. */
+  readonly requestedSchema?: unknown;
+  /** Sampling: the messages sent to the model (and its system prompt, when any). */
+  readonly messages?: readonly unknown[];
+  readonly systemPrompt?: string;
+  /** Any other method: its params. */
+  readonly params?: unknown;
 }
 
 /**
@@ -126,21 +248,17 @@ export interface Inspector {
 }
 
 /**
- * Where a task's handler machine is (handlers written with `machineHandler`, run in this process).
+ * Where a task's handler machine is (handlers written with `machineHandler`), on whichever node
+ * runs it: the task's `handler` position (see `HandlerPosition`) with its observer key.
  *
  * @example
  * ```ts
- * const view: HandlerView = { key, machine: 'long_job', states: ['long_job.working'], status: 'active' };
+ * const view: HandlerView = { key, machine: 'long_job', graph, states: ['long_job.working'], status: 'active', step: 3, checkpoint: true };
  * ```
  */
-export interface HandlerView {
+export interface HandlerView extends HandlerPosition {
   /** The task's observer key. */
   readonly key: string;
-  /** The machine's id. */
-  readonly machine: string;
-  /** Active state ids, parents included: the `g[data-state]` to highlight. */
-  readonly states: readonly string[];
-  readonly status: HandlerRunStatus;
 }
 
 /**
@@ -175,16 +293,27 @@ export interface TaskDetail {
   readonly task: ListedTask | ObservedTask;
   readonly timeline: readonly TimelineEntry[];
   readonly outcome: TaskOutcomeView;
-  /** The handler machine and its drawing, when the task's handler is one running here. */
-  readonly handler: (HandlerView & { readonly svg: string }) | null;
+  /**
+   * The handler machine, where it is and its drawing (`svg` `null` when no node shared its graph),
+   * for a task run by a machine handler on any node; `null` otherwise.
+   */
+  readonly handler: (HandlerView & { readonly svg: string | null }) | null;
+  /** The input requests it waits on (in `input_required`), oldest first. */
+  readonly inputs: readonly PendingInputView[];
+  /** The actions the asking operator may take on it now (`[]` without an operator token, or once it ended). */
+  readonly actions: readonly 'cancel'[];
   /** Its push deliveries, oldest first; absent when the inspector has no source of them. */
   readonly deliveries?: readonly PushDeliveryView[];
 }
 
 /**
- * The named server-sent events of `GET /api/events` and their `data` (JSON). `snapshot` comes
- * first on every connection (and reconnection), so the page never needs another request to be
- * complete; later `upsert`s older than what the page has (`updatedAt`) are stale and skipped.
+ * The named server-sent events of `GET /api/events?<TaskQuery>` and their `data` (JSON).
+ * `snapshot` comes first on every connection (and reconnection): the page of the query, so the
+ * page never needs another request to be complete. Then every change of any task as an `upsert`,
+ * with `matches` saying whether the task now passes the stream's filters (the server's rule, the
+ * page's never: a row that stops matching leaves, one that starts matching joins the first page);
+ * later `upsert`s older than what the page has (`updatedAt`) are stale and skipped. `counts`
+ * follows changes, at most every {@link COUNTS_INTERVAL_MS}.
  *
  * @example
  * ```ts
@@ -192,8 +321,18 @@ export interface TaskDetail {
  * ```
  */
 export interface InspectorEvents {
-  readonly snapshot: { readonly tasks: readonly ListedTask[]; readonly showResults: boolean };
-  readonly upsert: { readonly task: ListedTask; readonly entry: TimelineEntry | null };
+  readonly snapshot: TaskPage;
+  readonly upsert: { readonly task: ListedTask; readonly entry: TimelineEntry | null; readonly matches: boolean };
   readonly removed: { readonly key: string };
-  readonly handler: HandlerView;
+  readonly counts: Pick<TaskPage, 'counts' | 'total'>;
 }
+
+/**
+ * The shortest interval between two `counts` events of one stream.
+ *
+ * @example
+ * ```ts
+ * await page.waitForTimeout(COUNTS_INTERVAL_MS * 2);
+ * ```
+ */
+export const COUNTS_INTERVAL_MS = 500;

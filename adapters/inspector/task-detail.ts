@@ -43,7 +43,7 @@ export function machineSvg(machine: AnyStateMachine): string {
  * ```
  */
 export function handlerView(key: string, run: HandlerRun): HandlerView {
-  return { key, machine: run.machine.id, states: run.states, status: run.status };
+  return { key, machine: run.machine.id, graph: '', states: run.states, status: run.status, step: 0, checkpoint: false };
 }
 
 /**
@@ -70,7 +70,7 @@ export async function taskDetail(
   const run = options.runs.get(task.taskId, task.owner);
   const handler = run ? { ...handlerView(key, run), svg: machineSvg(run.machine) } : null;
   const outcome = await outcomeOf(observer, task, options.showResults);
-  const detail: TaskDetail = { task: detailedTask(task, options.showResults, options.reveal), timeline, outcome, handler };
+  const detail: TaskDetail = { task: detailedTask(task, options.showResults, options.reveal), timeline, outcome, handler, inputs: [], actions: [] };
   if (!options.deliveries) return detail;
   const deliveries = await options.deliveries({ taskId: task.taskId, owner: task.owner });
   return { ...detail, deliveries: options.reveal ? deliveries : deliveriesWithoutCredentials(task, deliveries) };

@@ -16,11 +16,11 @@
  *
  * @module
  */
-export { machineGraph } from './machine-graph.js';
+export { machineGraph } from '../../../runtime/handlers/machine-graph.js';
 export { activeStateIds } from '../../../runtime/handlers/active-states.js';
 export { toMermaid } from './mermaid.js';
 export { toSvg } from './svg.js';
 export type { SvgOptions } from './svg.js';
 export { StateKind } from './diagram.types.js';
 export type { DiagramOptions, GraphEdge, GraphNode, MachineGraph } from './diagram.types.js';
-export { eventLabel, guardLabel } from './labels.js';
+export { eventLabel, guardLabel } from '../../../runtime/handlers/machine-labels.js';

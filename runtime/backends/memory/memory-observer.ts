@@ -187,6 +187,8 @@ export class MemoryObservation {
         if (!entry) return { hasResult: false };
         return entry.hasResult ? { hasResult: true, result: entry.result, error: entry.context.error } : { hasResult: false, error: entry.context.error };
       },
+      // Issue 36 contract: filled in by the handler-position work (a shared graph table).
+      machine: async () => null,
       watch: (listener) => {
         // Wrapped: the same function watched twice is two subscriptions, each stopped by its own call.
         const wrapped = (update: ObserverUpdate): void => listener(update);
@@ -224,6 +226,7 @@ export class MemoryObservation {
       updatedAt: c.updatedAt,
       statusMessage: c.statusMessage,
       progress: c.progress ?? null,
+      handler: c.handler ?? null,
       error: c.error,
       pendingInputs: c.pendingInputs,
       expiresAt: entry.expiresAt,

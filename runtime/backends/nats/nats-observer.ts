@@ -12,6 +12,7 @@
  */
 import { familyEvent } from '../../observer-family.js';
 import { inferTimelineEvent } from '../../observer-timeline.js';
+import type { MachineGraph } from '../../handlers/machine-graph.types.js';
 import type { ObservedResult, ObservedTask, ObserverUpdate, TaskObserver, TimelineEntry } from '../../observer.types.js';
 import type { EventFeed } from './event-feed.js';
 import { entryOfEvent, observedOfRecord, observedOfView, readResult, readTimeline, sameObserved } from './observed-record.js';
@@ -89,6 +90,12 @@ export class NatsObserver implements TaskObserver {
 
   result(key: string): Promise<ObservedResult> {
     return readResult(this.#store, key);
+  }
+
+  // Issue 36 contract: filled in by the handler-position work (the machines bucket).
+  machine(graph: string): Promise<MachineGraph | null> {
+    void graph;
+    return Promise.resolve(null);
   }
 
   watch(listener: (update: ObserverUpdate) => void): () => void {

@@ -50,6 +50,7 @@ export function observedOfView(
     updatedAt: view.updatedAt,
     statusMessage: view.statusMessage,
     progress: view.progress ?? null,
+    handler: null,
     error: view.error,
     pendingInputs: view.pendingInputs,
     expiresAt: view.expiresAt,

@@ -5,8 +5,8 @@
  * @module
  */
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate';
-import type { GraphEdge, GraphNode, MachineGraph } from './diagram.types.js';
-import { eventLabel, guardLabel } from './labels.js';
+import type { GraphEdge, GraphNode, MachineGraph } from './machine-graph.types.js';
+import { eventLabel, guardLabel } from './machine-labels.js';
 
 interface Walk {
   readonly machineId: string;
