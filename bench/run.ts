@@ -19,6 +19,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   sessions: async () => (await import('./sessions.js')).run,
   inline: async () => (await import('./inline.js')).run,
   telemetry: async () => (await import('./telemetry.js')).run,
+  'inspector-page': async () => (await import('./inspector-page.js')).run,
 };
 
 async function main(): Promise<void> {
