@@ -13,10 +13,12 @@ import { handlerPartial, handlerProgress, type HandlerPartialEvent, type Handler
 export const LONG_JOB_STEPS = 10;
 
 /**
- * `long_job {seconds}`: `working` re-entered once per step (each entry reports progress `i` of
- * 10 with the status message `step i/10`, each step's end publishes `step i/10 done` as an intermediate
- * result), then `done`, whose output is the tool result. Pure: time passes through XState's own delayed
- * transitions, which stop with the actor when the task is cancelled.
+ * `long_job {seconds}`: ten steps of `seconds / 10` each. `working` is re-entered for each of the
+ * first nine (each entry reports progress `i` of 10 with the status message `step i/10`, each
+ * step's end publishes `step i/10 done` as an intermediate result), the last step is `finishing`,
+ * then `done`, whose output is the tool result. Two states before the end, so that the inspector's
+ * drawing of the job shows it move on, not only its step count. Pure: time passes through XState's
+ * own delayed transitions, which stop with the actor when the task is cancelled.
  *
  * @example
  * ```ts
@@ -34,11 +36,15 @@ export const longJobMachine = setup({
     step: ({ context }) => (context.seconds * 1000) / LONG_JOB_STEPS,
   },
   guards: {
-    moreSteps: ({ context }) => context.step < LONG_JOB_STEPS,
+    beforeLastStep: ({ context }) => context.step < LONG_JOB_STEPS - 1,
   },
   actions: {
+    // Entry runs after the transition's `assign`, so it announces the step just begun: progress
+    // i of 10, whose message is the status message too (one change of the task, not two: a
+    // reader between two would see the progress of one step beside the message of the next).
+    announceStep: emit(({ context }) => handlerProgress(context.step, LONG_JOB_STEPS, `step ${context.step}/${LONG_JOB_STEPS}`)),
     publishStep: emit(({ context }) => handlerPartial([{ type: 'text', text: `step ${context.step}/${LONG_JOB_STEPS} done` }])),
-
+    nextStep: assign({ step: ({ context }) => context.step + 1 }),
   },
 }).createMachine({
   id: 'long_job',
@@ -46,17 +52,18 @@ export const longJobMachine = setup({
   initial: 'working',
   states: {
     working: {
-      // Entry runs after the transition's `assign`, so it announces the step just begun: progress
-      // i of 10, whose message is the status message too (one change of the task, not two: a
-      // reader between two would see the progress of one step beside the message of the next).
-      entry: emit(({ context }) => handlerProgress(context.step, LONG_JOB_STEPS, `step ${context.step}/${LONG_JOB_STEPS}`)),
+      entry: 'announceStep',
       after: {
         // Each step ends by publishing what it produced (an intermediate result), then the next begins.
         step: [
-          { guard: 'moreSteps', target: 'working', reenter: true, actions: ['publishStep', assign({ step: ({ context }) => context.step + 1 })] },
-          { target: 'done', actions: 'publishStep' },
+          { guard: 'beforeLastStep', target: 'working', reenter: true, actions: ['publishStep', 'nextStep'] },
+          { target: 'finishing', actions: ['publishStep', 'nextStep'] },
         ],
       },
+    },
+    finishing: {
+      entry: 'announceStep',
+      after: { step: { target: 'done', actions: 'publishStep' } },
     },
     done: { type: 'final' },
   },
