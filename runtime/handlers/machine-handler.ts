@@ -1,7 +1,9 @@
 /**
  * Task work written as an XState machine: run as an actor, its output is the task's result, a
- * cancel stops it, and XState's inspection API reports each state it enters to the process-wide
- * {@link handlerRuns} table, from which the inspector draws the handler's own diagram live.
+ * cancel stops it, and XState's inspection API reports each state it enters: to the task itself
+ * (`ctx.handlerState`: the position is kept with the task and the machine's graph shared, so the
+ * observer of any node draws the handler's own diagram live, after a lost worker too), and to the
+ * process-wide {@link handlerRuns} table, which only this process's inspector sees.
  *
  * Durable: at every state it enters the actor's persisted snapshot is kept with the task as a
  * checkpoint (`ctx.checkpoint`), with the deadlines of its delayed transitions (XState does not
@@ -11,11 +13,13 @@
  * @module
  */
 import { createActor, type AnyStateMachine, type InputFrom, type InspectionEvent, type OutputFrom } from 'xstate';
-import type { TaskOwner } from '../../machines/index.js';
+import type { HandlerPosition, TaskOwner } from '../../machines/index.js';
 import type { TaskCheckpoint } from '../index.js';
 import { activeStateIds } from './active-states.js';
 import { checkpointer, isCheckpoint, rearmTimers, stateLabel, type ActiveSnapshot, type MachineCheckpoint } from './machine-checkpoints.js';
 import { handlerRuns, type HandlerRunStatus, type HandlerRuns } from './handler-runs.js';
+import { machineGraph } from './machine-graph.js';
+import type { MachineGraph } from './machine-graph.types.js';
 
 /**
  * The events a handler machine may `emit()` for its runner to act on.
@@ -141,6 +145,29 @@ export interface MachineWorkContext {
    * state on the run that resumes from its checkpoint.
    */
   stepKey?(step?: number): string;
+  /**
+   * As a task: where the machine is, for operators on any node (see
+   * `TaskHandlerContext.handlerState`). `machineHandler` calls it at every state; absent: the
+   * position is reported to {@link handlerRuns} only.
+   */
+  handlerState?(graph: MachineGraph, state: Omit<HandlerPosition, 'machine' | 'graph'>): void;
+}
+
+/** Each machine's graph, read once: every run of it reports the same object (its key is cached by it). */
+const graphs = new WeakMap<AnyStateMachine, MachineGraph | null>();
+
+/** The graph of `machine`; `null` when it cannot be read (its position is then not reported). */
+function graphOf(machine: AnyStateMachine): MachineGraph | null {
+  let graph = graphs.get(machine);
+  if (graph === undefined) {
+    try {
+      graph = machineGraph(machine);
+    } catch {
+      graph = null;
+    }
+    graphs.set(machine, graph);
+  }
+  return graph;
 }
 
 /** Options of {@link machineHandler}. */
@@ -162,8 +189,9 @@ export interface MachineHandlerOptions<TMachine extends AnyStateMachine, TParams
  * A task handler that runs `machine` as an actor per task. It resolves with the actor's output
  * when the machine reaches a top-level final state, rejects when the actor errors, and stops the
  * actor when `ctx.signal` aborts (a cancel). A machine sets the status message by emitting
- * {@link handlerStatus}, reports progress with {@link handlerProgress}. Each snapshot of the actor is reported to {@link handlerRuns}, which the
- * inspector of the same process shows.
+ * {@link handlerStatus}, reports progress with {@link handlerProgress}. Each snapshot of the actor is
+ * reported to the task (`ctx.handlerState`, when the context has it: readable by the observer of
+ * any node) and to {@link handlerRuns}, which the inspector of the same process shows.
  *
  * @param machine - the work; its output becomes the result (a `CallToolResult` for a tool)
  * @param options - `input` maps the params to the machine's input
@@ -186,12 +214,22 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
       const { signal } = ctx;
       if (signal.aborted) return reject(abortError(signal));
       const { taskId, owner } = ctx;
+      const keeper = ctx.checkpoint && ctx.durable !== false ? checkpointer(ctx.checkpoint.bind(ctx)) : null;
       const report = (snapshot: unknown, status?: HandlerRunStatus): void => {
         if (taskId === null || owner === undefined) return;
-        const s = snapshot as { value: Parameters<typeof activeStateIds>[1]; status: HandlerRunStatus };
-        runs.report({ taskId, owner, machine, states: activeStateIds(machine.id, s.value), status: status ?? s.status, updatedAt: Date.now() });
+        const s = snapshot as ActiveSnapshot & { value: Parameters<typeof activeStateIds>[1]; status: HandlerRunStatus };
+        const states = activeStateIds(machine.id, s.value);
+        runs.report({ taskId, owner, machine, states, status: status ?? s.status, updatedAt: Date.now() });
+        const graph = ctx.handlerState ? graphOf(machine) : null;
+        if (graph === null) return;
+        // A checkpoint is kept at this state (see `inspect` below): where a resumed run would start.
+        const checkpoint = keeper !== null && status === undefined && s.status === 'active' && isCheckpoint(s);
+        try {
+          ctx.handlerState!(graph, { states, status: status ?? s.status, step, checkpoint });
+        } catch {
+          // Telling operators where the machine is must never break the machine.
+        }
       };
-      const keeper = ctx.checkpoint && ctx.durable !== false ? checkpointer(ctx.checkpoint.bind(ctx)) : null;
       const kept = ctx.resumeFrom?.state as MachineCheckpoint | undefined;
       const restoring = kept !== undefined && kept !== null && typeof kept === 'object' && 'snapshot' in kept;
       // Steps: 1 for the first state, one more for each event the actor takes once started. The
