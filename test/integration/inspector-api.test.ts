@@ -411,9 +411,9 @@ describe('mcp-tasks serve --inspect-operator', () => {
       if (previous === undefined) delete process.env['MCP_TASKS_INSPECT_OPERATORS'];
       else process.env['MCP_TASKS_INSPECT_OPERATORS'] = previous;
     }
-    const asker = await attachInteractiveHttpWire(server.url, () => server!.stderr(), { elicitation: {} });
+    const asker = await attachInteractiveHttpWire(server.url, () => server.stderr(), { elicitation: {} });
     try {
-      const base = (await until('the inspector log line', async () => inspectorUrlFrom(server!.stderr()))).slice(0, -1);
+      const base = (await until('the inspector log line', async () => inspectorUrlFrom(server.stderr()))).slice(0, -1);
       const { taskId } = await create2025(asker, 'ask_name', {});
       const detail = await until('the question', async () => {
         const task = ((await getJson(`${base}/api/tasks?taskId=${taskId}`)).body.tasks as ObservedTask[])[0];
@@ -426,7 +426,7 @@ describe('mcp-tasks serve --inspect-operator', () => {
       // Without --audit given, the node's audit goes to stderr: the operator's line is among them.
       const cancelled = await fetch(`${base}/api/tasks/${detail.task.key}/cancel`, { method: 'POST', headers: { authorization: 'Bearer env-op' } });
       expect(cancelled.status).toBe(200);
-      await until('the audit line', async () => (server!.stderr().includes('"operator.cancel"') && server!.stderr().includes('"operator":"bob"') ? true : undefined));
+      await until('the audit line', async () => (server.stderr().includes('"operator.cancel"') && server.stderr().includes('"operator":"bob"') ? true : undefined));
     } finally {
       await asker.close();
       await server.close();
