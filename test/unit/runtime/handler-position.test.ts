@@ -37,9 +37,10 @@ describe('the handler machine position on the memory backend', () => {
     const outcome = await rt.waitForOutcome('j', owner, { timeout: 10_000 });
     expect(outcome.task.status).toBe('completed');
 
-    // One report per state: `working` at steps 1 to 10 (each step re-enters it), then `done`.
+    // One report per state: `working` at steps 1 to 9 (each step re-enters it), `finishing` at 10, then `done`.
     expect(positions.map((p) => [p.step, p.states.join(','), p.status])).toEqual([
-      ...Array.from({ length: 10 }, (_, i) => [i + 1, 'long_job.working', 'active']),
+      ...Array.from({ length: 9 }, (_, i) => [i + 1, 'long_job.working', 'active']),
+      [10, 'long_job.finishing', 'active'],
       [11, 'long_job.done', 'done'],
     ]);
     // Memory keeps no checkpoints (no other node could resume the task).
