@@ -160,6 +160,24 @@ describe.each([
     expect(get.headers.get('allow')).toBe('POST');
   });
 
+  it("should show a long_job's own machine where it is, drawn from the graph its worker shared (on NATS, not this node's)", async () => {
+    const { taskId } = await create2025(requester, 'long_job', { seconds: 2 });
+    const task = await byTaskId(taskId);
+    const detail = await pollUntil('the handler position in the detail', async () => (await getJson(`${env.base}/api/tasks/${task.key}`)).body, (d) => d.handler?.step >= 2, {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      diagnostics: () => env.stderr(),
+    });
+    expect(detail.handler).toMatchObject({ key: task.key, machine: 'long_job', graph: expect.any(String), states: ['long_job.working'], status: 'active', checkpoint: expect.any(Boolean) });
+    expect(detail.handler.svg).toContain('data-state="long_job.working"');
+    expect(detail.handler.svg).toContain('data-state="long_job.finishing"');
+    // The timeline names each state the machine entered, with its step.
+    const steps = detail.timeline.filter((e: { event: string }) => e.event === 'task.handler').map((e: { handler: { step: number } }) => e.handler.step);
+    expect(steps.slice(0, 2)).toEqual([1, 2]);
+    const finishing = await pollUntil('finishing', async () => (await getJson(`${env.base}/api/tasks/${task.key}`)).body, (d) => d.handler?.states.includes('long_job.finishing') || d.task.status === 'completed', { timeoutMs: 10_000, intervalMs: 50 });
+    expect(finishing.timeline.some((e: { handler?: { states: string[] } }) => e.handler?.states.includes('long_job.finishing'))).toBe(true);
+  });
+
   it('should show the question an ask_name task waits on (results shown), and offer Cancel only to an operator', async () => {
     const asker: InteractiveWire = await attachInteractiveHttpWire(env.mcpUrl, () => env.stderr(), { elicitation: {} });
     try {
