@@ -1,10 +1,15 @@
 /**
- * `--inspect PORT [--inspect-host HOST] [--inspect-token T] [--inspect-results]` of
- * `mcp-tasks serve`: the inspector web page beside the server, whatever its transport or backend.
+ * `--inspect PORT [--inspect-host HOST] [--inspect-token T] [--inspect-results]
+ * [--inspect-operator TOKEN=NAME]…` of `mcp-tasks serve`: the inspector web page beside the
+ * server, whatever its transport or backend.
  *
  * @module
  */
+import type { StatusSource } from '../http/status-endpoint.js';
+import { parseAuthTokens } from '../http/auth.js';
+import type { AuditLogger } from '../../runtime/audit/audit.types.js';
 import type { TaskRuntime } from '../../runtime/index.js';
+import { validOperators } from '../inspector/access.js';
 import { attachInspector } from '../inspector/attach-inspector.js';
 import type { Inspector } from '../inspector/inspector.types.js';
 import { log } from '../log.js';
@@ -15,6 +20,7 @@ export const INSPECT_FLAG_SPECS = {
   'inspect-host': { type: 'string' },
   'inspect-token': { type: 'string' },
   'inspect-results': { type: 'boolean' },
+  'inspect-operator': { type: 'string', multiple: true },
 } as const;
 
 /**
@@ -30,13 +36,34 @@ export const INSPECT_FLAGS_HELP = `Inspector (a web page of every task, live; wi
   --inspect-host HOST        address to bind (default 127.0.0.1); any other than loopback needs the token
   --inspect-token T          the token requests must carry (?token= or Authorization: Bearer); generated
                              and printed when bound off loopback without one [MCP_TASKS_INSPECT_TOKEN]
-  --inspect-results          also show what tasks produced (results); by default only metadata`;
+  --inspect-results          also show what tasks produced (results, the questions asked); by default
+                             only metadata
+  --inspect-operator TOKEN=NAME
+                             an operator who may cancel any task from the page, with 'Authorization:
+                             Bearer TOKEN' (also grants reading); each action is audited with NAME.
+                             Repeatable [MCP_TASKS_INSPECT_OPERATORS=TOKEN=NAME,...]. Default none:
+                             the page offers no action`;
 
 type InspectFlagValues = {
   readonly inspect?: string | undefined;
   readonly 'inspect-host'?: string | undefined;
   readonly 'inspect-token'?: string | undefined;
   readonly 'inspect-results'?: boolean | undefined;
+  readonly 'inspect-operator'?: readonly string[] | undefined;
+};
+
+/** What the node gives the inspector beside its runtime. */
+export interface InspectorWiring {
+  /** Makes where the cluster view reads (NATS: the task space's status); the process's runtime without. */
+  readonly status?: (() => StatusSource) | undefined;
+  /** The node's audit logger (`--audit`); without, operator actions go to the CLI's log. */
+  readonly audit?: AuditLogger | null | undefined;
+}
+
+// Operator actions are always written somewhere: with `--audit off` (or none), to the CLI's own log.
+const cliAudit: AuditLogger = {
+  info: (fields, message) => log('info', message ?? 'audit', fields as Record<string, unknown>),
+  warn: (fields, message) => log('warn', message ?? 'audit', fields as Record<string, unknown>),
 };
 
 /**
@@ -46,31 +73,42 @@ type InspectFlagValues = {
  * @param runtime - the served runtime; call this before any task is created, so that every
  *   task's timeline is complete
  * @param values - the parsed flags
- * @param env - the environment (`MCP_TASKS_INSPECT_TOKEN`)
+ * @param env - the environment (`MCP_TASKS_INSPECT_TOKEN`, `MCP_TASKS_INSPECT_OPERATORS`)
+ * @param wiring - the cluster status source and the audit logger of the node
  * @returns the inspector, or `undefined` without `--inspect`
- * @throws Error for a bad port, inspector flags without `--inspect`, or a port in use
+ * @throws Error for a bad port, a bad operator, inspector flags without `--inspect`, or a port in use
  * @example
  * ```ts
- * const inspector = await startInspector(runtime, values, process.env);
+ * const inspector = await startInspector(runtime, values, process.env, { audit: runtimeOptions.audit?.logger });
  * // on shutdown
  * await inspector?.close();
  * ```
  */
-export async function startInspector(runtime: TaskRuntime, values: InspectFlagValues, env: NodeJS.ProcessEnv): Promise<Inspector | undefined> {
+export async function startInspector(runtime: TaskRuntime, values: InspectFlagValues, env: NodeJS.ProcessEnv, wiring: InspectorWiring = {}): Promise<Inspector | undefined> {
   if (values.inspect === undefined) {
-    const stray = (['inspect-host', 'inspect-token', 'inspect-results'] as const).find((f) => values[f] !== undefined);
+    const stray = (['inspect-host', 'inspect-token', 'inspect-results', 'inspect-operator'] as const).find((f) => values[f] !== undefined);
     if (stray) throw new Error(`--${stray} needs --inspect PORT`);
     return undefined;
   }
   const port = Number(values.inspect);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--inspect expects a port number, got '${values.inspect}'`);
   const token = values['inspect-token'] ?? env['MCP_TASKS_INSPECT_TOKEN'];
+  const operators = parseAuthTokens(values['inspect-operator'] ?? [], env['MCP_TASKS_INSPECT_OPERATORS'], { name: '--inspect-operator', shape: 'TOKEN=NAME' });
+  try {
+    validOperators(operators, token);
+  } catch (error) {
+    throw new Error(`--inspect-operator: ${(error as Error).message}`);
+  }
   const inspector = await attachInspector(runtime, {
     port,
     ...(values['inspect-host'] !== undefined && { host: values['inspect-host'] }),
     ...(token !== undefined && { token }),
     showResults: values['inspect-results'] === true,
+    operators,
+    audit: wiring.audit ?? cliAudit,
+    ...(wiring.status && { status: wiring.status() }),
   });
-  log('info', `inspector at ${inspector.url}`, { url: inspector.url, tokenRequired: inspector.token !== null, results: values['inspect-results'] === true });
+  const operatorNames = [...new Set(Object.values(operators))];
+  log('info', `inspector at ${inspector.url}`, { url: inspector.url, tokenRequired: inspector.token !== null, results: values['inspect-results'] === true, operators: operatorNames });
   return inspector;
 }

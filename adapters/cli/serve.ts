@@ -19,6 +19,7 @@ import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
 import { OTEL_FLAG_HELP, OTEL_FLAG_SPECS, startOtel } from './otel-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
+import { clusterStatusReader } from '../../runtime/backends/nats/cluster-status.js';
 import { METRICS_FLAG_SPECS, METRICS_FLAGS_HELP, startMetricsFlag } from './metrics-port.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
 import { OPERATOR_FLAG_HELP, OPERATOR_FLAG_SPECS, operatorFront } from './operator-flag.js';
@@ -332,7 +333,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
     runtime = createTaskRuntime(runtimeOptions);
   }
   // Before any handler runs: on the memory backend, timelines are kept from the first observer on.
-  const inspector = await startInspector(runtime, values, process.env);
+  const inspector = await startInspector(runtime, values, process.env, {
+    audit: runtimeOptions.audit?.logger,
+    // On NATS the cluster view reads what `mcp-tasks status` reads: every node of the task space.
+    ...(connection && nats && { status: () => clusterStatusReader(connection, { prefix: nats.prefix, replicas: nats.replicas }) }),
+  });
   const dispose = async (): Promise<void> => {
     await inspector?.close();
     await runtime.dispose();

@@ -40,23 +40,25 @@ export function bearerTokens(tokens: Readonly<Record<string, string>>): HttpAuth
 
 /**
  * Reads `TOKEN=PRINCIPAL` pairs from `--auth-token` flags and the comma-separated
- * `MCP_TASKS_AUTH_TOKENS` variable.
+ * `MCP_TASKS_AUTH_TOKENS` variable (or any flag of the same shape, named in the errors:
+ * `--inspect-operator TOKEN=NAME`).
  *
+ * @param flag - the flag the errors name, with the shape of its value
  * @throws Error for a pair without `=`, an empty side, or one token given twice
  * @example
  * ```ts
  * parseAuthTokens(['s3cret-a=alice'], 's3cret-b=bob'); // { 's3cret-a': 'alice', 's3cret-b': 'bob' }
  * ```
  */
-export function parseAuthTokens(flags: readonly string[], env: string | undefined): Record<string, string> {
+export function parseAuthTokens(flags: readonly string[], env: string | undefined, flag: { readonly name: string; readonly shape: string } = { name: '--auth-token', shape: 'TOKEN=PRINCIPAL' }): Record<string, string> {
   const tokens: Record<string, string> = {};
   const pairs = [...flags, ...(env ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')];
   for (const pair of pairs) {
     const at = pair.lastIndexOf('=');
     const token = pair.slice(0, at);
     const principal = pair.slice(at + 1);
-    if (at <= 0 || principal === '') throw new Error(`--auth-token expects TOKEN=PRINCIPAL, got '${pair.replace(/.(?=.{4})/g, '*')}'`);
-    if (Object.hasOwn(tokens, token)) throw new Error('--auth-token: one token is given twice');
+    if (at <= 0 || principal === '') throw new Error(`${flag.name} expects ${flag.shape}, got '${pair.replace(/.(?=.{4})/g, '*')}'`);
+    if (Object.hasOwn(tokens, token)) throw new Error(`${flag.name}: one token is given twice`);
     tokens[token] = principal;
   }
   return tokens;

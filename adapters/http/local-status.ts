@@ -13,6 +13,16 @@ import { registeredWork } from '../wire/work-registry.js';
 import type { StatusSource } from './status-endpoint.js';
 
 /**
+ * What {@link localStatusSource} reads of a runtime.
+ *
+ * @example
+ * ```ts
+ * const runtime: LocalStatusRuntime = createTaskRuntime();
+ * ```
+ */
+export type LocalStatusRuntime = Pick<TaskRuntime, 'subscribe' | 'observe' | 'security' | 'stats'>;
+
+/**
  * A status source over `runtime`. Make it before the first task: it counts the tasks created from
  * then on (`tasksRun`). The first read opens the runtime's observer, which on the memory backend
  * keeps every task's timeline from then on (as the inspector does).
@@ -24,7 +34,7 @@ import type { StatusSource } from './status-endpoint.js';
  * const { nodes, counts } = await source.read();
  * ```
  */
-export function localStatusSource(runtime: TaskRuntime): StatusSource {
+export function localStatusSource(runtime: LocalStatusRuntime): StatusSource {
   let tasksRun = 0;
   const stop = runtime.subscribe((change) => {
     if (change.previous === null) tasksRun++;

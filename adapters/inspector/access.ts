@@ -1,7 +1,9 @@
 /**
- * Who may read the inspector. Bound to loopback, only this machine can reach it, so no token is
- * needed; bound elsewhere, every request must carry the token (`?token=` for what a browser loads
- * by URL: the page, its script, the event stream; `Authorization: Bearer` for anything else).
+ * Who may read the inspector, and who may act. Bound to loopback, only this machine can reach it,
+ * so no token is needed to read; bound elsewhere, every request must carry the token (`?token=` for
+ * what a browser loads by URL: the page, its script, the event stream; `Authorization: Bearer` for
+ * anything else). An operator's token also grants reading; an action needs one, always as
+ * `Authorization: Bearer` (never in a URL, which ends up in histories and logs).
  *
  * @module
  */
@@ -26,8 +28,17 @@ export type AccessRefusal = { readonly status: 401 | 403; readonly message: stri
 export interface InspectorAccess {
   /** The token requests must carry, or `null` when none is needed. */
   readonly token: string | null;
+  /** Whether any operator is configured (else no action is offered, and each is refused). */
+  readonly operators: boolean;
   /** Whether `req` may be answered. */
   check(req: IncomingMessage, query: URLSearchParams): AccessRefusal;
+  /** The name of the operator whose token `req` carries as `Authorization: Bearer`, else `null`. */
+  operator(req: IncomingMessage): string | null;
+  /**
+   * Whether `req` sees credential-equivalent values in full: the inspector needs a token (so the
+   * page proved to be an operator's), or the request carries an operator's token (Bearer or `?token=`).
+   */
+  reveals(req: IncomingMessage, query: URLSearchParams): boolean;
 }
 
 /** Compared as digests so that neither the time taken nor a length mismatch tells anything. */
@@ -36,34 +47,66 @@ function sameToken(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
+function bearer(req: IncomingMessage): string | null {
+  return req.headers.authorization?.match(/^Bearer\s+(.+)$/i)?.[1] ?? null;
+}
+
 function presented(req: IncomingMessage, query: URLSearchParams): string | null {
-  const header = req.headers.authorization;
-  const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
-  return bearer ?? query.get('token');
+  return bearer(req) ?? query.get('token');
+}
+
+/**
+ * Checks the operators of an inspector: no empty token or name, and no operator token equal to
+ * the read token (a reader would be an operator).
+ *
+ * @throws Error naming what is wrong
+ * @example
+ * ```ts
+ * validOperators({ 'op-s3cret': 'alice' }, 'read-token');
+ * ```
+ */
+export function validOperators(operators: Readonly<Record<string, string>>, token: string | undefined): void {
+  for (const [secret, name] of Object.entries(operators)) {
+    if (secret.trim() === '' || name.trim() === '') throw new Error('an inspector operator needs a non-empty token and name (TOKEN=NAME)');
+    if (secret === token) throw new Error(`the token of inspector operator '${name}' must differ from the inspector's read token: a reader is not an operator`);
+  }
 }
 
 /**
  * The access rule for an inspector bound to `host`.
  *
  * @param host - the bound address
- * @param token - the operator's token, if any; off loopback one is generated without it
- * @throws Error for an empty token
+ * @param token - the read token, if any; off loopback one is generated without it
+ * @param operators - `{ [token]: name }` of those who may act
+ * @throws Error for an empty token, or a bad operator (see {@link validOperators})
  * @example
  * ```ts
  * const { token } = inspectorAccess('0.0.0.0', undefined); // a fresh random token
  * ```
  */
-export function inspectorAccess(host: string, token: string | undefined): InspectorAccess {
+export function inspectorAccess(host: string, token: string | undefined, operators: Readonly<Record<string, string>> = {}): InspectorAccess {
   if (token !== undefined && token.trim() === '') throw new Error('the inspector token must not be empty');
+  validOperators(operators, token);
+  const named = Object.entries(operators);
+  const operatorNamed = (given: string | null): string | null => {
+    if (given === null) return null;
+    // Every token compared, so the time taken does not tell which one (or whether any) matched.
+    let name: string | null = null;
+    for (const [secret, who] of named) if (sameToken(given, secret)) name = who;
+    return name;
+  };
   const loopback = isLoopback(host);
   const required = token ?? (loopback ? null : randomBytes(24).toString('base64url'));
   const hostCheck = originGuard({ bind: host });
   return {
     token: required,
+    operators: named.length > 0,
+    operator: (req) => operatorNamed(bearer(req)),
+    reveals: (req, query) => required !== null || operatorNamed(presented(req, query)) !== null,
     check(req, query) {
       if (required !== null) {
         const given = presented(req, query);
-        if (given === null || !sameToken(given, required)) {
+        if (given === null || (!sameToken(given, required) && operatorNamed(given) === null)) {
           return { status: 401, message: 'Unauthorized: open the URL printed at start (?token=...) or send Authorization: Bearer <token>' };
         }
         return null;

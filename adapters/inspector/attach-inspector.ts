@@ -1,20 +1,22 @@
 /**
  * `attachInspector(runtime, options)`: the inspector web page of a runtime, served over plain
  * `node:http`. It opens the runtime's observer at once (the memory backend keeps timelines from
- * then on), turns its updates and the handler machines' reports into server-sent events, and
- * answers the page's few requests.
+ * then on), turns its updates into server-sent events shaped for each stream's query, and answers
+ * the page's requests, an operator's cancel included.
  *
  * @module
  */
 import { closeServer, guardedServer } from '../http/front.js';
+import { localStatusSource, type LocalStatusRuntime } from '../http/local-status.js';
+import type { StatusSource } from '../http/status-endpoint.js';
 import type { TaskRuntime } from '../../runtime/index.js';
 import { inspectorAccess } from './access.js';
-import { EventHub, frame } from './event-hub.js';
-import { handlerRunKey, handlerRuns, type HandlerRun } from '../../runtime/handlers/handler-runs.js';
-import { inspectorRoutes } from './inspector-routes.js';
-import type { Inspector, InspectorOptions } from './inspector.types.js';
+import { EventHub } from './event-hub.js';
+import { inspectorRoutes, type StreamState } from './inspector-routes.js';
+import { COUNTS_INTERVAL_MS, type Inspector, type InspectorOptions, type ListedTask, type TaskPage, type TaskQuery } from './inspector.types.js';
 import { listedTask } from './listed-task.js';
-import { handlerView } from './task-detail.js';
+import { HandlerDrawings } from './task-detail.js';
+import { countTasks, matchesTask, MAX_PAGE_SIZE, pageTasks } from './task-query.js';
 
 /** `http://host:port/`, with brackets around an IPv6 address. */
 function origin(host: string, port: number): string {
@@ -22,72 +24,105 @@ function origin(host: string, port: number): string {
 }
 
 /**
- * Serves the inspector page of `runtime` until closed: every task of every requester (on NATS,
- * of the whole cluster), live. Bound to loopback by default; bound elsewhere, a token is required
- * (generated when not given) and `url` carries it.
+ * What `attachInspector` uses of a runtime: `observe()` always; the rest when present (push
+ * deliveries, pending input requests and cancel for the detail and the action; `subscribe`,
+ * `security` and `stats` for the default cluster view).
  *
- * @param runtime - the runtime to show (only its `observe()` is used)
- * @param options - port, host, token, showResults
+ * @example
+ * ```ts
+ * const runtime: InspectedRuntime = createTaskRuntime();
+ * ```
+ */
+export type InspectedRuntime = Pick<TaskRuntime, 'observe'> &
+  Partial<Pick<TaskRuntime, 'pushDeliveries' | 'pendingInputRequests' | 'cancel' | 'subscribe' | 'security' | 'stats'>>;
+
+function pageSizeOf(options: InspectorOptions): number {
+  const size = options.pageSize ?? 100;
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw new Error(`the inspector's pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}, got ${size}`);
+  return size;
+}
+
+// The process's runtime as the one node, when it has what that takes.
+function defaultStatus(runtime: InspectedRuntime): StatusSource | undefined {
+  const { subscribe, security, stats } = runtime;
+  return subscribe && security && stats ? localStatusSource(runtime as LocalStatusRuntime) : undefined;
+}
+
+/**
+ * Serves the inspector page of `runtime` until closed: every task of every requester (on NATS,
+ * of the whole cluster), live, a page at a time. Bound to loopback by default; bound elsewhere, a
+ * token is required (generated when not given) and `url` carries it. With `operators`, each of
+ * them may cancel any task (`POST /api/tasks/:key/cancel` with `Authorization: Bearer`), audited.
+ *
+ * @param runtime - the runtime to show (see {@link InspectedRuntime})
+ * @param options - port, host, token, showResults, operators, audit, status, pageSize
  * @returns the page's URL, the token, and `close()`
- * @throws Error when the port cannot be bound, or the token is empty
+ * @throws Error when the port cannot be bound, the token is empty, an operator is malformed or
+ *   has the read token, operators are given to a runtime without `cancel`, or `pageSize` is out of range
  * @example
  * ```ts
  * const runtime = createTaskRuntime();
- * const inspector = await attachInspector(runtime, { port: 8080 });
+ * const inspector = await attachInspector(runtime, { port: 8080, operators: { 'op-s3cret': 'alice' } });
  * console.error(`inspector at ${inspector.url}`);
  * // later
  * await inspector.close();
  * ```
  */
-export async function attachInspector(runtime: Pick<TaskRuntime, 'observe'> & Partial<Pick<TaskRuntime, 'pushDeliveries'>>, options: InspectorOptions): Promise<Inspector> {
+export async function attachInspector(runtime: InspectedRuntime, options: InspectorOptions): Promise<Inspector> {
   const host = options.host ?? '127.0.0.1';
   const showResults = options.showResults ?? false;
-  const runs = options.handlerRuns ?? handlerRuns;
-  const access = inspectorAccess(host, options.token);
+  const pageSize = pageSizeOf(options);
+  const operators = options.operators ?? {};
+  const access = inspectorAccess(host, options.token, operators);
+  if (access.operators && !runtime.cancel) throw new Error('inspector operators need a runtime that can cancel (runtime.cancel)');
+  const cancel = access.operators && runtime.cancel ? runtime.cancel.bind(runtime) : undefined;
+  const status = options.status ?? defaultStatus(runtime);
   const observer = runtime.observe();
-  const hub = new EventHub(options.heartbeatMs ?? 15_000);
-  // Only a page that had to show the operator's token sees credential-equivalent values in full.
-  const reveal = access.token !== null;
-
-  // Handler machines report by task id and owner; the page knows tasks by observer key.
-  const keys = new Map<string, string>();
-  const identities = new Map<string, string>();
-  const remember = (key: string, identity: string): void => {
-    keys.set(identity, key);
-    identities.set(key, identity);
+  const page = async (query: TaskQuery, reveal: boolean): Promise<TaskPage> => {
+    const found = pageTasks(await observer.list(), query, reveal);
+    return { ...found, tasks: found.tasks.map((t) => listedTask(t, reveal)), showResults, actions: cancel !== undefined };
   };
-  const stopWatch = observer.watch((update) => {
-    if (update.kind === 'removed') {
-      const identity = identities.get(update.key);
-      identities.delete(update.key);
-      if (identity !== undefined) keys.delete(identity);
-      return hub.broadcast('removed', { key: update.key });
-    }
-    remember(update.task.key, handlerRunKey(update.task.taskId, update.task.owner));
-    hub.broadcast('upsert', { task: listedTask(update.task, reveal), entry: update.entry });
+  const hub = new EventHub<StreamState>(options.heartbeatMs ?? 15_000, {
+    event: 'counts',
+    intervalMs: COUNTS_INTERVAL_MS,
+    make: async ({ query, reveal }) => countTasks(await observer.list(), query, reveal),
   });
-  const onRun = (run: HandlerRun): void => {
-    const key = keys.get(handlerRunKey(run.taskId, run.owner));
-    // Not known yet (on NATS the record may trail the handler): the detail request reads it then.
-    if (key !== undefined) hub.broadcast('handler', handlerView(key, run));
-  };
-  const stopRuns = runs.watch(onRun);
-  const snapshot = async (): Promise<string> => {
-    const tasks = await observer.list();
-    for (const t of tasks) remember(t.key, handlerRunKey(t.taskId, t.owner));
-    return frame('snapshot', { tasks: tasks.map((t) => listedTask(t, reveal)), showResults });
-  };
 
-  const route = inspectorRoutes({ access, observer, hub, runs, showResults, deliveries: options.pushDeliveries ?? (runtime.pushDeliveries && (({ taskId }) => runtime.pushDeliveries!(taskId))), snapshot });
+  const stopWatch = observer.watch((update) => {
+    if (update.kind === 'removed') return hub.broadcast('removed', { key: update.key });
+    const { task, entry } = update;
+    // Shaped once per kind of page (a stream that sees values in full, one that does not).
+    const shown: Partial<Record<'full' | 'shortened', ListedTask>> = {};
+    hub.broadcast('upsert', ({ query, reveal }: StreamState) => ({
+      task: (shown[reveal ? 'full' : 'shortened'] ??= listedTask(task, reveal)),
+      entry,
+      matches: matchesTask(task, query, reveal),
+    }));
+  });
+  const route = inspectorRoutes({
+    access,
+    observer,
+    hub,
+    showResults,
+    pageSize,
+    drawings: new HandlerDrawings(observer),
+    page,
+    inputs: runtime.pendingInputRequests?.bind(runtime),
+    deliveries: options.pushDeliveries ?? (runtime.pushDeliveries && (({ taskId }) => runtime.pushDeliveries!(taskId))),
+    cancel,
+    audit: options.audit,
+    status,
+  });
   const server = guardedServer('inspector', route);
   const release = async (): Promise<void> => {
     stopWatch();
-    stopRuns();
     hub.close();
     await observer.close();
+    await status?.close?.();
   };
   try {
-    await snapshot();
+    // The observer's first read: on NATS it loads the cluster's tasks before the first page asks.
+    await observer.list();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port, host, () => resolve());

@@ -1,6 +1,8 @@
 /**
  * The live streams of the inspector (`GET /api/events`): Server-Sent Events to every open page,
- * each stream starting with a full snapshot, then every change as it happens.
+ * each stream starting with a full snapshot, then every change as it happens. Each stream has its
+ * own state (its query): a broadcast is shaped per stream, and a stream's `counts` follow changes
+ * at most once per interval.
  *
  * @module
  */
@@ -13,10 +15,24 @@ import type { ServerResponse } from 'node:http';
  */
 export const MAX_QUEUED_BYTES = 1024 * 1024;
 
-interface Client {
+interface Client<S> {
   readonly res: ServerResponse;
+  readonly state: S;
   /** Events that arrived before the snapshot went out, sent right after it. */
   held: string[] | null;
+  /** When its last paced event was sent (epoch ms), and the one due, if any. */
+  pacedAt: number;
+  paced: NodeJS.Timeout | null;
+}
+
+/**
+ * An event a stream gets after changes, at most every `intervalMs` (its `counts`): `make` reads
+ * what it carries for that stream's state when it is due, so one event covers a burst of changes.
+ */
+export interface PacedEvent<S> {
+  readonly event: string;
+  readonly intervalMs: number;
+  make(state: S): Promise<unknown>;
 }
 
 /**
@@ -32,20 +48,22 @@ export function frame(event: string, data: unknown): string {
 }
 
 /**
- * Every open event stream, and a heartbeat comment on each every `heartbeatMs`.
+ * Every open event stream, with its state `S`, and a heartbeat comment on each every `heartbeatMs`.
  *
  * @example
  * ```ts
- * const hub = new EventHub(15_000);
- * await hub.open(res, async () => frame('snapshot', { tasks: await observer.list() }));
+ * const hub = new EventHub<TaskQuery>(15_000);
+ * await hub.open(res, query, async () => frame('snapshot', await page(query)));
  * hub.broadcast('removed', { key });
  * ```
  */
-export class EventHub {
-  readonly #clients = new Set<Client>();
+export class EventHub<S = undefined> {
+  readonly #clients = new Set<Client<S>>();
   readonly #heartbeat: NodeJS.Timeout;
+  readonly #paced: PacedEvent<S> | undefined;
 
-  constructor(heartbeatMs: number) {
+  constructor(heartbeatMs: number, paced?: PacedEvent<S>) {
+    this.#paced = paced;
     this.#heartbeat = setInterval(() => {
       for (const client of this.#clients) this.#write(client, ': heartbeat\n\n');
     }, heartbeatMs);
@@ -57,7 +75,7 @@ export class EventHub {
    * Broadcasts made while `first()` runs are held and sent after it, so that the snapshot, taken
    * after the stream joined, misses nothing.
    */
-  async open(res: ServerResponse, first: () => Promise<string>): Promise<void> {
+  async open(res: ServerResponse, state: S, first: () => Promise<string>): Promise<void> {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -65,9 +83,9 @@ export class EventHub {
       // A reverse proxy (nginx) would otherwise buffer the stream and delay every update.
       'x-accel-buffering': 'no',
     });
-    const client: Client = { res, held: [] };
+    const client: Client<S> = { res, state, held: [], pacedAt: 0, paced: null };
     this.#clients.add(client);
-    res.once('close', () => this.#clients.delete(client));
+    res.once('close', () => this.#forget(client));
     // `retry`: reconnect soon after the server restarts.
     res.write('retry: 2000\n\n');
     let snapshot: string;
@@ -83,13 +101,18 @@ export class EventHub {
     for (const text of held) this.#write(client, text);
   }
 
-  /** Sends one named event to every stream. */
+  /**
+   * Sends one named event to every stream: `data`, or what `data(state)` makes of each stream's
+   * state. Then, with a paced event, schedules it on each stream.
+   */
   broadcast(event: string, data: unknown): void {
     if (this.#clients.size === 0) return;
-    const text = frame(event, data);
+    const shared = typeof data === 'function' ? null : frame(event, data);
     for (const client of this.#clients) {
+      const text = shared ?? frame(event, (data as (state: S) => unknown)(client.state));
       if (client.held) client.held.push(text);
       else this.#write(client, text);
+      this.#pace(client);
     }
   }
 
@@ -104,13 +127,37 @@ export class EventHub {
     for (const client of this.#clients) this.#drop(client);
   }
 
-  #write(client: Client, text: string): void {
+  // The paced event once its interval since the last has passed; one timer per stream at most.
+  #pace(client: Client<S>): void {
+    const paced = this.#paced;
+    if (!paced || client.paced !== null) return;
+    const wait = Math.max(0, client.pacedAt + paced.intervalMs - Date.now());
+    client.paced = setTimeout(() => {
+      // Cleared first: a change while `make` reads schedules the next one, so none is missed.
+      client.paced = null;
+      client.pacedAt = Date.now();
+      void paced.make(client.state).then(
+        (data) => {
+          if (this.#clients.has(client)) this.#write(client, frame(paced.event, data));
+        },
+        // Unreadable now (the runtime is closing): the next change schedules another.
+        () => undefined,
+      );
+    }, wait);
+  }
+
+  #write(client: Client<S>, text: string): void {
     if (client.res.writableLength > MAX_QUEUED_BYTES) return this.#drop(client);
     client.res.write(text);
   }
 
-  #drop(client: Client): void {
+  #forget(client: Client<S>): void {
     this.#clients.delete(client);
+    if (client.paced !== null) clearTimeout(client.paced);
+  }
+
+  #drop(client: Client<S>): void {
+    this.#forget(client);
     client.res.end();
   }
 }

@@ -17,10 +17,17 @@
  * @module
  */
 export { attachInspector } from './attach-inspector.js';
+export type { InspectedRuntime } from './attach-inspector.js';
+export { COUNTS_INTERVAL_MS } from './inspector.types.js';
+export { MAX_PAGE_SIZE } from './task-query.js';
 export type {
   Inspector,
   InspectorOptions,
   InspectorEvents,
+  TaskQuery,
+  TaskPage,
+  OperatorView,
+  PendingInputView,
   TaskDetail,
   TaskOutcomeView,
   HandlerView,

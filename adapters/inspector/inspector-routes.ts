@@ -1,50 +1,59 @@
 /**
- * The inspector's HTTP routes: the page and its two assets, the JSON API, the diagram and the
- * event stream. Every route is behind the access check.
+ * The inspector's HTTP routes: the page (at `/` and at every `/tasks/<taskId>` deep link) and its
+ * two assets, the JSON API, the diagram, the event stream, and the operator's one action. Every
+ * route is behind the access check.
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { taskMachine } from '../../machines/index.js';
-import type { TaskObserver } from '../../runtime/index.js';
-import type { InspectorAccess } from './access.js';
-import type { EventHub } from './event-hub.js';
-import type { HandlerRuns } from '../../runtime/handlers/handler-runs.js';
-import type { PushDeliverySource } from './inspector.types.js';
+import type { AuditLogger } from '../../runtime/audit/audit.types.js';
+import type { ClusterStatus } from '../../runtime/cluster-status.types.js';
+import type { TaskObserver, TaskRuntime } from '../../runtime/index.js';
+import type { StatusSource } from '../http/status-endpoint.js';
 import { requestTarget } from '../wire/request-target.js';
-import { listedTask } from './listed-task.js';
+import type { InspectorAccess } from './access.js';
+import { frame, type EventHub } from './event-hub.js';
+import type { OperatorView, PushDeliverySource, TaskPage, TaskQuery } from './inspector.types.js';
+import { operatorCancel } from './operator-cancel.js';
+import type { PendingInputSource } from './pending-inputs.js';
 import { pageHtml } from './page/page-html.js';
 import { PAGE_SCRIPT } from './page/page-script.js';
 import { PAGE_STYLE } from './page/page-style.js';
-import { machineSvg, taskDetail } from './task-detail.js';
+import { json, send, unauthorized } from './reply.js';
+import { machineSvg, taskDetail, type HandlerDrawings } from './task-detail.js';
+import { parseTaskQuery } from './task-query.js';
+
+/** What one event stream shows: its query, and whether it sees credential-equivalent values. */
+export interface StreamState {
+  readonly query: TaskQuery;
+  readonly reveal: boolean;
+}
 
 /** What the routes serve from. */
 export interface InspectorRouteContext {
   readonly access: InspectorAccess;
   readonly observer: TaskObserver;
-  readonly hub: EventHub;
-  readonly runs: HandlerRuns;
+  readonly hub: EventHub<StreamState>;
   readonly showResults: boolean;
+  /** The `limit` of a query without one. */
+  readonly pageSize: number;
+  readonly drawings: HandlerDrawings;
+  /** One page of the list. */
+  readonly page: (query: TaskQuery, reveal: boolean) => Promise<TaskPage>;
+  /** Where a task's pending input requests are read, for its detail; none without. */
+  readonly inputs?: PendingInputSource | undefined;
   /** Where a task's push deliveries are read, for its detail; none without. */
   readonly deliveries?: PushDeliverySource | undefined;
-  /** The `snapshot` frame a new event stream starts with. */
-  readonly snapshot: () => Promise<string>;
+  /** How an operator's cancel reaches the task; no action without. */
+  readonly cancel?: TaskRuntime['cancel'] | undefined;
+  readonly audit?: AuditLogger | undefined;
+  /** Where `/api/cluster` reads; 404 without. */
+  readonly status?: StatusSource | undefined;
 }
 
-// The page loads nothing from elsewhere (the machine may have no internet) and runs only its own
-// script; `style-src 'unsafe-inline'` is for the `<style>` inside the inlined SVG diagrams.
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  // The token may be in the URL: never hand it to another site.
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-store',
-};
-
-function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type }).end(body);
-}
+const TASK_PATH = '/api/tasks/';
+const CANCEL_SUFFIX = '/cancel';
 
 /** A path segment percent-decoded, or `null` when its escapes are not UTF-8. */
 function decoded(segment: string): string | null {
@@ -55,8 +64,43 @@ function decoded(segment: string): string | null {
   }
 }
 
-function json(res: ServerResponse, status: number, value: unknown): void {
-  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+function notAllowed(res: ServerResponse, allow: string, method: string | undefined): void {
+  res.setHeader('allow', allow);
+  json(res, 405, { error: `Method not allowed: ${method ?? '?'} (${allow})` });
+}
+
+/** The parsed query, or `null` once the 400 naming its bad parameter went out. */
+function queryOf(ctx: InspectorRouteContext, res: ServerResponse, params: URLSearchParams): TaskQuery | null {
+  const parsed = parseTaskQuery(params, ctx.pageSize);
+  if ('query' in parsed) return parsed.query;
+  json(res, 400, { error: parsed.refused.message, parameter: parsed.refused.parameter });
+  return null;
+}
+
+async function cluster(ctx: InspectorRouteContext, res: ServerResponse): Promise<void> {
+  if (!ctx.status) return json(res, 404, { error: 'Not found: this inspector has no cluster status source' });
+  let report: ClusterStatus;
+  try {
+    report = await ctx.status.read();
+  } catch (error) {
+    // The task space is away (NATS down), or the runtime is shutting down: say so, not 500.
+    return json(res, 503, { error: `Service Unavailable: the status could not be read: ${error instanceof Error ? error.message : String(error)}` });
+  }
+  json(res, 200, report);
+}
+
+function operatorView(ctx: InspectorRouteContext, req: IncomingMessage, res: ServerResponse): void {
+  const name = ctx.access.operator(req);
+  if (name === null) return unauthorized(res, "Unauthorized: send an operator's token as 'Authorization: Bearer <token>'");
+  const view: OperatorView = { name, actions: ctx.cancel ? ['cancel'] : [] };
+  json(res, 200, view);
+}
+
+async function detail(ctx: InspectorRouteContext, req: IncomingMessage, res: ServerResponse, key: string, reveal: boolean): Promise<void> {
+  const task = (await ctx.observer.list()).find((t) => t.key === key);
+  if (!task) return json(res, 404, { error: `No task with key '${key}'` });
+  const operator = ctx.cancel !== undefined && ctx.access.operator(req) !== null;
+  json(res, 200, await taskDetail(ctx.observer, task, { showResults: ctx.showResults, reveal, operator, drawings: ctx.drawings, inputs: ctx.inputs, deliveries: ctx.deliveries }));
 }
 
 /**
@@ -64,7 +108,7 @@ function json(res: ServerResponse, status: number, value: unknown): void {
  *
  * @example
  * ```ts
- * const route = inspectorRoutes({ access, observer, hub, runs, showResults: false, snapshot });
+ * const route = inspectorRoutes({ access, observer, hub, showResults: false, pageSize: 100, drawings, page });
  * createServer((req, res) => void route(req, res));
  * ```
  */
@@ -73,27 +117,39 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
     const target = requestTarget(req.url);
     if ('refused' in target) return json(res, 400, { error: `Bad Request: ${target.refused}` });
     const refusal = ctx.access.check(req, target.query);
-    if (refusal) {
-      if (refusal.status === 401) res.setHeader('www-authenticate', 'Bearer');
-      return json(res, refusal.status, { error: refusal.message });
+    if (refusal) return refusal.status === 401 ? unauthorized(res, refusal.message) : json(res, refusal.status, { error: refusal.message });
+    const { path, query } = target;
+    const taskKey = path.startsWith(TASK_PATH) ? path.slice(TASK_PATH.length) : null;
+    if (taskKey?.endsWith(CANCEL_SUFFIX)) {
+      const key = decoded(taskKey.slice(0, -CANCEL_SUFFIX.length));
+      if (req.method !== 'POST') return notAllowed(res, 'POST', req.method);
+      if (key === null || key === '') return json(res, 400, { error: 'Bad Request: the task key is not valid percent-encoded UTF-8' });
+      return operatorCancel(ctx, req, res, key);
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD');
-      return json(res, 405, { error: `Method not allowed: ${req.method ?? '?'}` });
-    }
-    const { path } = target;
-    if (path === '/' || path === '/index.html') return send(res, 200, 'text/html; charset=utf-8', pageHtml(ctx.access.token));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return notAllowed(res, 'GET, HEAD', req.method);
+    const reveal = ctx.access.reveals(req, query);
+    // A deep link: the page reads the task id from its own URL and finds it with `/api/tasks?taskId=`.
+    if (path === '/' || path === '/index.html' || path.startsWith('/tasks/')) return send(res, 200, 'text/html; charset=utf-8', pageHtml(ctx.access.token));
     if (path === '/inspector.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
     if (path === '/inspector.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_STYLE);
     if (path === '/api/diagram.svg') return send(res, 200, 'image/svg+xml; charset=utf-8', machineSvg(taskMachine));
-    if (path === '/api/tasks') return json(res, 200, { tasks: (await ctx.observer.list()).map((t) => listedTask(t, ctx.access.token !== null)), showResults: ctx.showResults });
-    if (path.startsWith('/api/tasks/')) {
-      const key = decoded(path.slice('/api/tasks/'.length));
-      if (key === null) return json(res, 400, { error: 'Bad Request: the task key is not valid percent-encoded UTF-8' });
-      const detail = await taskDetail(ctx.observer, key, { showResults: ctx.showResults, reveal: ctx.access.token !== null, runs: ctx.runs, deliveries: ctx.deliveries });
-      return detail ? json(res, 200, detail) : json(res, 404, { error: `No task with key '${key}'` });
+    if (path === '/api/tasks') {
+      const parsed = queryOf(ctx, res, query);
+      if (parsed) json(res, 200, await ctx.page(parsed, reveal));
+      return;
     }
-    if (path === '/api/events') return ctx.hub.open(res, ctx.snapshot);
+    if (taskKey !== null) {
+      const key = decoded(taskKey);
+      if (key === null) return json(res, 400, { error: 'Bad Request: the task key is not valid percent-encoded UTF-8' });
+      return detail(ctx, req, res, key, reveal);
+    }
+    if (path === '/api/operator') return operatorView(ctx, req, res);
+    if (path === '/api/cluster') return cluster(ctx, res);
+    if (path === '/api/events') {
+      const parsed = queryOf(ctx, res, query);
+      if (parsed) await ctx.hub.open(res, { query: parsed, reveal }, async () => frame('snapshot', await ctx.page(parsed, reveal)));
+      return;
+    }
     return json(res, 404, { error: `Not found: ${path}` });
   };
 }

@@ -47,7 +47,11 @@ export interface InspectorOptions {
    * @default 15_000
    */
   readonly heartbeatMs?: number;
-  /** Where handler machines report. @default the process-wide `handlerRuns` */
+  /**
+   * Ignored: a handler machine's position now rides on its task (`ObservedTask.handler`), on
+   * whichever node runs it, so the inspector reads no in-process table of runs.
+   * @deprecated no longer read; will be removed
+   */
   readonly handlerRuns?: HandlerRuns;
   /**
    * The push (webhook) deliveries of a task, oldest first, for its detail view.

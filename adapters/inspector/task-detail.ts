@@ -1,7 +1,8 @@
 /**
  * What the inspector's detail view shows of one task (`GET /api/tasks/:key`): its metadata (with
- * its parent, subtasks and partial results), its timeline, how it ended, its handler machine when
- * one runs in this process, and its push deliveries when the inspector has a source of them.
+ * its parent, subtasks and partial results), its timeline, how it ended, its handler machine where
+ * it is (from the task's own position, whichever node runs it), the questions it waits on, what
+ * the asking operator may do, and its push deliveries when the inspector has a source of them.
  *
  * @module
  */
@@ -9,9 +10,9 @@ import type { AnyStateMachine } from 'xstate';
 import { isTerminalStatus } from '../../machines/index.js';
 import type { ObservedTask, TaskObserver } from '../../runtime/index.js';
 import { machineGraph, toSvg } from './diagram/index.js';
-import type { HandlerRun, HandlerRuns } from '../../runtime/handlers/handler-runs.js';
 import type { HandlerView, PushDeliverySource, TaskDetail, TaskOutcomeView } from './inspector.types.js';
 import { detailedTask } from './listed-task.js';
+import { pendingInputs, type PendingInputSource } from './pending-inputs.js';
 import { deliveriesWithoutCredentials } from './redaction.js';
 
 /** Each machine is drawn once: a layout takes milliseconds and the picture never changes. */
@@ -34,43 +35,82 @@ export function machineSvg(machine: AnyStateMachine): string {
   return svg;
 }
 
+/** Handler machines drawn at most, per inspector (the least recently used is drawn again when needed). */
+export const MAX_HANDLER_DRAWINGS = 64;
+
 /**
- * The `handler` event of a run, for the task with observer key `key`.
+ * The drawings of handler machines by graph key (a graph never changes under its key), read from
+ * the observer (on NATS, the graph the running node shared) and drawn on first use.
  *
  * @example
  * ```ts
- * hub.broadcast('handler', handlerView(key, run));
+ * const drawings = new HandlerDrawings(observer);
+ * const svg = await drawings.svg(task.handler.graph); // null until a node shared it
  * ```
  */
-export function handlerView(key: string, run: HandlerRun): HandlerView {
-  return { key, machine: run.machine.id, graph: '', states: run.states, status: run.status, step: 0, checkpoint: false };
+export class HandlerDrawings {
+  readonly #observer: Pick<TaskObserver, 'machine'>;
+  readonly #drawn = new Map<string, string>();
+
+  constructor(observer: Pick<TaskObserver, 'machine'>) {
+    this.#observer = observer;
+  }
+
+  /** The SVG of the graph under `key`, or `null` when no node shared it (yet: not remembered). */
+  async svg(key: string): Promise<string | null> {
+    const known = this.#drawn.get(key);
+    if (known !== undefined) {
+      // Moved to the end: the first key of the map is the least recently used.
+      this.#drawn.delete(key);
+      this.#drawn.set(key, known);
+      return known;
+    }
+    const graph = await this.#observer.machine(key);
+    if (graph === null) return null;
+    const svg = toSvg(graph);
+    this.#drawn.set(key, svg);
+    if (this.#drawn.size > MAX_HANDLER_DRAWINGS) this.#drawn.delete(this.#drawn.keys().next().value!);
+    return svg;
+  }
+}
+
+/** What the detail is read with. */
+export interface TaskDetailOptions {
+  readonly showResults: boolean;
+  /** Whether this request sees credential-equivalent values in full. */
+  readonly reveal: boolean;
+  /** Whether the request carries an operator's token (and actions are possible). */
+  readonly operator: boolean;
+  readonly drawings: HandlerDrawings;
+  readonly inputs?: PendingInputSource | undefined;
+  readonly deliveries?: PushDeliverySource | undefined;
+}
+
+async function handlerOf(task: ObservedTask, drawings: HandlerDrawings): Promise<(HandlerView & { readonly svg: string | null }) | null> {
+  if (task.handler === null) return null;
+  return { key: task.key, ...task.handler, svg: await drawings.svg(task.handler.graph) };
 }
 
 /**
- * The detail of the task with observer key `key`, or `null` when there is none.
+ * The detail of `task`.
  *
  * @param observer - the runtime's observer
- * @param key - the task's observer key
- * @param options - `showResults`: include the result JSON and the partial results' content;
- *   `runs`: where handler machines report; `deliveries`: where its push deliveries are read
+ * @param task - the task, as the observer lists it
+ * @param options - see {@link TaskDetailOptions}
  * @example
  * ```ts
- * const detail = await taskDetail(observer, key, { showResults: false, reveal: false, runs: handlerRuns });
- * if (detail === null) return notFound(res);
+ * const detail = await taskDetail(observer, task, { showResults: false, reveal: false, operator: false, drawings });
  * ```
  */
-export async function taskDetail(
-  observer: TaskObserver,
-  key: string,
-  options: { readonly showResults: boolean; readonly reveal: boolean; readonly runs: HandlerRuns; readonly deliveries?: PushDeliverySource | undefined },
-): Promise<TaskDetail | null> {
-  const task = (await observer.list()).find((t) => t.key === key);
-  if (!task) return null;
-  const timeline = await observer.timeline(key);
-  const run = options.runs.get(task.taskId, task.owner);
-  const handler = run ? { ...handlerView(key, run), svg: machineSvg(run.machine) } : null;
-  const outcome = await outcomeOf(observer, task, options.showResults);
-  const detail: TaskDetail = { task: detailedTask(task, options.showResults, options.reveal), timeline, outcome, handler, inputs: [], actions: [] };
+export async function taskDetail(observer: TaskObserver, task: ObservedTask, options: TaskDetailOptions): Promise<TaskDetail> {
+  const [timeline, outcome, handler, inputs] = await Promise.all([
+    observer.timeline(task.key),
+    outcomeOf(observer, task, options.showResults),
+    handlerOf(task, options.drawings),
+    pendingInputs(task, options.inputs, options.showResults, options.reveal),
+  ]);
+  const actions = options.operator && !isTerminalStatus(task.status) ? (['cancel'] as const) : [];
+  const detail: TaskDetail = { task: detailedTask(task, options.showResults, options.reveal), timeline, outcome, handler, inputs, actions };
   if (!options.deliveries) return detail;
   const deliveries = await options.deliveries({ taskId: task.taskId, owner: task.owner });
   return { ...detail, deliveries: options.reveal ? deliveries : deliveriesWithoutCredentials(task, deliveries) };

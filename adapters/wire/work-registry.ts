@@ -24,7 +24,7 @@ interface Definition {
 }
 
 /** Per runtime: handler base name → each distinct `run` registered under it → its handler name. */
-const registries = new WeakMap<TaskRuntime, Map<string, Map<unknown, string>>>();
+const registries = new WeakMap<object, Map<string, Map<unknown, string>>>();
 
 /** The runtime handler name of a method's work for one label (a tool name, prompt name or resource URI). */
 const baseName = (method: string, label: string): string => `${method}:${label}`;
@@ -90,6 +90,7 @@ export function workHandlerName(runtime: TaskRuntime, method: string, label: str
  * registeredWork(runtime); // ['prompts/get:greeting', 'tools/call:sleep', …]
  * ```
  */
-export function registeredWork(runtime: TaskRuntime): string[] {
+export function registeredWork(runtime: object): string[] {
+  // Any object: a runtime seen through a narrower type is still the key it was registered under.
   return [...(registries.get(runtime)?.keys() ?? [])].sort();
 }

@@ -43,6 +43,8 @@ export const AuditEvent = {
   refused: 'task.refused',
   /** A requester crossed a suspicion threshold (once per window and reason). */
   suspicious: 'suspicious',
+  /** An operator cancelled a task from the inspector (the line names the operator). */
+  operatorCancel: 'operator.cancel',
 } as const;
 /** One audit line name. */
 export type AuditEvent = (typeof AuditEvent)[keyof typeof AuditEvent];
