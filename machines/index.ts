@@ -25,6 +25,7 @@ export type {
   TaskCancelEvent,
   TaskLoseEvent,
   TaskProgressEvent,
+  TaskHandlerEvent,
 } from './task.events.js';
 export { TaskStatus, TERMINAL_STATUSES, isTerminalStatus } from './task.types.js';
 export type { ChildTask, PartialResult, TaskContext, TaskInput, TaskOwner, TaskProgress, HandlerPosition } from './task.types.js';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { TaskProgress, TaskStatus } from './task.types.js';
+import type { HandlerPosition, TaskProgress, TaskStatus } from './task.types.js';
 
 /** Handler began working (submitted → working). */
 export interface TaskStartEvent { readonly type: 'task.start'; readonly at: number }
@@ -37,6 +37,17 @@ export interface TaskProgressEvent extends TaskProgress {
   readonly at: number;
 }
 
+/**
+ * The task's handler machine entered a state (no status change): where it is now, for operators
+ * on any node. Reported by `machineHandler`; other handlers never send it.
+ */
+export interface TaskHandlerEvent {
+  readonly type: 'task.handler';
+  readonly position: HandlerPosition;
+  /** When it was reported, epoch ms. */
+  readonly at: number;
+}
+
 /** Every event the task machine accepts from outside. */
 export type TaskEvent =
   | TaskStartEvent
@@ -49,7 +60,8 @@ export type TaskEvent =
   | TaskLoseEvent
   | TaskChildEvent
   | TaskPartialEvent
-  | TaskProgressEvent;
+  | TaskProgressEvent
+  | TaskHandlerEvent;
 
 /**
  * The `type` of every task event, for iteration in tests and tools.
@@ -71,6 +83,7 @@ export const TASK_EVENT_TYPES = [
   'task.child',
   'task.partial',
   'task.progress',
+  'task.handler',
 ] as const satisfies readonly TaskEvent['type'][];
 
 /**
@@ -141,4 +154,5 @@ export const taskEvents = {
     ...(report.message !== undefined && { message: boundedMessage(report.message) }),
     at,
   }),
+  handler: (position: HandlerPosition, at = Date.now()): TaskHandlerEvent => ({ type: 'task.handler', position, at }),
 } as const;

@@ -103,6 +103,7 @@ export const taskMachine = setup({
       const report = { progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) };
       return message === undefined ? { progress: report, updatedAt: at } : { progress: report, statusMessage: message, updatedAt: at };
     }),
+    recordHandler: assign(({ event }) => (event.type === 'task.handler' ? { handler: event.position, updatedAt: event.at } : {})),
     recordCancel: assign(({ event, context }) =>
       event.type === 'task.cancel'
         ? // Answers that arrive after a cancel are discarded (§4.8.5): nothing is pending any more.
@@ -154,6 +155,7 @@ export const taskMachine = setup({
         'task.child': { actions: 'recordChild' },
         'task.partial': { actions: 'recordPartial' },
         'task.progress': { guard: 'advancesProgress', actions: 'recordProgress' },
+        'task.handler': { actions: 'recordHandler' },
       },
     },
     working: {
@@ -167,6 +169,7 @@ export const taskMachine = setup({
         'task.child': { actions: 'recordChild' },
         'task.partial': { actions: 'recordPartial' },
         'task.progress': { guard: 'advancesProgress', actions: 'recordProgress' },
+        'task.handler': { actions: 'recordHandler' },
       },
     },
     input_required: {
@@ -184,6 +187,7 @@ export const taskMachine = setup({
         'task.child': { actions: 'recordChild' },
         'task.partial': { actions: 'recordPartial' },
         'task.progress': { guard: 'advancesProgress', actions: 'recordProgress' },
+        'task.handler': { actions: 'recordHandler' },
       },
     },
     completed: { type: 'final' },

@@ -40,7 +40,7 @@ export const SPEC_EDGES: ReadonlySet<string> = new Set([
   'input_required->unknown',
 ]);
 /**
- * Allowed events that keep the status: `task.message`, `task.child`, `task.partial` and `task.progress` in the three non-terminal states, plus a new
+ * Allowed events that keep the status: `task.message`, `task.child`, `task.partial`, `task.progress` and `task.handler` in the three non-terminal states, plus a new
  * input request / a non-last input response in `input_required`. Terminal states have none.
  */
 export const SELF_LOOPS: ReadonlySet<string> = new Set(NON_TERMINAL.map((s) => `${s}->${s}`));
@@ -97,6 +97,9 @@ export function expectedOutcome(from: ModelState, event: TaskEvent): Expected {
     // Progress only ever increases: a report that does not is refused.
     case 'task.progress':
       return from.progress !== undefined && event.progress <= from.progress ? REFUSED : { kind: 'moved', status, pending: sorted(pending) };
+    // Where the handler machine is: taken as reported, whatever it said before (a resumed run may go back to a checkpoint).
+    case 'task.handler':
+      return { kind: 'moved', status, pending: sorted(pending) };
   }
 }
 
@@ -146,6 +149,7 @@ export const PAIR_EVENTS: readonly TaskEvent[] = [
   taskEvents.partial([{ type: 'text', text: 'so far' }], 2_015),
   taskEvents.progress({ progress: 3, total: 10, message: 'step 3/10' }, 2_016),
   taskEvents.progress({ progress: 3 }, 2_017),
+  taskEvents.handler({ machine: 'job', graph: 'g1', states: ['job.working'], status: 'active', step: 2, checkpoint: true }, 2_018),
 ];
 
 export const statusOf = (snapshot: TaskSnapshot): TaskStatus => {
@@ -222,6 +226,10 @@ export function judge(prev: TaskSnapshot, event: TaskEvent, next: TaskSnapshot):
     case 'task.progress':
       check(next.context.progress?.progress === event.progress, `progress ${JSON.stringify(next.context.progress)}`);
       if (event.message !== undefined) check(next.context.statusMessage === event.message, `statusMessage ${String(next.context.statusMessage)}`);
+      break;
+    case 'task.handler':
+      check(same(next.context.handler, event.position), `handler ${JSON.stringify(next.context.handler)}`);
+      check(next.context.updatedAt === event.at, `updatedAt ${next.context.updatedAt}`);
       break;
     case 'task.complete':
       check(next.context.resultRef === event.resultRef, `resultRef ${String(next.context.resultRef)}`);
