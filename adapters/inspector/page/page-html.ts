@@ -110,6 +110,10 @@ export function pageHtml(token: string | null): string {
       <strong>As at this timeline entry</strong> <button type="button" id="back-to-live">Back to live</button>
       <dl class="meta"></dl>
     </div>
+    <div id="inputs-box" hidden>
+      <h3>Waiting for input</h3>
+      <ul id="inputs"></ul>
+    </div>
     <div class="diagrams">
       <figure>
         <figcaption>Lifecycle</figcaption>
@@ -120,10 +124,6 @@ export function pageHtml(token: string | null): string {
           <span id="handler-step" class="muted"></span> <span id="handler-attempt" class="muted"></span></figcaption>
         <div id="handler-diagram" class="diagram"></div>
       </figure>
-    </div>
-    <div id="inputs-box" hidden>
-      <h3>Waiting for input</h3>
-      <ul id="inputs"></ul>
     </div>
     <div class="columns">
       <div>

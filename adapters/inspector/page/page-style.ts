@@ -44,10 +44,10 @@ button:disabled { opacity: .45; cursor: default; }
 
 main { padding: 1rem; display: grid; gap: 1rem; }
 section { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .8rem 1rem; min-width: 0; }
-.toolbar { display: flex; flex-wrap: wrap; gap: 1rem; margin-bottom: .6rem; }
+.toolbar { display: flex; flex-wrap: wrap; gap: .4rem .7rem; margin-bottom: .6rem; font-size: 13px; }
 .toolbar input, .toolbar select { font: inherit; padding: .25rem .4rem; border: 1px solid #cbd5e1; border-radius: 4px; }
-.toolbar input { width: 9rem; max-width: 100%; }
-.toolbar input#search { width: 18rem; }
+.toolbar input { width: 7rem; max-width: 100%; }
+.toolbar input#search { width: 13rem; }
 #status-counts { display: flex; flex-wrap: wrap; gap: .4rem; margin-bottom: .6rem; }
 .chip { font: inherit; font-size: 12.5px; border: 1px solid var(--line); border-radius: 999px; padding: .1rem .6rem; background: #f8fafc; cursor: pointer; }
 .chip .n { font-weight: 700; }
@@ -83,6 +83,8 @@ tr[data-status="unknown"] td[data-col="status"] { color: var(--unknown); }
 #detail h2 { font-size: 1.1rem; margin: 0 0 .4rem; overflow-wrap: anywhere; }
 #detail h3 { font-size: .95rem; margin: .8rem 0 .4rem; }
 .meta { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .8rem; margin: 0; }
+#detail-meta { grid-template-columns: repeat(3, max-content minmax(0, 1fr)); }
+@media (max-width: 1000px) { #detail-meta { grid-template-columns: max-content 1fr; } }
 .meta dt { color: var(--muted); }
 .meta dd { margin: 0; overflow-wrap: anywhere; }
 .diagrams { display: flex; flex-wrap: wrap; gap: 1rem; margin-top: .6rem; }
@@ -90,7 +92,7 @@ tr[data-status="unknown"] td[data-col="status"] { color: var(--unknown); }
 .diagrams figure#handler-figure { flex: 0 1 22rem; }
 figcaption { font-size: 12px; color: var(--muted); margin-bottom: .3rem; }
 /* Shrink a large drawing to fit, never blow a small one up. */
-.diagram svg { display: block; width: auto; max-width: 100%; height: auto; margin: 0 auto; }
+.diagram svg { display: block; width: auto; max-width: 100%; height: auto; max-height: 26rem; margin: 0 auto; }
 .columns { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.4fr); gap: 1.2rem; }
 @media (max-width: 900px) { .columns { grid-template-columns: minmax(0, 1fr); } }
 
@@ -139,6 +141,8 @@ a.task-link { color: var(--working); font-family: ui-monospace, Menlo, Consolas,
 #close-detail { float: right; }
 #actions { margin: .2rem 0 .6rem; }
 button.danger { border-color: var(--failed) !important; color: var(--failed) !important; }
+#inputs-box { margin: .6rem 0; padding: .3rem .8rem .5rem; border: 1px solid var(--input_required); border-radius: 6px; background: #faf5ff; }
+#inputs-box h3 { margin-top: .3rem; }
 #inputs { margin: 0; padding-left: 1.2rem; }
 #inputs .kind { font-weight: 600; color: var(--input_required); }
 #inputs .question { margin: .3rem 0; font-size: 1rem; white-space: pre-wrap; overflow-wrap: anywhere; }
