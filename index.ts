@@ -101,6 +101,7 @@ export type { MachineCheckpoint } from './runtime/handlers/machine-checkpoints.j
 // Watching tasks (the inspector's source, for operators' own tools).
 export { TimelineEvent, MAX_TIMELINE_ENTRIES } from './runtime/observer.types.js';
 export type { TaskObserver, ObservedTask, ObservedResult, TimelineEntry, ObserverUpdate } from './runtime/observer.types.js';
+export type { MachineGraph, GraphNode, GraphEdge, StateKind } from './runtime/handlers/machine-graph.types.js';
 
 // Push notifications (webhooks): what a receiver verifies.
 export { verifyPush, signPush, PushHeader } from './runtime/push/push-signing.js';

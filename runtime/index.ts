@@ -65,6 +65,7 @@ export {
 export { TimelineEvent, MAX_TIMELINE_ENTRIES } from './observer.types.js';
 export { progressReport } from './core/work-context.js';
 export type { TaskObserver, ObservedTask, ObservedResult, TimelineEntry, ObserverUpdate } from './observer.types.js';
+export type { MachineGraph, GraphNode, GraphEdge, StateKind } from './handlers/machine-graph.types.js';
 // The status in every observed task and timeline entry, so an operator's tool needs only this entry point.
 export type { TaskStatus } from '../machines/index.js';
 export { DeadlineScheduler } from './scheduler.js';

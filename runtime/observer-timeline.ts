@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { TaskProgress, TaskStatus } from '../machines/index.js';
+import type { HandlerPosition, TaskProgress, TaskStatus } from '../machines/index.js';
 import { MAX_TIMELINE_ENTRIES, TimelineEvent } from './observer.types.js';
 
 /**
@@ -20,12 +20,29 @@ export interface ChangeFields {
   readonly statusMessage: string | null;
   /** Absent or `null` before the first report (a context leaves it out, an observed task says `null`). */
   readonly progress?: TaskProgress | null | undefined;
+  /** Where the handler machine is; absent or `null` before its first report (as `progress`). */
+  readonly handler?: HandlerPosition | null | undefined;
+}
+
+/**
+ * Whether two reports of a handler machine's position say the same (a record read from JSON is a
+ * new object each time: compared by content).
+ *
+ * @example
+ * ```ts
+ * if (!sameHandler(before.handler, after.handler)) console.log('the handler machine moved');
+ * ```
+ */
+export function sameHandler(a: HandlerPosition | null | undefined, b: HandlerPosition | null | undefined): boolean {
+  if (a === b || (a == null && b == null)) return true;
+  if (a == null || b == null) return false;
+  return a.step === b.step && a.status === b.status && a.checkpoint === b.checkpoint && a.graph === b.graph && a.states.join('\u0000') === b.states.join('\u0000');
 }
 
 /**
  * The lifecycle event that moved a task from `previous` to `status`, told from the machine's
  * edges: each target status has one event leading to it (leaving `input_required` for `working`
- * is the last answer), and within a status the pending inputs, the progress or the message say what happened.
+ * is the last answer), and within a status the pending inputs, the handler machine's position, the progress or the message say what happened.
  * The memory backend's actor reports snapshots, not events, and a NATS record read without its
  * event is the same situation: both name the change this way, so both backends use one vocabulary.
  *
@@ -60,6 +77,8 @@ export function inferTimelineEvent(previous: TaskStatus, before: ChangeFields, s
   }
   if (after.pendingInputs.length > before.pendingInputs.length) return TimelineEvent.inputRequest;
   if (after.pendingInputs.length < before.pendingInputs.length) return TimelineEvent.inputResponse;
+  // Set by its own event only, which changes nothing else.
+  if (!sameHandler(before.handler, after.handler)) return TimelineEvent.handler;
   // A report only ever increases the value: a different one is a new report (its message, if any, with it).
   if (after.progress?.progress !== before.progress?.progress) return TimelineEvent.progress;
   if (after.statusMessage !== before.statusMessage) return TimelineEvent.message;

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { TaskContext, TaskOwner, TaskStatus } from '../machines/index.js';
+import type { HandlerPosition, TaskContext, TaskOwner, TaskStatus } from '../machines/index.js';
+import type { MachineGraph } from './handlers/machine-graph.types.js';
 import type { ResolvedTaskRuntimeOptions } from './options.js';
 import type { SecurityReport } from './audit/audit.types.js';
 import type { TaskObserver } from './observer.types.js';
@@ -62,6 +63,23 @@ export interface TaskHandlerContext {
    * ```
    */
   progress(progress: number, total?: number, message?: string): boolean;
+  /**
+   * Tells where the work's own state machine is, for operators: `machineHandler` calls this at
+   * every state its machine enters; other handlers need not. The graph is shared once (under a
+   * hash of its content, readable on any node with `observer.machine(key)`), and the task keeps
+   * the position (`ObservedTask.handler`, a `task.handler` timeline entry). Requesters never see
+   * it. A report after the task ended is dropped.
+   *
+   * @param graph - the machine's graph (`machineGraph(machine)`; the same object each time is cheapest)
+   * @param state - the states it is in (ids, parents included), its status, its step, and
+   *   whether this state is a kept checkpoint
+   * @throws InvalidArgumentError when the graph or the state is malformed
+   * @example
+   * ```ts
+   * ctx.handlerState?.(graph, { states: ['job.working'], status: 'active', step: 2, checkpoint: true });
+   * ```
+   */
+  handlerState?(graph: MachineGraph, state: Omit<HandlerPosition, 'machine' | 'graph'>): void;
   /**
    * Asks the requester for something (an `elicitation/create`, a `sampling/createMessage`): the
    * task is `input_required` until every such request is answered (SEP-1686 §4.4). Resolves with

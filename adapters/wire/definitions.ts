@@ -5,8 +5,8 @@
  */
 import type { CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, GetPromptResult, ReadResourceResult } from './mcp-shapes.js';
 import type { z } from 'zod';
-import type { TaskOwner } from '../../machines/index.js';
-import type { Subtask, TaskCheckpoint, TaskOutcome } from '../../runtime/index.js';
+import type { HandlerPosition, TaskOwner } from '../../machines/index.js';
+import type { MachineGraph, Subtask, TaskCheckpoint, TaskOutcome } from '../../runtime/index.js';
 
 /**
  * Whether a request may (optional), must (required) or must not (forbidden) run as a task.
@@ -68,6 +68,11 @@ export interface RequestWorkContext {
   waitForSubtasks?(subtasks: readonly Subtask[], mode?: 'all' | 'any' | 'first-error'): Promise<TaskOutcome[]>;
   /** As a task: publishes an intermediate result (see `TaskHandlerContext.partial`); `false` when not kept. */
   partial?(content: unknown): Promise<boolean>;
+  /**
+   * As a task: where the work's own state machine is, for operators (see
+   * `TaskHandlerContext.handlerState`): `machineHandler` calls it; other work need not.
+   */
+  handlerState?(graph: MachineGraph, state: Omit<HandlerPosition, 'machine' | 'graph'>): void;
 }
 
 /**

@@ -6,7 +6,8 @@
  * @module
  */
 import { z } from 'zod';
-import { InvalidArgumentError, type TaskHandlerContext } from '../../runtime/index.js';
+import type { HandlerPosition } from '../../machines/index.js';
+import { InvalidArgumentError, type MachineGraph, type TaskHandlerContext } from '../../runtime/index.js';
 import type { RequestWorkContext } from './definitions.js';
 
 type ElicitResult = Awaited<ReturnType<RequestWorkContext['elicit']>>;
@@ -62,6 +63,7 @@ export function taskWorkContext(ctx: TaskHandlerContext, tools?: ReadonlyMap<str
     spawnTask: async (tool, args, options) => ctx.spawnTask(`tools/call:${tool}`, checkedArgs(tools, tool, args), { label: tool, ...options }),
     waitForSubtasks: (subtasks, mode) => ctx.waitForSubtasks(subtasks, mode),
     partial: (content) => ctx.partial(content),
+    ...(ctx.handlerState && { handlerState: (graph: MachineGraph, state: Omit<HandlerPosition, 'machine' | 'graph'>) => ctx.handlerState!(graph, state) }),
   };
 }
 

@@ -13,7 +13,9 @@
  */
 import { context as otel } from '@opentelemetry/api';
 import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import { advancesProgress, isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskProgress, type TaskStatus } from '../../machines/index.js';
+import { advancesProgress, isTerminalStatus, taskEvents, taskMachine, type HandlerPosition, type TaskContext, type TaskEvent, type TaskInput, type TaskProgress, type TaskStatus } from '../../machines/index.js';
+import type { MachineGraph } from '../handlers/machine-graph.types.js';
+import { machineGraphKey } from './machine-graphs.js';
 import { TaskTerminalError } from '../errors.js';
 import { taskIncarnation } from '../task-identity.js';
 import type { InputAnswer, InputRequest, TaskCheckpoint, TaskHandler } from '../task-runtime.types.js';
@@ -49,6 +51,12 @@ export interface RunPort {
    * `false` when the task can no longer take it. Without it, nothing is kept (one process).
    */
   checkpoint?(checkpoint: TaskCheckpoint): boolean | Promise<boolean>;
+  /**
+   * Shares the graph of the work's handler machine under `key` (its content hash), for observers
+   * of any node (`observer.machine(key)`): once per key is enough, repeats are ignored. Without
+   * it, graphs are shared nowhere.
+   */
+  shareMachine?(key: string, graph: MachineGraph): void;
   /** The work waits for a person: it holds nothing it does not need meanwhile (a worker slot). */
   waiting?(): void;
   /** An answer arrived: resolves when the work may go on with it (a worker slot is free again). */
@@ -301,6 +309,26 @@ export class TaskRun {
 
   /** This run's last progress report: ahead of the actor's on NATS, where the move comes back through the record. */
   #progress: TaskProgress | undefined;
+
+  /**
+   * Where the work's handler machine is (see {@link WorkContext}): its graph shared through the
+   * port (once per key for this run; the port keeps it once per process), then a move of the task,
+   * while it lasts. A report after the task ended is dropped, as the machine would refuse it.
+   */
+  handlerState(graph: MachineGraph, state: Omit<HandlerPosition, 'machine' | 'graph'>): void {
+    if (this.#over) return;
+    const key = machineGraphKey(graph);
+    if (this.#sharedGraph !== key) {
+      this.#sharedGraph = key;
+      this.#port.shareMachine?.(key, graph);
+    }
+    // Field by field: one shape, and nothing the caller added beside the position.
+    const position: HandlerPosition = { machine: graph.id, graph: key, states: state.states, status: state.status, step: state.step, checkpoint: state.checkpoint };
+    this.#port.move(taskEvents.handler(position, this.#options.now()));
+  }
+
+  /** The key of the graph this run shared last. */
+  #sharedGraph: string | undefined;
 
   /** Which run of the task this is (see {@link WorkContext}). */
   get attempt(): number {

@@ -36,13 +36,15 @@ export function viewOf(state: TaskState): TaskView {
     status: state.status,
     expiresAt: state.expiresAt,
   };
-  // Only a subtask, a parent, a task with partial results or progress carries more: the common view keeps its one shape.
-  if (c.parentId === undefined && c.children === undefined && c.partials === undefined && c.progress === undefined) return view;
+  // Only a subtask, a parent, a task with partial results, progress or a handler machine's
+  // position carries more: the common view keeps its one shape.
+  if (c.parentId === undefined && c.children === undefined && c.partials === undefined && c.progress === undefined && c.handler === undefined) return view;
   return {
     ...view,
     ...(c.parentId !== undefined && { parentId: c.parentId, depth: c.depth ?? 1 }),
     ...(c.children !== undefined && { children: c.children }),
     ...(c.partials !== undefined && { partials: c.partials }),
     ...(c.progress !== undefined && { progress: c.progress }),
+    ...(c.handler !== undefined && { handler: c.handler }),
   };
 }

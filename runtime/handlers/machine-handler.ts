@@ -11,11 +11,13 @@
  * @module
  */
 import { createActor, type AnyStateMachine, type InputFrom, type InspectionEvent, type OutputFrom } from 'xstate';
-import type { TaskOwner } from '../../machines/index.js';
+import type { HandlerPosition, TaskOwner } from '../../machines/index.js';
 import type { TaskCheckpoint } from '../index.js';
 import { activeStateIds } from './active-states.js';
 import { checkpointer, isCheckpoint, rearmTimers, stateLabel, type ActiveSnapshot, type MachineCheckpoint } from './machine-checkpoints.js';
 import { handlerRuns, type HandlerRunStatus, type HandlerRuns } from './handler-runs.js';
+import { machineGraph } from './machine-graph.js';
+import type { MachineGraph } from './machine-graph.types.js';
 
 /**
  * The events a handler machine may `emit()` for its runner to act on.
@@ -141,6 +143,29 @@ export interface MachineWorkContext {
    * state on the run that resumes from its checkpoint.
    */
   stepKey?(step?: number): string;
+  /**
+   * As a task: where the machine is, for operators on any node (see
+   * `TaskHandlerContext.handlerState`). `machineHandler` calls it at every state; absent: the
+   * position is reported to {@link handlerRuns} only.
+   */
+  handlerState?(graph: MachineGraph, state: Omit<HandlerPosition, 'machine' | 'graph'>): void;
+}
+
+/** Each machine's graph, read once: every run of it reports the same object (its key is cached by it). */
+const graphs = new WeakMap<AnyStateMachine, MachineGraph | null>();
+
+/** The graph of `machine`; `null` when it cannot be read (its position is then not reported). */
+function graphOf(machine: AnyStateMachine): MachineGraph | null {
+  let graph = graphs.get(machine);
+  if (graph === undefined) {
+    try {
+      graph = machineGraph(machine);
+    } catch {
+      graph = null;
+    }
+    graphs.set(machine, graph);
+  }
+  return graph;
 }
 
 /** Options of {@link machineHandler}. */
@@ -186,12 +211,22 @@ export function machineHandler<TMachine extends AnyStateMachine, TParams = unkno
       const { signal } = ctx;
       if (signal.aborted) return reject(abortError(signal));
       const { taskId, owner } = ctx;
+      const keeper = ctx.checkpoint && ctx.durable !== false ? checkpointer(ctx.checkpoint.bind(ctx)) : null;
       const report = (snapshot: unknown, status?: HandlerRunStatus): void => {
         if (taskId === null || owner === undefined) return;
-        const s = snapshot as { value: Parameters<typeof activeStateIds>[1]; status: HandlerRunStatus };
-        runs.report({ taskId, owner, machine, states: activeStateIds(machine.id, s.value), status: status ?? s.status, updatedAt: Date.now() });
+        const s = snapshot as ActiveSnapshot & { value: Parameters<typeof activeStateIds>[1]; status: HandlerRunStatus };
+        const states = activeStateIds(machine.id, s.value);
+        runs.report({ taskId, owner, machine, states, status: status ?? s.status, updatedAt: Date.now() });
+        const graph = ctx.handlerState ? graphOf(machine) : null;
+        if (graph === null) return;
+        // A checkpoint is kept at this state (see `inspect` below): where a resumed run would start.
+        const checkpoint = keeper !== null && status === undefined && s.status === 'active' && isCheckpoint(s);
+        try {
+          ctx.handlerState!(graph, { states, status: status ?? s.status, step, checkpoint });
+        } catch {
+          // Telling operators where the machine is must never break the machine.
+        }
       };
-      const keeper = ctx.checkpoint && ctx.durable !== false ? checkpointer(ctx.checkpoint.bind(ctx)) : null;
       const kept = ctx.resumeFrom?.state as MachineCheckpoint | undefined;
       const restoring = kept !== undefined && kept !== null && typeof kept === 'object' && 'snapshot' in kept;
       // Steps: 1 for the first state, one more for each event the actor takes once started. The

@@ -11,8 +11,10 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { TaskContext, TaskStatus } from '../../../machines/index.js';
-import type { ObservedTask, ObserverUpdate, TaskObserver, TimelineEntry } from '../../observer.types.js';
+import type { HandlerPosition, TaskContext, TaskStatus } from '../../../machines/index.js';
+import { GraphTable } from '../../core/machine-graphs.js';
+import type { MachineGraph } from '../../handlers/machine-graph.types.js';
+import { TimelineEvent, type ObservedTask, type ObserverUpdate, type TaskObserver, type TimelineEntry } from '../../observer.types.js';
 import { familyEvent, observedFamily } from '../../observer-family.js';
 import { inferTimelineEvent } from '../../observer-timeline.js';
 import { appendToTrail, readTrail, startTrail, type TimelineLog } from './timeline-log.js';
@@ -98,6 +100,13 @@ export class MemoryObservation {
   /** Each task's packed timeline and, once it has a status message, its messages (by runtime key). */
   readonly #trails = new Map<string, number[]>();
   readonly #notes = new Map<string, (string | null)[]>();
+  /** And, once its handler machine reported, where it was at each entry. */
+  readonly #positions = new Map<string, (HandlerPosition | null)[]>();
+  /**
+   * The graphs of handler machines run here (`observer.machine(key)`), kept whether observed or
+   * not (one per machine definition: a handful; bounded all the same).
+   */
+  readonly #graphs = new GraphTable();
   /** Set by the first `open()`, for good: closing and reopening a page must not leave gaps. */
   #recording = false;
 
@@ -133,12 +142,19 @@ export class MemoryObservation {
     const event = inferTimelineEvent(previous, before, entry.status, c) ?? familyEvent(before, c);
     if (event === null) return;
     const log = this.#log(entry.key) ?? startTrail(previous, before);
-    appendToTrail(log, c.updatedAt, event, previous, entry.status, c.statusMessage);
+    const handler = event === TimelineEvent.handler ? (c.handler ?? null) : null;
+    appendToTrail(log, c.updatedAt, event, previous, entry.status, c.statusMessage, handler);
     this.#trails.set(entry.key, log.trail);
     if (log.notes) this.#notes.set(entry.key, log.notes);
+    if (log.positions) this.#positions.set(entry.key, log.positions);
     if (this.#listeners.size === 0) return;
-    const added: TimelineEntry = { at: c.updatedAt, status: entry.status, previous, event, node: this.#node, message: c.statusMessage };
+    const added: TimelineEntry = { at: c.updatedAt, status: entry.status, previous, event, node: this.#node, message: c.statusMessage, ...(handler !== null && { handler }) };
     this.#emit({ kind: 'upsert', task: this.#task(entry), entry: added });
+  }
+
+  /** A run here shares its handler machine's graph (see `RunPort.shareMachine`). */
+  shareMachine(key: string, graph: MachineGraph): void {
+    this.#graphs.set(key, graph);
   }
 
   /** A task was deleted or expired. */
@@ -146,6 +162,7 @@ export class MemoryObservation {
     if (!this.#recording) return;
     this.#trails.delete(entry.key);
     this.#notes.delete(entry.key);
+    this.#positions.delete(entry.key);
     const key = this.#keys.forget(entry.key);
     if (this.#listeners.size === 0) return;
     this.#emit({ kind: 'removed', key });
@@ -156,6 +173,7 @@ export class MemoryObservation {
     this.#listeners.clear();
     this.#trails.clear();
     this.#notes.clear();
+    this.#positions.clear();
     this.#keys.clear();
   }
 
@@ -187,8 +205,7 @@ export class MemoryObservation {
         if (!entry) return { hasResult: false };
         return entry.hasResult ? { hasResult: true, result: entry.result, error: entry.context.error } : { hasResult: false, error: entry.context.error };
       },
-      // Issue 36 contract: filled in by the handler-position work (a shared graph table).
-      machine: async () => null,
+      machine: async (graph) => this.#graphs.get(graph),
       watch: (listener) => {
         // Wrapped: the same function watched twice is two subscriptions, each stopped by its own call.
         const wrapped = (update: ObserverUpdate): void => listener(update);
@@ -208,7 +225,7 @@ export class MemoryObservation {
 
   #log(key: string): TimelineLog | null {
     const trail = this.#trails.get(key);
-    return trail === undefined ? null : { trail, notes: this.#notes.get(key) ?? null };
+    return trail === undefined ? null : { trail, notes: this.#notes.get(key) ?? null, positions: this.#positions.get(key) ?? null };
   }
 
   #task(entry: ObservableEntry): ObservedTask {

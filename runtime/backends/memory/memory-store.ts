@@ -27,6 +27,7 @@ import { OwnerIndex } from './owner-index.js';
 import { expiresAtOf, mayKeepResult } from '../../core/retention.js';
 import { RunHost } from '../../core/run-host.js';
 import type { TaskMetrics } from '../../telemetry/metrics.js';
+import type { MachineGraph } from '../../handlers/machine-graph.types.js';
 
 const NO_WATCH: TaskWatch<Entry> = { seen: () => undefined, stop: () => undefined };
 
@@ -42,6 +43,7 @@ const RECORD_BYTES = 1_024;
 /** What an entry's run tells its store (one object per store, so no task carries closures of its own). */
 interface EntrySink {
   snapshot(entry: Entry, snapshot: SnapshotFrom<typeof taskMachine>): void;
+  shareMachine(key: string, graph: MachineGraph): void;
   inputRequested(entry: Entry, request: InputRequest): void;
   ended(entry: Entry): void;
   now(): number;
@@ -114,6 +116,10 @@ export class Entry implements RunPort {
 
   ended(): void {
     this.#sink.ended(this);
+  }
+
+  shareMachine(key: string, graph: MachineGraph): void {
+    this.#sink.shareMachine(key, graph);
   }
 }
 
@@ -308,6 +314,7 @@ export class MemoryStore implements TaskStore<Entry> {
   readonly #sink: EntrySink = {
     snapshot: (entry, snapshot) => this.#onSnapshot(entry, snapshot),
     inputRequested: (entry, request) => this.#inputListeners.emit(request, entry.key),
+    shareMachine: (key, graph) => this.#observation.shareMachine(key, graph),
     ended: (entry) => {
       // Stopped without reaching a terminal state while the runtime still runs: the outcome is not known.
       if (!entry.run || this.#disposed) return;
@@ -329,7 +336,8 @@ export class MemoryStore implements TaskStore<Entry> {
     const status = snapshot.value;
     if (previous === status && before === snapshot.context) return;
     // Listeners hear of a message, progress, a new intermediate result (pushed where the wire can) and an
-    // input request asked or answered (a parent withdraws its copy of a child's) too.
+    // input request asked or answered (a parent withdraws its copy of a child's) too; not of the
+    // handler machine's moves (no news to a requester: only observers are told, below).
     const c = snapshot.context;
     const messageChanged = c.statusMessage !== before.statusMessage || c.progress !== before.progress || c.partials !== before.partials || c.pendingInputs !== before.pendingInputs;
     entry.context = snapshot.context;

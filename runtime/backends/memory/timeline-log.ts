@@ -1,12 +1,12 @@
 /**
  * A task's timeline as the memory backend keeps it: one number per entry in a plain array (time,
- * event, previous and new status packed together), and the status messages in a second array
- * only once the task has one. An array of entry objects would cost ~250 bytes for a three-step
- * task; this costs ~70.
+ * event, previous and new status packed together), the status messages in a second array only
+ * once the task has one, and the handler machine's positions in a third only once it has one. An
+ * array of entry objects would cost ~250 bytes for a three-step task; this costs ~70.
  *
  * @module
  */
-import type { TaskStatus } from '../../../machines/index.js';
+import type { HandlerPosition, TaskStatus } from '../../../machines/index.js';
 import { MAX_TIMELINE_ENTRIES, TimelineEvent, type TimelineEntry } from '../../observer.types.js';
 import { inferTimelineEvent, type ChangeFields } from '../../observer-timeline.js';
 
@@ -23,6 +23,8 @@ export interface TimelineLog {
   trail: number[];
   /** The status message after each entry; `null` until the task first has a message. */
   notes: (string | null)[] | null;
+  /** Where the handler machine was, on each `task.handler` entry; `null` until the first. */
+  positions?: (HandlerPosition | null)[] | null;
 }
 
 /**
@@ -70,7 +72,7 @@ function pack(at: number, event: TimelineEvent, previous: TaskStatus | null, sta
 export function startTrail(status: TaskStatus, task: TrailStart): TimelineLog {
   const log: TimelineLog = { trail: [pack(task.createdAt, TimelineEvent.created, null, 'submitted')], notes: null };
   const event = inferTimelineEvent('submitted', UNTOUCHED, status, task);
-  if (event !== null) appendToTrail(log, task.updatedAt, event, 'submitted', status, task.statusMessage);
+  if (event !== null) appendToTrail(log, task.updatedAt, event, 'submitted', status, task.statusMessage, event === TimelineEvent.handler ? (task.handler ?? null) : null);
   return log;
 }
 
@@ -85,20 +87,33 @@ export function startTrail(status: TaskStatus, task: TrailStart): TimelineLog {
  * @param previous - the status before
  * @param status - the status after
  * @param message - the status message after
+ * @param handler - where the handler machine is, on a `task.handler` entry
  * @example
  * ```ts
  * appendToTrail(log, ctx.updatedAt, 'task.start', 'submitted', 'working', ctx.statusMessage);
  * ```
  */
-export function appendToTrail(log: TimelineLog, at: number, event: TimelineEvent, previous: TaskStatus, status: TaskStatus, message: string | null): void {
+export function appendToTrail(
+  log: TimelineLog,
+  at: number,
+  event: TimelineEvent,
+  previous: TaskStatus,
+  status: TaskStatus,
+  message: string | null,
+  handler: HandlerPosition | null = null,
+): void {
   let { trail, notes } = log;
+  let positions = log.positions ?? null;
   if (trail.length >= MAX_TIMELINE_ENTRIES) {
     trail = [trail[0]!, ...trail.slice(2)];
     if (notes) notes = [notes[0]!, ...notes.slice(2)];
+    if (positions) positions = [positions[0]!, ...positions.slice(2)];
   }
   if (notes === null && message !== null) notes = new Array<string | null>(trail.length).fill(null);
+  if (positions === null && handler !== null) positions = new Array<HandlerPosition | null>(trail.length).fill(null);
   log.trail = trail.concat(pack(at, event, previous, status));
   if (notes) log.notes = notes.concat(message);
+  if (positions) log.positions = positions.concat(handler);
 }
 
 /**
@@ -116,7 +131,8 @@ export function readTrail(log: TimelineLog, node: string): TimelineEntry[] {
     const at = Math.floor(packed / CODES);
     const code = packed - at * CODES;
     const previous = (code >> 3) & 7;
-    return {
+    const handler = log.positions?.[i] ?? null;
+    const entry: TimelineEntry = {
       at,
       status: STATUSES[code & 7]!,
       previous: previous === NO_STATUS ? null : STATUSES[previous]!,
@@ -124,5 +140,6 @@ export function readTrail(log: TimelineLog, node: string): TimelineEntry[] {
       node,
       message: log.notes?.[i] ?? null,
     };
+    return handler === null ? entry : { ...entry, handler };
   });
 }

@@ -15,7 +15,8 @@ import { inferTimelineEvent } from '../../observer-timeline.js';
 import type { MachineGraph } from '../../handlers/machine-graph.types.js';
 import type { ObservedResult, ObservedTask, ObserverUpdate, TaskObserver, TimelineEntry } from '../../observer.types.js';
 import type { EventFeed } from './event-feed.js';
-import { entryOfEvent, observedOfRecord, observedOfView, readResult, readTimeline, sameObserved } from './observed-record.js';
+import type { MachineGraphs } from './machine-graphs.js';
+import { entryOfEvent, entryOfRecord, observedOfRecord, observedOfView, readResult, readTimeline, sameObserved } from './observed-record.js';
 import type { FeedEvent, RecordStore } from './record-store.js';
 import type { TaskRecord } from './task-record.js';
 
@@ -44,12 +45,13 @@ interface Known {
  *
  * @example
  * ```ts
- * const observer = new NatsObserver(space.store, space.feed);
+ * const observer = new NatsObserver(space.store, space.feed, space.graphs);
  * const stop = observer.watch((u) => console.log(u));
  * ```
  */
 export class NatsObserver implements TaskObserver {
   readonly #store: RecordStore;
+  readonly #graphs: MachineGraphs;
   readonly #known = new Map<string, Known>();
   readonly #listeners = new Set<(update: ObserverUpdate) => void>();
   readonly #stopFeed: () => void;
@@ -62,8 +64,9 @@ export class NatsObserver implements TaskObserver {
   /** Told when the observer closes (the runtime forgets it). */
   onClose: (() => void) | null = null;
 
-  constructor(store: RecordStore, feed: EventFeed) {
+  constructor(store: RecordStore, feed: EventFeed, graphs: MachineGraphs) {
     this.#store = store;
+    this.#graphs = graphs;
     // The feed first: an event published while the records load is then not missed.
     this.#stopFeed = feed.watchAll((key, event, seq) => this.#onEvent(key, event, seq));
     this.#ready = this.#load();
@@ -92,10 +95,8 @@ export class NatsObserver implements TaskObserver {
     return readResult(this.#store, key);
   }
 
-  // Issue 36 contract: filled in by the handler-position work (the machines bucket).
   machine(graph: string): Promise<MachineGraph | null> {
-    void graph;
-    return Promise.resolve(null);
+    return this.#graphs.get(graph);
   }
 
   watch(listener: (update: ObserverUpdate) => void): () => void {
@@ -178,7 +179,7 @@ export class NatsObserver implements TaskObserver {
     const before = known.shown;
     const task = observedOfRecord(key, record);
     const event = before ? (inferTimelineEvent(before.status, before, record.status, record.context) ?? familyEvent(before, record.context)) : record.seq === 1 ? 'task.created' : null;
-    const entry = event && { at: record.context.updatedAt, status: record.status, previous: before?.status ?? null, event, node: record.writer ?? null, message: record.context.statusMessage };
+    const entry = event && entryOfRecord(record, event, before?.status ?? null);
     known.shown = task;
     known.seq = record.seq;
     this.#emit({ kind: 'upsert', task, entry });

@@ -25,6 +25,7 @@ import { NatsPushQueue } from './push-queue.js';
 import { NatsPushRegistry } from './push-registry.js';
 import { withPush } from '../../push/push-notifier.js';
 import { LeaseManager } from './leases.js';
+import { MachineGraphs } from './machine-graphs.js';
 import { NatsStore } from './nats-store.js';
 import { NatsReadiness } from './nats-readiness.js';
 import { closeOf } from '../../core/drain.js';
@@ -154,6 +155,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
     nodeId,
     store: records,
     feed: new EventFeed(nc, records, layout.prefix),
+    graphs: await opening(() => MachineGraphs.open(nc, layout)),
     leases: await opening(() => LeaseManager.open(nc, { bucketPrefix: layout.prefix, replicas: layout.replicas, storage: layout.storage, now })),
     runs: await opening(() =>
       WorkQueue.open<RunItem>(nc, { prefix: layout.prefix, replicas: layout.replicas, storage: layout.storage, ackWaitMs: Math.max(5_000, leaseTtlMs) }),

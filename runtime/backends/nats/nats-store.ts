@@ -281,7 +281,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
   }
 
   observe(): TaskObserver {
-    const observer = new NatsObserver(this.#space.store, this.#space.feed);
+    const observer = new NatsObserver(this.#space.store, this.#space.feed, this.#space.graphs);
     this.#observers.add(observer);
     observer.onClose = () => this.#observers.delete(observer);
     return observer;

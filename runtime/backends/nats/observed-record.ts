@@ -6,8 +6,9 @@
  * @module
  */
 import { observedFamily, sameFamily, type ObservedFamily } from '../../observer-family.js';
-import { boundTimeline, inferTimelineEvent } from '../../observer-timeline.js';
-import type { ObservedResult, ObservedTask, TimelineEntry } from '../../observer.types.js';
+import { boundTimeline, inferTimelineEvent, sameHandler } from '../../observer-timeline.js';
+import type { ObservedResult, ObservedTask, TimelineEntry, TimelineEvent } from '../../observer.types.js';
+import type { TaskStatus } from '../../../machines/index.js';
 import type { TaskView } from '../../task-runtime.types.js';
 import type { TaskEventRecord } from './event-stream.js';
 import { isTaskKey } from './keys.js';
@@ -50,7 +51,7 @@ export function observedOfView(
     updatedAt: view.updatedAt,
     statusMessage: view.statusMessage,
     progress: view.progress ?? null,
-    handler: null,
+    handler: view.handler ?? null,
     error: view.error,
     pendingInputs: view.pendingInputs,
     expiresAt: view.expiresAt,
@@ -91,6 +92,7 @@ export function sameObserved(a: ObservedTask, b: ObservedTask): boolean {
     a.updatedAt === b.updatedAt &&
     a.statusMessage === b.statusMessage &&
     a.progress?.progress === b.progress?.progress &&
+    sameHandler(a.handler, b.handler) &&
     a.error === b.error &&
     a.node === b.node &&
     a.expiresAt === b.expiresAt &&
@@ -112,7 +114,37 @@ export function sameObserved(a: ObservedTask, b: ObservedTask): boolean {
 export function entryOfEvent(event: FeedEvent): TimelineEntry | null {
   if (event.kind === 'task.deleted') return null;
   const { view } = event;
-  return { at: view.updatedAt, status: view.status, previous: event.kind === 'task.created' ? null : event.previous, event: event.kind, node: event.node, message: view.statusMessage };
+  const entry: TimelineEntry = { at: view.updatedAt, status: view.status, previous: event.kind === 'task.created' ? null : event.previous, event: event.kind, node: event.node, message: view.statusMessage };
+  // The run that made the change, and on a handler machine's move where it went.
+  const handler = event.kind === 'task.handler' ? view.handler : undefined;
+  if (event.attempt === undefined && handler === undefined) return entry;
+  return { ...entry, ...(event.attempt !== undefined && { attempt: event.attempt }), ...(handler !== undefined && { handler }) };
+}
+
+/**
+ * The timeline entry of a change known only from the record it wrote (its event was never
+ * published, or not yet seen): the record's status, message, writer, run, and handler position.
+ *
+ * @param record - the record after the change
+ * @param event - the change, as told from the records (see `inferTimelineEvent`)
+ * @param previous - the status before it; `null` for a creation
+ * @example
+ * ```ts
+ * const entry = entryOfRecord(record, 'task.handler', 'working');
+ * ```
+ */
+export function entryOfRecord(record: TaskRecord, event: TimelineEvent, previous: TaskStatus | null): TimelineEntry {
+  const handler = event === 'task.handler' ? record.context.handler : undefined;
+  return {
+    at: record.context.updatedAt,
+    status: record.status,
+    previous,
+    event,
+    node: record.writer ?? null,
+    message: record.context.statusMessage,
+    ...(record.attempts > 0 && { attempt: record.attempts }),
+    ...(handler !== undefined && { handler }),
+  };
 }
 
 /**
@@ -157,7 +189,7 @@ export async function readTimeline(store: RecordStore, key: string): Promise<Tim
   if (record !== null && record.seq > lastSeq) {
     const last = entries.at(-1);
     const event = last ? inferTimelineEvent(last.status, { pendingInputs: [], statusMessage: last.message }, record.status, record.context) : 'task.created';
-    if (event !== null) entries.push({ at: record.context.updatedAt, status: record.status, previous: last?.status ?? null, event, node: record.writer ?? null, message: record.context.statusMessage });
+    if (event !== null) entries.push(entryOfRecord(record, event, last?.status ?? null));
   }
   return boundTimeline(entries);
 }

@@ -11,6 +11,7 @@ import type { RegisteredHandler } from '../../core/core-runtime.js';
 import { decideLostRun, type RunLeft } from '../../core/lost-run.js';
 import type { EventFeed } from './event-feed.js';
 import type { Lease, LeaseManager } from './leases.js';
+import type { MachineGraphs } from './machine-graphs.js';
 import type { RecordStore, RemovalBounds, Revisioned } from './record-store.js';
 import type { ExpiryBatch, ExpiryTask } from './expiry-batch.js';
 import { applyEvent, type TaskRecord } from './task-record.js';
@@ -56,6 +57,8 @@ export interface TaskSpace {
   readonly nodeId: string;
   readonly store: RecordStore;
   readonly feed: EventFeed;
+  /** Handler machines' graphs, shared with every node's observer. */
+  readonly graphs: MachineGraphs;
   readonly leases: LeaseManager;
   readonly runs: WorkQueue<RunItem>;
   readonly timers: WorkQueue<ExpiryItem>;

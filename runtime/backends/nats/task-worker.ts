@@ -70,7 +70,7 @@ const MISSING_HANDLER_PAUSE_MS = 300;
  * Event kinds a run writes itself: they need no second look at the record. A terminal one
  * (only the run's own outcome writes these on its node) ends the actor when it is sent to it.
  */
-const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 'task.progress', 'task.input.request', 'task.complete', 'task.fail', 'task.partial', 'task.child']);
+const OWN_MOVES: ReadonlySet<string> = new Set(['task.start', 'task.message', 'task.progress', 'task.handler', 'task.input.request', 'task.complete', 'task.fail', 'task.partial', 'task.child']);
 
 /** Every this many deliveries, a worker without a run's handler looks whether its task has ended. */
 const ENDED_CHECK_EVERY = 25;
@@ -450,13 +450,15 @@ export class TaskWorker {
   #portOf(run: Running): RunPort {
     const space = this.#space;
     const write = (event: TaskEvent): Promise<unknown> => applyToTask(space, run.key, event, { only: run.ours });
-    // Progress and status messages: the latest wins, one write in flight each (see latest-write.ts).
-    const latest = { 'task.progress': new LatestWrite(write), 'task.message': new LatestWrite(write) };
+    // Progress, status messages and the handler machine's position: the latest wins, one write in
+    // flight each (see latest-write.ts).
+    const latest = { 'task.progress': new LatestWrite(write), 'task.message': new LatestWrite(write), 'task.handler': new LatestWrite(write) };
     return {
       move: (event) => {
-        if (event.type === 'task.progress' || event.type === 'task.message') latest[event.type].write(event);
+        if (event.type === 'task.progress' || event.type === 'task.message' || event.type === 'task.handler') latest[event.type].write(event);
         else void write(event).catch(() => undefined);
       },
+      shareMachine: (key, graph) => space.graphs.share(key, graph),
       requestInput: (request) => this.#requestInput(run, request),
       end: (outcome, at) => {
         run.returned = true;
