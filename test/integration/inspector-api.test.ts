@@ -15,6 +15,8 @@ import { getJson, inspectorUrlFrom, openEvents } from './harness/inspector.js';
 import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
 import { startNatsServer } from './harness/nats-server.js';
 import { connectCustomSdkStdio, connectSdkClientTo, type SdkPeer } from './harness/sdk-client.js';
+import { attachInteractiveHttpWire } from './harness/http-wire.js';
+import { create2025 } from './harness/task-calls.js';
 
 /** A runtime serving the demo tools to an SDK client in this process, with an inspector. */
 async function embedded(options: { showResults?: boolean; host?: string; token?: string; heartbeatMs?: number } = {}) {
@@ -103,26 +105,7 @@ describe('attachInspector with an embedded runtime and an SDK client', () => {
     expect((await getJson(`${env.base}/api/tasks/no-such-key`)).status).toBe(404);
   });
 
-  it("should show a machine handler's state (long_job) in the detail, and report it live", async () => {
-    const events = await openEvents(`${env.base}/api/events`);
-    try {
-      await events.next((f) => f.event === 'snapshot');
-      const id = await createTask(env.client, 'long_job', { seconds: 2 });
-      const task = await taskWithId(env.base, id);
-      const { body } = await getJson(`${env.base}/api/tasks/${task.key}`);
-      expect(body.handler).toMatchObject({ key: task.key, machine: 'long_job', states: ['long_job.working'], status: 'active' });
-      expect(body.handler.svg).toContain('data-state="long_job.working"');
-      expect(body.handler.svg).toContain('data-state="long_job.done"');
-      const done = await events.next((f) => f.event === 'handler' && JSON.parse(f.data).key === task.key && JSON.parse(f.data).status === 'done', 6_000);
-      expect(JSON.parse(done.data)).toEqual({ key: task.key, machine: 'long_job', states: ['long_job.done'], status: 'done' });
-      const completed = await events.next((f) => f.event === 'upsert' && JSON.parse(f.data).task.key === task.key && JSON.parse(f.data).task.status === 'completed');
-      expect(JSON.parse(completed.data).entry).toMatchObject({ event: 'task.complete', previous: 'working', status: 'completed' });
-    } finally {
-      events.close();
-    }
-  });
-
-  it('should deliver a status change over SSE live: a cancelled long_job, its timeline entry, its stopped handler', async () => {
+  it('should deliver a status change over SSE live: a cancelled long_job and its timeline entry', async () => {
     const events = await openEvents(`${env.base}/api/events`);
     try {
       expect(events.status).toBe(200);
@@ -132,8 +115,7 @@ describe('attachInspector with an embedded runtime and an SDK client', () => {
       await env.client.experimental.tasks.cancelTask(id);
       const cancelled = await events.next((f) => f.event === 'upsert' && JSON.parse(f.data).task.key === key && JSON.parse(f.data).task.status === 'cancelled');
       expect(JSON.parse(cancelled.data).entry).toMatchObject({ event: 'task.cancel', previous: 'working', status: 'cancelled', node: 'local' });
-      const stopped = await events.next((f) => f.event === 'handler' && JSON.parse(f.data).key === key && JSON.parse(f.data).status === 'stopped');
-      expect(JSON.parse(stopped.data).states).toEqual(['long_job.working']);
+      expect(JSON.parse(cancelled.data).matches).toBe(true);
       // The heartbeat comment keeps the stream alive (every 200 ms here, 15 s by default).
       await events.next((f) => f.event === 'comment' && f.data === 'heartbeat', 2_000);
     } finally {
@@ -286,7 +268,6 @@ describe('mcp-tasks serve --inspect', () => {
       expect(JSON.parse(cancelled.data).entry).toMatchObject({ event: 'task.cancel' });
       const detail = (await getJson(`${base}/api/tasks/${task.key}`)).body;
       expect(detail.timeline.map((e: { status: string }) => e.status)).toEqual(expect.arrayContaining(['submitted', 'working', 'cancelled']));
-      expect(detail.handler).toMatchObject({ machine: 'long_job', status: 'stopped' });
     } finally {
       events.close();
       await peer.close();
@@ -328,7 +309,7 @@ describe('mcp-tasks serve --inspect on other transports and backends', () => {
     }
   });
 
-  it('should show the tasks of a NATS node (role both) with its node name, and its handler machines', async () => {
+  it('should show the tasks of a NATS node (role both) with its node name', async () => {
     await using nats = await startNatsServer({ jetstream: true });
     const server = await spawnHttpServer(['--nats', nats.url, '--nats-prefix', freshPrefix('insp'), '--node-id', 'inspected-node', '--inspect', '0']);
     let peer: SdkPeer | undefined;
@@ -338,12 +319,116 @@ describe('mcp-tasks serve --inspect on other transports and backends', () => {
       const id = await createTask(peer.client, 'long_job', { seconds: 30 });
       const task = await until('the long_job at step 1', async () => (await listed(base)).find((t) => t.taskId === id && t.statusMessage === 'step 1/10'));
       expect(task).toMatchObject({ status: 'working', node: 'inspected-node', owner: { session: `${peer.sessionId!.slice(0, 8)}…` } });
-      const detail = (await getJson(`${base}/api/tasks/${task.key}`)).body;
-      expect(detail.handler).toMatchObject({ machine: 'long_job', states: ['long_job.working'], status: 'active' });
       await peer.client.experimental.tasks.cancelTask(id);
       await until('the cancel', async () => (await listed(base)).find((t) => t.taskId === id && t.status === 'cancelled'));
     } finally {
       await peer?.close();
+      await server.close();
+    }
+  });
+});
+
+describe('attachInspector operators', () => {
+  it('should refuse every action with 403 saying how to configure operators when none are, and offer none', async () => {
+    const env = await embedded();
+    try {
+      const id = await createTask(env.client, 'long_job', { seconds: 30 });
+      const task = await taskWithId(env.base, id);
+      const res = await fetch(`${env.base}/api/tasks/${task.key}/cancel`, { method: 'POST', headers: { authorization: 'Bearer anything' } });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: string }).error).toContain('--inspect-operator TOKEN=NAME');
+      expect((await getJson(`${env.base}/api/tasks`)).body.actions).toBe(false);
+      expect((await getJson(`${env.base}/api/tasks/${task.key}`, { authorization: 'Bearer anything' })).body.actions).toEqual([]);
+      expect((await env.runtime.get(id, (await env.runtime.observe().list()).find((t) => t.taskId === id)!.owner)).status).toBe('working');
+    } finally {
+      await env.close();
+    }
+  });
+
+  it("should not take the read token as an operator's, let an operator's token read, and write the audit line", async () => {
+    const runtime = createTaskRuntime();
+    const lines: Record<string, unknown>[] = [];
+    const audit = { info: (fields: object) => void lines.push({ ...fields }), warn: (fields: object) => void lines.push({ ...fields }) };
+    const inspector = await attachInspector(runtime, { port: 0, host: '0.0.0.0', token: 'reader', operators: { 'op-1': 'alice' }, audit });
+    const server = createTaskServer({ name: 'inspector-test', version: '0' }, { runtime, ...demoDefinitions });
+    const client = new Client({ name: 'inspector-test-client', version: '0' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(b), client.connect(a)]);
+    const base = `http://127.0.0.1:${inspector.port}`;
+    try {
+      const id = await createTask(client, 'long_job', { seconds: 30 });
+      const task = await until('listed', async () => ((await getJson(`${base}/api/tasks?taskId=${id}`, { authorization: 'Bearer op-1' })).body.tasks as ObservedTask[])[0]);
+      expect((await getJson(`${base}/api/tasks`, { authorization: 'Bearer reader' })).body.actions).toBe(true);
+      const asReader = await fetch(`${base}/api/tasks/${task.key}/cancel`, { method: 'POST', headers: { authorization: 'Bearer reader' } });
+      expect(asReader.status).toBe(401);
+      expect((await getJson(`${base}/api/operator`, { authorization: 'Bearer reader' })).status).toBe(401);
+      expect((await getJson(`${base}/api/tasks/${task.key}?token=reader`)).body.actions).toEqual([]);
+      const done = await fetch(`${base}/api/tasks/${task.key}/cancel`, { method: 'POST', headers: { authorization: 'Bearer op-1' } });
+      expect(done.status).toBe(200);
+      expect((await client.experimental.tasks.getTask(id)).status).toBe('cancelled');
+      expect(lines).toEqual([expect.objectContaining({ event: 'operator.cancel', operator: 'alice', taskId: id, taskKey: task.key, label: 'long_job', node: 'local' })]);
+    } finally {
+      await client.close();
+      await inspector.close();
+      await runtime.dispose();
+    }
+  });
+
+  it('should refuse an operator token equal to the read token, an empty one, and operators on a runtime that cannot cancel', async () => {
+    const runtime = createTaskRuntime();
+    try {
+      await expect(attachInspector(runtime, { port: 0, token: 'same', operators: { same: 'alice' } })).rejects.toThrow(/differ from the inspector's read token/);
+      await expect(attachInspector(runtime, { port: 0, operators: { '': 'alice' } })).rejects.toThrow(/non-empty token and name/);
+      await expect(attachInspector(runtime, { port: 0, operators: { tok: ' ' } })).rejects.toThrow(/non-empty token and name/);
+      await expect(attachInspector({ observe: () => runtime.observe() }, { port: 0, operators: { tok: 'alice' } })).rejects.toThrow(/runtime.cancel/);
+      await expect(attachInspector(runtime, { port: 0, pageSize: 501 })).rejects.toThrow(/pageSize/);
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});
+
+describe('mcp-tasks serve --inspect-operator', () => {
+  it('should refuse a malformed operator, one equal to --inspect-token, and the flag without --inspect, naming the flag', async () => {
+    const malformed = await runCli(['serve', '--http', '0', '--inspect', '0', '--inspect-operator', 'no-equals-sign']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('--inspect-operator expects TOKEN=NAME');
+    const same = await runCli(['serve', '--http', '0', '--inspect', '0', '--inspect-token', 'same-token', '--inspect-operator', 'same-token=alice']);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toContain('--inspect-operator: the token of inspector operator');
+    const stray = await runCli(['serve', '--http', '0', '--inspect-operator', 'tok=alice']);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain('--inspect-operator needs --inspect PORT');
+  });
+
+  it("should hide the question of an ask_name task without --inspect-results, and take operators from MCP_TASKS_INSPECT_OPERATORS", async () => {
+    const previous = process.env['MCP_TASKS_INSPECT_OPERATORS'];
+    process.env['MCP_TASKS_INSPECT_OPERATORS'] = 'env-op=bob';
+    let server: HttpServerProcess | undefined;
+    try {
+      server = await spawnHttpServer(['--inspect', '0']);
+    } finally {
+      if (previous === undefined) delete process.env['MCP_TASKS_INSPECT_OPERATORS'];
+      else process.env['MCP_TASKS_INSPECT_OPERATORS'] = previous;
+    }
+    const asker = await attachInteractiveHttpWire(server.url, () => server!.stderr(), { elicitation: {} });
+    try {
+      const base = (await until('the inspector log line', async () => inspectorUrlFrom(server!.stderr()))).slice(0, -1);
+      const { taskId } = await create2025(asker, 'ask_name', {});
+      const detail = await until('the question', async () => {
+        const task = ((await getJson(`${base}/api/tasks?taskId=${taskId}`)).body.tasks as ObservedTask[])[0];
+        const body = task && (await getJson(`${base}/api/tasks/${task.key}`)).body;
+        return body?.inputs.length > 0 ? body : undefined;
+      });
+      expect(detail.inputs).toEqual([{ inputId: expect.any(String), method: 'elicitation/create', kind: 'elicitation', redacted: true }]);
+      expect(JSON.stringify(detail)).not.toContain('What is your name?');
+      expect(await getJson(`${base}/api/operator`, { authorization: 'Bearer env-op' })).toEqual({ status: 200, body: { name: 'bob', actions: ['cancel'] } });
+      // Without --audit given, the node's audit goes to stderr: the operator's line is among them.
+      const cancelled = await fetch(`${base}/api/tasks/${detail.task.key}/cancel`, { method: 'POST', headers: { authorization: 'Bearer env-op' } });
+      expect(cancelled.status).toBe(200);
+      await until('the audit line', async () => (server!.stderr().includes('"operator.cancel"') && server!.stderr().includes('"operator":"bob"') ? true : undefined));
+    } finally {
+      await asker.close();
       await server.close();
     }
   });
