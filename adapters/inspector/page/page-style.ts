@@ -137,7 +137,7 @@ a.task-link { color: var(--working); font-family: ui-monospace, Menlo, Consolas,
 #timeline .checkpoint { font-size: 11px; padding: 0 .35rem; border-radius: 3px; background: #dcfce7; color: var(--completed); }
 #detail[data-mode="history"] .diagrams figure { border-color: var(--accent); background: #fffbeb; }
 #history-at { margin: .6rem 0 0; padding: .5rem .7rem; border: 1px solid var(--accent); border-radius: 6px; background: #fffbeb; }
-#history-at .meta { margin-top: .3rem; }
+#history-at .meta { margin-top: .3rem; grid-template-columns: repeat(4, max-content minmax(0, 1fr)); }
 #close-detail { float: right; }
 #actions { margin: .2rem 0 .6rem; }
 button.danger { border-color: var(--failed) !important; color: var(--failed) !important; }
