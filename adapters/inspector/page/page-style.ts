@@ -62,6 +62,8 @@ section { background: var(--panel); border: 1px solid var(--line); border-radius
 #notice { margin: 0 0 .5rem; padding: .35rem .6rem; background: #fef3c7; border-radius: 4px; }
 
 .table-wrap { max-height: 45vh; overflow: auto; }
+/* With no task open, the list takes the room. */
+main:has(#detail[hidden]) .table-wrap { max-height: 72vh; }
 table { border-collapse: collapse; width: 100%; }
 th { position: sticky; top: 0; background: #f1f5f9; text-align: left; font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: #475569; }
 th, td { padding: .35rem .55rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
