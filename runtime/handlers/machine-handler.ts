@@ -1,7 +1,9 @@
 /**
  * Task work written as an XState machine: run as an actor, its output is the task's result, a
- * cancel stops it, and XState's inspection API reports each state it enters to the process-wide
- * {@link handlerRuns} table, from which the inspector draws the handler's own diagram live.
+ * cancel stops it, and XState's inspection API reports each state it enters: to the task itself
+ * (`ctx.handlerState`: the position is kept with the task and the machine's graph shared, so the
+ * observer of any node draws the handler's own diagram live, after a lost worker too), and to the
+ * process-wide {@link handlerRuns} table, which only this process's inspector sees.
  *
  * Durable: at every state it enters the actor's persisted snapshot is kept with the task as a
  * checkpoint (`ctx.checkpoint`), with the deadlines of its delayed transitions (XState does not
@@ -187,8 +189,9 @@ export interface MachineHandlerOptions<TMachine extends AnyStateMachine, TParams
  * A task handler that runs `machine` as an actor per task. It resolves with the actor's output
  * when the machine reaches a top-level final state, rejects when the actor errors, and stops the
  * actor when `ctx.signal` aborts (a cancel). A machine sets the status message by emitting
- * {@link handlerStatus}, reports progress with {@link handlerProgress}. Each snapshot of the actor is reported to {@link handlerRuns}, which the
- * inspector of the same process shows.
+ * {@link handlerStatus}, reports progress with {@link handlerProgress}. Each snapshot of the actor is
+ * reported to the task (`ctx.handlerState`, when the context has it: readable by the observer of
+ * any node) and to {@link handlerRuns}, which the inspector of the same process shows.
  *
  * @param machine - the work; its output becomes the result (a `CallToolResult` for a tool)
  * @param options - `input` maps the params to the machine's input
