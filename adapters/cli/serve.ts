@@ -20,6 +20,7 @@ import type { MetricReader } from '@opentelemetry/sdk-metrics';
 import { OTEL_FLAG_HELP, OTEL_FLAG_SPECS, startOtel } from './otel-flag.js';
 import { INSPECT_FLAG_SPECS, INSPECT_FLAGS_HELP, startInspector } from './inspect-flag.js';
 import { clusterStatusReader } from '../../runtime/backends/nats/cluster-status.js';
+import type { StatusSource } from '../http/status-endpoint.js';
 import { METRICS_FLAG_SPECS, METRICS_FLAGS_HELP, startMetricsFlag } from './metrics-port.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings } from './nats-flags.js';
 import { OPERATOR_FLAG_HELP, OPERATOR_FLAG_SPECS, operatorFront } from './operator-flag.js';
@@ -309,6 +310,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   let runtime: TaskRuntime;
   let sessions;
   let connection;
+  let clusterStatus: (() => StatusSource) | undefined;
   if (nats) {
     const cluster = await createNatsTaskRuntime({
       ...runtimeOptions,
@@ -327,6 +329,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     });
     runtime = cluster;
     connection = cluster.connection;
+    // The inspector's cluster view reads what `mcp-tasks status` reads: every node of the task space.
+    clusterStatus = () => clusterStatusReader(cluster.connection, { prefix: nats.prefix, replicas: nats.replicas });
     sessions = await openSessionStore<SessionRecord>(cluster.connection, { prefix: nats.prefix, replicas: nats.replicas, storage: 'file' });
     log('info', 'joined the NATS task space', { node: cluster.nodeId, role, servers: nats.connection.servers, prefix: nats.prefix });
   } else {
@@ -335,8 +339,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   // Before any handler runs: on the memory backend, timelines are kept from the first observer on.
   const inspector = await startInspector(runtime, values, process.env, {
     audit: runtimeOptions.audit?.logger,
-    // On NATS the cluster view reads what `mcp-tasks status` reads: every node of the task space.
-    ...(connection && nats && { status: () => clusterStatusReader(connection, { prefix: nats.prefix, replicas: nats.replicas }) }),
+    ...(clusterStatus && { status: clusterStatus }),
   });
   const dispose = async (): Promise<void> => {
     await inspector?.close();

@@ -44,8 +44,7 @@ export function pendingInputView(request: InputRequest, showResults: boolean, re
     };
   }
   if (reveal) return { ...base, redacted: false, params: request.params };
-  const { _meta: _dropped, ...rest } = params;
-  return { ...base, redacted: false, params: rest };
+  return { ...base, redacted: false, params: Object.fromEntries(Object.entries(params).filter(([name]) => name !== '_meta')) };
 }
 
 /**

@@ -7,7 +7,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoDefinitions } from '../../adapters/cli/demo-tools.js';
-import { attachInspector, type Inspector } from '../../adapters/inspector/index.js';
+import { attachInspector, type Inspector, type InspectorOptions } from '../../adapters/inspector/index.js';
 import { createTaskServer } from '../../adapters/mcp-server/index.js';
 import { createTaskRuntime, type ObservedTask, type TaskRuntime } from '../../runtime/index.js';
 import { freshPrefix, runCli } from './harness/cluster.js';
@@ -19,7 +19,7 @@ import { attachInteractiveHttpWire } from './harness/http-wire.js';
 import { create2025 } from './harness/task-calls.js';
 
 /** A runtime serving the demo tools to an SDK client in this process, with an inspector. */
-async function embedded(options: { showResults?: boolean; host?: string; token?: string; heartbeatMs?: number } = {}) {
+async function embedded(options: Omit<InspectorOptions, 'port'> = {}) {
   const runtime = createTaskRuntime();
   const inspector = await attachInspector(runtime, { port: 0, ...options });
   const server = createTaskServer({ name: 'inspector-test', version: '0' }, { runtime, ...demoDefinitions });
@@ -346,15 +346,10 @@ describe('attachInspector operators', () => {
   });
 
   it("should not take the read token as an operator's, let an operator's token read, and write the audit line", async () => {
-    const runtime = createTaskRuntime();
     const lines: Record<string, unknown>[] = [];
     const audit = { info: (fields: object) => void lines.push({ ...fields }), warn: (fields: object) => void lines.push({ ...fields }) };
-    const inspector = await attachInspector(runtime, { port: 0, host: '0.0.0.0', token: 'reader', operators: { 'op-1': 'alice' }, audit });
-    const server = createTaskServer({ name: 'inspector-test', version: '0' }, { runtime, ...demoDefinitions });
-    const client = new Client({ name: 'inspector-test-client', version: '0' });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await Promise.all([server.connect(b), client.connect(a)]);
-    const base = `http://127.0.0.1:${inspector.port}`;
+    const env = await embedded({ host: '0.0.0.0', token: 'reader', operators: { 'op-1': 'alice' }, audit });
+    const { client, base } = env;
     try {
       const id = await createTask(client, 'long_job', { seconds: 30 });
       const task = await until('listed', async () => ((await getJson(`${base}/api/tasks?taskId=${id}`, { authorization: 'Bearer op-1' })).body.tasks as ObservedTask[])[0]);
@@ -368,9 +363,7 @@ describe('attachInspector operators', () => {
       expect((await client.experimental.tasks.getTask(id)).status).toBe('cancelled');
       expect(lines).toEqual([expect.objectContaining({ event: 'operator.cancel', operator: 'alice', taskId: id, taskKey: task.key, label: 'long_job', node: 'local' })]);
     } finally {
-      await client.close();
-      await inspector.close();
-      await runtime.dispose();
+      await env.close();
     }
   });
 
@@ -411,9 +404,9 @@ describe('mcp-tasks serve --inspect-operator', () => {
       if (previous === undefined) delete process.env['MCP_TASKS_INSPECT_OPERATORS'];
       else process.env['MCP_TASKS_INSPECT_OPERATORS'] = previous;
     }
-    const asker = await attachInteractiveHttpWire(server.url, () => server!.stderr(), { elicitation: {} });
+    const asker = await attachInteractiveHttpWire(server.url, () => server.stderr(), { elicitation: {} });
     try {
-      const base = (await until('the inspector log line', async () => inspectorUrlFrom(server!.stderr()))).slice(0, -1);
+      const base = (await until('the inspector log line', async () => inspectorUrlFrom(server.stderr()))).slice(0, -1);
       const { taskId } = await create2025(asker, 'ask_name', {});
       const detail = await until('the question', async () => {
         const task = ((await getJson(`${base}/api/tasks?taskId=${taskId}`)).body.tasks as ObservedTask[])[0];
@@ -426,7 +419,7 @@ describe('mcp-tasks serve --inspect-operator', () => {
       // Without --audit given, the node's audit goes to stderr: the operator's line is among them.
       const cancelled = await fetch(`${base}/api/tasks/${detail.task.key}/cancel`, { method: 'POST', headers: { authorization: 'Bearer env-op' } });
       expect(cancelled.status).toBe(200);
-      await until('the audit line', async () => (server!.stderr().includes('"operator.cancel"') && server!.stderr().includes('"operator":"bob"') ? true : undefined));
+      await until('the audit line', async () => (server.stderr().includes('"operator.cancel"') && server.stderr().includes('"operator":"bob"') ? true : undefined));
     } finally {
       await asker.close();
       await server.close();
