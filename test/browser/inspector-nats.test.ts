@@ -5,19 +5,17 @@
  * opened by a deep link, draws the job's own machine with its state and step advancing although
  * no handler runs in B's process; the worker running it is SIGKILLed; the same page then shows
  * attempt 2 going on from the step it was checkpointed at (never from step 1), the machine moving
- * on to `finishing`, and the task completing. The picture of the resumed run goes to
- * `docs/inspector/nats-resumed.png`.
+ * on to `finishing`, and the task completing; the cluster view lists the four nodes. Picture:
+ * `docShot` `nats-resumed`.
  */
-import path from 'node:path';
-import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PageProbe, launchBrowser, type TestBrowser } from '../integration/harness/browser.js';
 import { closeNodes, describeNodes, freshPrefix, startNodes, waitForRunner, type ClusterNode } from '../integration/harness/cluster.js';
 import { attachHttpWire } from '../integration/harness/http-wire.js';
 import { inspectorUrlFrom } from '../integration/harness/inspector.js';
+import { DOC_VIEWPORT, docShot, onlyCurrent } from '../integration/harness/inspector-page.js';
 import { ok } from '../integration/harness/json.js';
 import { startNatsServer, type NatsServer } from '../integration/harness/nats-server.js';
-import { REPO_ROOT } from '../integration/harness/process.js';
 import { create2025, textOf } from '../integration/harness/task-calls.js';
 import type { Wire } from '../integration/harness/types.js';
 
@@ -52,7 +50,7 @@ describe('inspector of a NATS front in headless Chromium', () => {
       ])),
     );
     wire = await attachHttpWire(nodes[0]!.url, diag);
-    browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
+    browser = await launchBrowser({ viewport: { ...DOC_VIEWPORT } });
   }, 60_000);
 
   afterAll(async () => {
@@ -118,15 +116,19 @@ describe('inspector of a NATS front in headless Chromium', () => {
     // The checkpoint of the step it was in, or the one before if the kill came as it was being written.
     expect(resumed.step!, `killed at step ${stepAtKill}; seen ${JSON.stringify(seen)}`).toBeGreaterThanOrEqual(stepAtKill - 1);
     expect(resumed.states, JSON.stringify(resumed)).toContain('long_job.working');
-    await mkdir(path.join(REPO_ROOT, 'docs', 'inspector'), { recursive: true });
-    await page.screenshot({ path: path.join(REPO_ROOT, 'docs', 'inspector', 'nats-resumed.png') });
+    // The timeline says which run entered each state.
+    await probe.see(page.locator('ol#timeline > li[data-event="task.handler"][data-attempt="2"]'), 'task.handler entries of attempt 2 in the timeline', 'attached');
+    await page.locator('#show-cluster').click();
+    await probe.see(page.locator('table#cluster-nodes tbody tr[data-node]').nth(3), 'the four nodes in the cluster view');
+    await docShot(page, 'nats-resumed');
 
     await watchUntil('the machine in finishing', (s) => s.states.includes('long_job.finishing'), 15_000);
-    await probe.see(page.locator('#diagram svg g[data-state="task.completed"].current'), 'task.completed highlighted on the lifecycle');
+    await onlyCurrent(probe, '#diagram', ['task.completed'], 'the lifecycle at completed');
     // After the kill, no step went back: every reading of attempt 2 is at or after the resumed step.
     const afterResume = seen.filter((s) => s.attempt === 2 && s.step !== null).map((s) => s.step!);
     expect(afterResume.every((step, i) => i === 0 || step >= afterResume[i - 1]!), JSON.stringify(afterResume)).toBe(true);
     expect(Math.min(...afterResume)).toBeGreaterThan(1);
     expect(textOf(ok(await wire!.request('tasks/result', { taskId }))), diag()).toBe('long_job done in 10 s');
+    expect(browser!.pageErrors.filter((e) => e.startsWith('pageerror:')), 'uncaught errors in the page').toEqual([]);
   }, 90_000);
 });

@@ -9,63 +9,21 @@
  * their task (an embedded runtime, whose source answers for one task). Screenshots go to
  * `test-artifacts/inspector-tree/`.
  */
-import type { Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachInspector, type Inspector, type PushDeliveryView } from '../../adapters/inspector/index.js';
 import { createTaskRuntime, type TaskRuntime } from '../../runtime/index.js';
 import { PageProbe, launchBrowser, screenshot, type TestBrowser } from '../integration/harness/browser.js';
-import { attachInteractiveHttpWire } from '../integration/harness/http-wire.js';
 import { getJson } from '../integration/harness/inspector.js';
-import { spawnInspectorServer, type InspectorServer } from '../integration/harness/inspector-server.js';
+import { inspectorSuite } from '../integration/harness/inspector-page.js';
 import { create2025 } from '../integration/harness/task-calls.js';
-import type { InteractiveWire } from '../integration/harness/types.js';
 
 const SHOTS = 'inspector-tree';
 const TEST_TIMEOUT_MS = 40_000;
 const SUBTASKS = 3;
 
-/** A demo server with its inspector, a browser on its page, and an MCP client. */
-function setup(flags: readonly string[]) {
-  const env: { server?: InspectorServer; browser?: TestBrowser; wire?: InteractiveWire; page?: Page; probe?: PageProbe } = {};
-  beforeAll(async () => {
-    env.server = await spawnInspectorServer(flags);
-    env.browser = await launchBrowser();
-    env.page = env.browser.page;
-    env.probe = new PageProbe(env.page, env.browser.pageErrors);
-    env.wire = await attachInteractiveHttpWire(env.server.url, () => env.server?.stderr() ?? '');
-    await env.page.goto(env.server.inspectorUrl);
-    await env.probe.see(env.page.locator('#live[data-connected="true"]'), 'the live stream to connect (#live[data-connected="true"])', 'attached');
-  }, TEST_TIMEOUT_MS);
-  afterAll(async () => {
-    await env.wire?.close();
-    await env.browser?.close();
-    await env.server?.close();
-  });
-  return {
-    get page(): Page {
-      return env.page!;
-    },
-    get probe(): PageProbe {
-      return env.probe!;
-    },
-    get wire(): InteractiveWire {
-      return env.wire!;
-    },
-    get server(): InspectorServer {
-      return env.server!;
-    },
-    get pageErrors(): readonly string[] {
-      return env.browser!.pageErrors;
-    },
-    /** The table row whose taskId cell shows `taskId`. */
-    row(taskId: string): Locator {
-      return env.page!.locator('table#tasks tbody tr').filter({ has: env.page!.locator('td[data-col="taskId"]', { hasText: taskId }) });
-    },
-  };
-}
-
 describe('inspector page: the task tree of fan_out and the partial results of long_job', () => {
-  const t = setup(['--inspect-results']);
+  const t = inspectorSuite(['--inspect-results']);
   let parentId = '';
   let parentKey = '';
 
@@ -155,7 +113,7 @@ describe('inspector page: the task tree of fan_out and the partial results of lo
       expect(await page.locator('ol#partials > li').count()).toBe(10);
       await probe.see(page.locator('ol#timeline > li[data-event="task.partial"]'), 'task.partial entries in the timeline', 'attached');
 
-      expect(t.pageErrors.filter((e) => e.startsWith('pageerror:')), 'uncaught errors in the page').toEqual([]);
+      expect(t.uncaught(), 'uncaught errors in the page').toEqual([]);
       expect(t.wire.violations, 'protocol violations seen by the MCP client').toEqual([]);
     },
     TEST_TIMEOUT_MS,
@@ -163,7 +121,7 @@ describe('inspector page: the task tree of fan_out and the partial results of lo
 });
 
 describe('inspector page without --inspect-results: partial results hidden', () => {
-  const t = setup([]);
+  const t = inspectorSuite([]);
 
   it(
     "should list long_job's partial results by number and time only, in the page and in the API",

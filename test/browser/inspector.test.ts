@@ -3,9 +3,11 @@
  * a `serve --http 0 --inspect 0` server, tasks created through a raw MCP client in the 2025-11-25
  * dialect (`tools/call` with `params.task`), and the page checked as an operator would see it:
  * rows appear live, a cancelled `long_job` turns from working to cancelled without a reload,
- * `ask_name` is highlighted in `input_required` on the machine diagram, a `long_job` shows its
- * progress in its row and its detail, and the status filter and
- * the search box filter the table. Screenshots go to `test-artifacts/inspector/`.
+ * `ask_name` is highlighted in `input_required` on the machine diagram with its question hidden
+ * (results are not shown by this inspector), a `long_job` shows its progress in its row and its
+ * detail, the chips count the tasks per status, the status filter and the search box filter the
+ * table (on the server: the rows filtered out are not on the page), and no Operator control is
+ * offered (no operators). Screenshots go to `test-artifacts/inspector/`.
  *
  * With `INSPECTOR_SCREENSHOT=<path>` (e.g. `docs/inspector.png`) the last test also saves the
  * README's picture of the page there.
@@ -135,6 +137,11 @@ describe('inspector page in headless Chromium', () => {
         await probe.see(row(id(role)).locator('td[data-col="progress"]', { hasText: '1/10' }), `the long_job row's progress cell to say 1/10`);
       }
       expect(await row(id('completed')).locator('td[data-col="progress"]').textContent(), 'the progress cell of a task that reported none').toBe('');
+      for (const [status, count] of [['working', 2], ['completed', 1], ['failed', 1], ['input_required', 1], ['cancelled', 0]] as const) {
+        await probe.see(page.locator(`#status-counts [data-status="${status}"] .n`, { hasText: new RegExp(`^${count}$`) }), `the ${status} chip to count ${count}`);
+      }
+      await probe.see(page.locator('#page-info', { hasText: '1–5 of 5' }), '#page-info to say 1–5 of 5');
+      await probe.see(page.locator('#operator'), 'no Operator control on an inspector without operators', 'hidden');
       await screenshot(page, SHOTS, '01-listed');
     },
     TEST_TIMEOUT_MS,
@@ -184,6 +191,9 @@ describe('inspector page in headless Chromium', () => {
       await probe.see(current('input_required'), 'g[data-state="task.input_required"].current in #diagram');
       await onlyCurrent('input_required');
       await probe.see(page.locator('ol#timeline > li[data-status="input_required"][data-event]'), 'an input_required entry in the timeline (ol#timeline > li[data-status="input_required"])', 'attached');
+      const input = page.locator('ul#inputs > li[data-kind="elicitation"]');
+      await probe.see(input.locator('.redacted', { hasText: 'hidden: start the inspector with --inspect-results to show it' }), 'the question listed, its content hidden (#inputs .redacted)');
+      expect(await page.locator('#inputs').textContent(), 'the question text without --inspect-results').not.toContain('What is your name?');
       await screenshot(page, SHOTS, '04-ask-name-input-required');
     },
     TEST_TIMEOUT_MS,
@@ -208,6 +218,7 @@ describe('inspector page in headless Chromium', () => {
 
       await page.locator('select#status-filter').selectOption('cancelled');
       await visibleRowsAre('only the cancelled long_job to stay visible with the status filter on cancelled', [id('cancelled')]);
+      expect(await rows().count(), 'rows on the page with the filter on cancelled (the server filters)').toBe(1);
       await screenshot(page, SHOTS, '05-filter-cancelled');
 
       await page.locator('select#status-filter').selectOption('working');

@@ -91,21 +91,13 @@ function renderPartials(task) {
   }
 }
 
-// The detail again once a newer partial result is announced; one request at a time, so a task
-// that publishes faster than a request takes still gets its detail read.
+// The detail again once a newer partial result is announced (loadDetail makes one request at
+// a time, so a task that publishes faster than a request takes still gets its detail read).
 function refreshPartials(task) {
   const known = state.partials.length === 0 ? 0 : state.partials[state.partials.length - 1].seq;
   const marks = task.partials || [];
   if (!state.showResults || marks.length === 0 || marks[marks.length - 1].seq <= known) return;
-  if (state.refreshing) { state.refreshAgain = true; return; }
-  state.refreshing = true;
-  loadDetail(task.key).catch(() => undefined).finally(() => {
-    state.refreshing = false;
-    if (!state.refreshAgain) return;
-    state.refreshAgain = false;
-    const selected = state.selected && state.tasks.get(state.selected);
-    if (selected) refreshPartials(selected);
-  });
+  loadDetail(task.key);
 }
 
 function renderDeliveries(deliveries) {

@@ -1,67 +1,110 @@
 /**
  * The inspector page's script (served as `/inspector.js`): one plain ES module, no framework, no
  * build step. It is a TypeScript string so that `tsc` emits it into `dist`; being browser code in
- * a string, it avoids backticks and template placeholders.
+ * a string, it avoids backticks and template placeholders. It is long, so it is written in parts
+ * (this file's core, then the `PAGE_*_SCRIPT` parts), joined into one module: the parts hold
+ * function declarations only, and the start-up code runs last, once every part is defined.
  *
- * What it does: keeps one row per task from the event stream (a `snapshot`, then `upsert`,
- * `removed`, `handler` events), each subtask's row under its parent's (`page-tree-script.ts`),
- * filters rows by status and text, ticks the ages every second, and for the selected task shows
- * the lifecycle diagram with its state highlighted, its handler machine's diagram when there is
- * one, its timeline, its outcome, its parent and subtasks, partial results and push deliveries
- * (`page-family-script.ts`). Every task field is written as text (never as HTML): task ids,
- * labels, messages and partial results come from requesters.
+ * What it does: shows one page of the task list (the server pages and filters; the page keeps only
+ * its rows), live from an event stream whose `snapshot` is that page (`page-list-script.ts`),
+ * each subtask's row under its parent's (`page-tree-script.ts`); the URL follows the selection and
+ * the filters (`/tasks/<taskId>?…`); for the selected task the lifecycle diagram and its handler
+ * machine with their states highlighted, live or as at a timeline entry
+ * (`page-history-script.ts`), its timeline and outcome (`page-detail-script.ts`), the input it
+ * waits for (`page-inputs-script.ts`), its parent and subtasks, partial results and push
+ * deliveries (`page-family-script.ts`), the operator's actions (`page-operator-script.ts`), and
+ * the cluster's nodes (`page-cluster-script.ts`). Every task field is written as text (never as
+ * HTML): task ids, labels, messages, questions and partial results come from requesters.
  *
- * DOM contract (kept stable for the browser test):
+ * DOM contract (kept stable for the browser tests):
  * - `table#tasks tbody tr[data-task-key][data-status]`, cells `td[data-col]` with `taskId`,
- *   `status`, `label`, `dialect`, `session`, `node`, `age`, `message`, `progress`, `subtasks`; the selected
- *   row has class `selected`; rows filtered out have the `hidden` attribute. The tree's and the
+ *   `status`, `label`, `dialect`, `session`, `node`, `age`, `message`, `progress`, `subtasks`; the
+ *   selected row has class `selected`. Only the current page's rows exist. The tree's and the
  *   detail's other parts: see `page-tree-script.ts` and `page-family-script.ts`.
- * - `select#status-filter` (values `''` and the seven statuses), `input#search`.
- * - `#detail` (hidden until a row is selected) with `#detail-title` (the task id), `#diagram`
- *   (the lifecycle SVG, `g[data-state="task.<status>"]` with class `current`), `#handler-diagram`
- *   (the handler machine's SVG, same structure, empty without one), `ol#timeline >
- *   li[data-status][data-event]`, `#outcome`.
+ * - Filters (each change reconnects the stream and is kept in the URL query): `select#status-filter`
+ *   (`status`: `''` and the seven statuses), `input#search` (`q`), `input#filter-method`,
+ *   `#filter-label`, `#filter-node`, `#filter-owner`, `#filter-dialect`, `select#filter-since`
+ *   (`since`: `''`, `5m`, `1h`, `24h`, `7d`). `#status-counts button[data-status]` chips, each
+ *   with `span.n` (how many match every filter but the status; `aria-pressed="true"` on the
+ *   filtered one; a click filters by it, again clears). `#notice` says what a link found.
+ * - Paging: `#page-newer`, `#page-older` (disabled at either end), `#page-info` ("1–100 of 10,000"),
+ *   `#counts` ("N tasks"), `#empty`.
+ * - `#detail` (hidden until a task is selected; `data-mode` `live` or `history`) with
+ *   `#detail-title` (the task id), `#detail-note`, `#close-detail`, `#detail-meta`, `#diagram`
+ *   (the lifecycle SVG, `g[data-state="task.<status>"]` with class `current`), `#handler-figure`
+ *   (hidden without a handler machine) with `#handler-diagram` (its SVG, `g[data-state].current`
+ *   on its current states), `#handler-name`, `#handler-status`, `#handler-step`,
+ *   `#handler-attempt`; `ol#timeline > li[data-index][data-event][data-status]` (a `task.handler`
+ *   entry with `span.handler-states`, `span.step`, `span.checkpoint`; the stepped one has class
+ *   `stepped`); `#history-at` (shown while stepping: `dd[data-field]` `at`, `event`, `status`,
+ *   `message`, `attempt`, `node`, `handler`) with `#back-to-live`; `#outcome`.
+ * - `#inputs-box` (shown in `input_required`): `ul#inputs > li[data-input-id][data-kind]`, see
+ *   `page-inputs-script.ts`.
+ * - `#operator` (shown when the inspector has operators): `#operator-token`, `#operator-signin`,
+ *   `#operator-name`, `#operator-signout`, `#operator-error`; `#actions` with `#cancel-task` and
+ *   `#action-error`, see `page-operator-script.ts`.
+ * - `#show-cluster` (hidden when `/api/cluster` answers 404) and `#cluster`, see
+ *   `page-cluster-script.ts`.
  * - `#live[data-connected="true"]` while the event stream is open.
  *
  * @module
  */
 
+import { PAGE_CLUSTER_SCRIPT } from './page-cluster-script.js';
+import { PAGE_DETAIL_SCRIPT } from './page-detail-script.js';
 import { PAGE_FAMILY_SCRIPT } from './page-family-script.js';
+import { PAGE_HISTORY_SCRIPT } from './page-history-script.js';
+import { PAGE_INPUTS_SCRIPT } from './page-inputs-script.js';
+import { PAGE_LIST_SCRIPT } from './page-list-script.js';
+import { PAGE_OPERATOR_SCRIPT } from './page-operator-script.js';
 import { PAGE_TREE_SCRIPT } from './page-tree-script.js';
 
-/**
- * The script.
- *
- * @example
- * ```ts
- * res.writeHead(200, { 'content-type': 'text/javascript' }).end(PAGE_SCRIPT);
- * ```
- */
-export const PAGE_SCRIPT = String.raw`// mcp-tasks inspector: plain ES module, no framework, no build step.
+const PAGE_CORE_SCRIPT = String.raw`// mcp-tasks inspector: plain ES module, no framework, no build step.
 const token = new URL(import.meta.url).searchParams.get('token');
-const authHeaders = token ? { authorization: 'Bearer ' + token } : {};
 const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'unknown']);
+const STATUSES = ['submitted', 'working', 'input_required', 'completed', 'failed', 'cancelled', 'unknown'];
 const MAX_TIMELINE = 200;
+const DEFAULT_PAGE_SIZE = 100;
 
 const state = {
-  tasks: new Map(),   // key -> ObservedTask
+  // the list: the current page only
+  tasks: new Map(),   // key -> ListedTask
   rows: new Map(),    // key -> <tr>
-  selected: null,     // key
-  showResults: false,
-  timeline: [],       // entries of the selected task
-  handlerMachine: null,
-  loads: 0,           // detail requests made; only the latest one is applied
   ids: new Map(),     // owner and task id -> key (a subtask names its parent by task id)
   orphans: new Map(), // a parent's owner and task id -> keys of its subtasks listed before it
-  partials: [],       // partial results of the selected task, as its detail gave them
-  refreshing: false,  // a detail request for new partial results is out
-  refreshAgain: false,
+  filters: {},        // TaskQuery filters, as the URL has them
+  limit: null,        // the page size asked for (the URL's limit), or null for the server's
+  pageSize: DEFAULT_PAGE_SIZE,
+  cursor: null,       // this page's cursor, null on the first
+  back: [],           // the newer pages left by Older: { cursor, offset }
+  offset: 0,          // tasks on the newer pages
+  first: true,
+  next: null,
+  trimmed: false,     // the first page dropped rows for new ones: its next cursor is behind
+  total: 0,
+  counts: {},
+  source: null,       // the EventSource
+  showResults: false,
+  actions: false,     // the inspector has operators: the Operator control is offered
+  // the detail
+  selected: null,     // key of the task shown, on this page or not
+  current: null,      // that task as last seen
+  timeline: [],
+  partials: [],
+  loads: 0,           // detail requests made; only the latest one is applied
+  reload: false,      // another detail request is wanted once the one out is done
+  loading: false,
+  handlerGraph: null, // graph key of the drawn handler machine
+  handler: null,      // its live position
+  mode: 'live',       // or 'history' while a timeline entry is stepped to
+  stepped: null,      // that entry's key
+  inputsSeen: '',     // the pending input ids the question shown was read for
+  operator: null,     // { token, name } once signed in
+  clusterTimer: null,
 };
 
 const $ = (selector) => document.querySelector(selector);
 const tbody = $('#tasks tbody');
-const filter = $('#status-filter');
-const search = $('#search');
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -70,8 +113,12 @@ function el(tag, className, text) {
   return node;
 }
 
-function api(path) {
-  return fetch(path, { headers: authHeaders, cache: 'no-store' });
+// The operator's token when signed in (it also grants reading, and makes the detail list what the
+// operator may do), else the page's own token.
+function api(path, init) {
+  const bearer = state.operator ? state.operator.token : token;
+  const headers = bearer ? { authorization: 'Bearer ' + bearer } : {};
+  return fetch(path, Object.assign({ headers, cache: 'no-store' }, init || {}));
 }
 
 function shortId(value) {
@@ -99,6 +146,10 @@ function methodLabel(task) {
   return task.label ? task.method + ' (' + task.label + ')' : task.method;
 }
 
+function number(n) {
+  return Number(n || 0).toLocaleString('en-US');
+}
+
 // ---- the table ---------------------------------------------------------------------------------
 
 const COLUMNS = ['taskId', 'status', 'label', 'dialect', 'session', 'node', 'age', 'message', 'progress', 'subtasks'];
@@ -116,14 +167,6 @@ function cellText(task, column) {
     case 'progress': return task.progressText || '';
   }
   return '';
-}
-
-function matches(task) {
-  if (filter.value && task.status !== filter.value) return false;
-  const needle = search.value.trim().toLowerCase();
-  if (!needle) return true;
-  const hay = [task.taskId, task.label, task.owner.session, task.node, task.statusMessage, task.error, task.parentId];
-  return hay.some((v) => typeof v === 'string' && v.toLowerCase().includes(needle));
 }
 
 function newRow(task) {
@@ -147,23 +190,11 @@ function renderRow(task) {
   tr.cells[4].title = task.owner.session || '';
   tr.cells[4].title += task.owner.principal ? ' (principal ' + task.owner.principal + ')' : '';
   renderSubtaskCell(tr, task);
-  tr.hidden = !matches(task);
   tr.classList.toggle('selected', task.key === state.selected);
 }
 
-function refreshCounts() {
-  let shown = 0;
-  for (const tr of state.rows.values()) if (!tr.hidden) shown++;
-  $('#counts').textContent = state.tasks.size + ' tasks' + (shown === state.tasks.size ? '' : ', ' + shown + ' shown');
-  $('#empty').hidden = state.tasks.size > 0;
-}
-
-function applyFilter() {
-  for (const [key, tr] of state.rows) tr.hidden = !matches(state.tasks.get(key));
-  refreshCounts();
-}
-
-function upsert(task) {
+// A row of the page, new or changed; false when the page has a newer version of the task.
+function upsertRow(task) {
   const known = state.tasks.get(task.key);
   // An event queued before the snapshot may be older than it: never step back.
   if (known && known.updatedAt > task.updatedAt) return false;
@@ -174,232 +205,36 @@ function upsert(task) {
   return true;
 }
 
-function remove(key) {
+function removeRow(key) {
   forgetRow(key, state.tasks.get(key));
   state.tasks.delete(key);
   const tr = state.rows.get(key);
   if (tr) tr.remove();
   state.rows.delete(key);
-  if (key === state.selected) $('#detail-note').textContent = '(removed)';
 }
 
-// ---- the detail --------------------------------------------------------------------------------
+function clearRows() {
+  tbody.replaceChildren();
+  state.tasks.clear();
+  state.rows.clear();
+  state.ids.clear();
+  state.orphans.clear();
+}
 
-function highlight(container, ids) {
-  const svg = container.querySelector('svg');
-  if (!svg) return;
-  for (const g of svg.querySelectorAll('g[data-state].current')) g.classList.remove('current');
-  for (const id of ids) {
-    const g = svg.querySelector('g[data-state="' + CSS.escape(id) + '"]');
-    if (g) g.classList.add('current');
+// The first page takes new tasks: past its size, its oldest rows leave.
+function trimPage() {
+  while (state.tasks.size > state.pageSize) {
+    let oldest = null;
+    for (const task of state.tasks.values()) if (!oldest || task.createdAt < oldest.createdAt) oldest = task;
+    removeRow(oldest.key);
+    state.trimmed = true;
   }
 }
+`;
 
-function highlightStatus(status) {
-  const diagram = $('#diagram');
-  const svg = diagram.querySelector('svg');
-  const machine = (svg && svg.dataset.machine) || 'task';
-  highlight(diagram, [machine + '.' + status]);
-}
+const PAGE_START_SCRIPT = String.raw`
+// ---- start ---------------------------------------------------------------------------------------
 
-function renderMeta(task) {
-  $('#detail-title').textContent = task.taskId;
-  const meta = $('#detail-meta');
-  meta.replaceChildren();
-  const rows = [
-    ['status', task.status], ['method (tool)', methodLabel(task)], ['dialect', task.dialect],
-    ['session', task.owner.session || '—'], ['principal', task.owner.principal || '—'], ['node', task.node || '—'],
-    ['created', new Date(task.createdAt).toISOString()], ['updated', new Date(task.updatedAt).toISOString()],
-  ];
-  if (task.attempt > 1) rows.push(['attempt', String(task.attempt) + ' (resumed or re-run after a lost worker)']);
-  if (task.checkpoint) rows.push(['checkpoint', '#' + task.checkpoint.seq + (task.checkpoint.label ? ' ' + task.checkpoint.label : '') + ' at ' + new Date(task.checkpoint.at).toISOString()]);
-  if (task.progressText) rows.push(['progress', task.progressText]);
-  if (task.pendingInputs.length > 0) rows.push(['waiting on', task.pendingInputs.join(', ')]);
-  if (task.expiresAt) rows.push(['expires', new Date(task.expiresAt).toISOString()]);
-  for (const [name, value] of rows) meta.append(el('dt', '', name), el('dd', '', value));
-}
-
-function renderOutcome(task, outcome) {
-  const box = $('#outcome');
-  box.replaceChildren();
-  if (!TERMINAL.has(task.status)) {
-    box.append(el('p', 'muted', 'Not ended: ' + task.status + (task.statusMessage ? ' (' + task.statusMessage + ')' : '') + (task.progressText ? ', progress ' + task.progressText : '') + '.'));
-    return;
-  }
-  const dl = el('dl');
-  const add = (name, value, className) => dl.append(el('dt', '', name), el('dd', className || '', value));
-  add('status', task.status);
-  if (task.error) add('error', task.error, 'error');
-  if (task.statusMessage) add('status message', task.statusMessage);
-  if (outcome && outcome.resultShown) {
-    const dd = el('dd');
-    const text = JSON.stringify(outcome.result, null, 2) || 'null';
-    dd.append(el('pre', '', text.length > 20000 ? text.slice(0, 20000) + '\n… (' + text.length + ' characters)' : text));
-    dl.append(el('dt', '', 'result'), dd);
-  } else if (task.hasResult) {
-    add('result', state.showResults ? 'stored' : 'stored (hidden: results are not enabled on this inspector)', 'muted');
-  } else {
-    add('result', 'none', 'muted');
-  }
-  box.append(dl);
-}
-
-function entryKey(e) {
-  return e.at + '|' + e.event + '|' + e.status + '|' + (e.message || '');
-}
-
-function renderTimeline() {
-  const list = $('#timeline');
-  list.replaceChildren();
-  for (const e of state.timeline) {
-    const li = el('li');
-    li.dataset.status = e.status;
-    li.dataset.event = e.event;
-    const time = el('time', '', clock(e.at));
-    time.dateTime = new Date(e.at).toISOString();
-    li.append(time, ' ', el('span', 'event', e.event), ' → ', el('span', 'status', e.status));
-    if (e.node) li.append(' ', el('span', 'node', 'on ' + e.node));
-    if (e.message) li.append(' ', el('span', 'message', '“' + e.message + '”'));
-    list.append(li);
-  }
-}
-
-function mergeTimeline(entries) {
-  const seen = new Set(state.timeline.map(entryKey));
-  for (const e of entries) if (!seen.has(entryKey(e))) state.timeline.push(e);
-  state.timeline.sort((a, b) => a.at - b.at);
-  if (state.timeline.length > MAX_TIMELINE) state.timeline.splice(1, state.timeline.length - MAX_TIMELINE);
-  renderTimeline();
-}
-
-function renderHandler(handler) {
-  const figure = $('#handler-figure');
-  const box = $('#handler-diagram');
-  if (!handler) {
-    figure.hidden = true;
-    box.replaceChildren();
-    state.handlerMachine = null;
-    return;
-  }
-  if (state.handlerMachine !== handler.machine || !box.querySelector('svg')) {
-    box.innerHTML = handler.svg; // the server's drawing of a machine definition, not requester data
-    state.handlerMachine = handler.machine;
-  }
-  figure.hidden = false;
-  $('#handler-name').textContent = handler.machine;
-  $('#handler-status').textContent = handler.status === 'active' ? '' : '(' + handler.status + ')';
-  highlight(box, handler.states);
-}
-
-async function loadDetail(key) {
-  const ticket = ++state.loads;
-  const res = await api('/api/tasks/' + encodeURIComponent(key));
-  if (ticket !== state.loads || key !== state.selected) return;
-  if (!res.ok) { $('#detail-note').textContent = '(removed)'; return; }
-  const detail = await res.json();
-  if (ticket !== state.loads || key !== state.selected) return;
-  upsert(detail.task);
-  const task = state.tasks.get(key) || detail.task;
-  renderMeta(task);
-  highlightStatus(task.status);
-  mergeTimeline(detail.timeline);
-  renderOutcome(task, detail.outcome);
-  renderHandler(detail.handler);
-  state.partials = detail.task.partials || [];
-  renderFamily(task);
-  renderPartials(task);
-  renderDeliveries(detail.deliveries);
-}
-
-function select(key) {
-  const task = state.tasks.get(key);
-  if (!task) return;
-  if (state.selected !== key) {
-    state.timeline = [];
-    state.partials = [];
-    renderHandler(null);
-    renderDeliveries([]);
-  }
-  state.selected = key;
-  for (const [k, tr] of state.rows) tr.classList.toggle('selected', k === key);
-  $('#detail').hidden = false;
-  $('#detail-note').textContent = '';
-  renderMeta(task);
-  highlightStatus(task.status);
-  renderTimeline();
-  renderOutcome(task, null);
-  renderFamily(task);
-  renderPartials(task);
-  loadDetail(key).catch(() => undefined);
-}
-
-// ---- live updates --------------------------------------------------------------------------------
-
-function onUpsert(data) {
-  const task = data.task;
-  const before = state.tasks.get(task.key);
-  if (!upsert(task)) return;
-  refreshCounts();
-  if (task.key !== state.selected) return;
-  renderMeta(task);
-  highlightStatus(task.status);
-  if (data.entry) mergeTimeline([data.entry]);
-  renderOutcome(task, null);
-  renderFamily(task);
-  renderPartials(task);
-  refreshPartials(task);
-  // Ended: read the detail again for the result (when shown) and the handler's last state.
-  if (TERMINAL.has(task.status) && (!before || !TERMINAL.has(before.status) || before.hasResult !== task.hasResult)) {
-    loadDetail(task.key).catch(() => undefined);
-  }
-}
-
-function onSnapshot(data) {
-  state.showResults = Boolean(data.showResults);
-  const keys = new Set(data.tasks.map((t) => t.key));
-  for (const key of [...state.tasks.keys()]) if (!keys.has(key)) remove(key);
-  for (const task of data.tasks) upsert(task);
-  refreshCounts();
-  if (state.selected && state.tasks.has(state.selected)) loadDetail(state.selected).catch(() => undefined);
-}
-
-function onHandler(data) {
-  if (data.key !== state.selected) return;
-  if (state.handlerMachine === data.machine) {
-    highlight($('#handler-diagram'), data.states);
-    $('#handler-status').textContent = data.status === 'active' ? '' : '(' + data.status + ')';
-  } else {
-    loadDetail(data.key).catch(() => undefined);
-  }
-}
-
-function connect() {
-  const live = $('#live');
-  const url = '/api/events' + (token ? '?token=' + encodeURIComponent(token) : '');
-  const source = new EventSource(url);
-  const setLive = (on) => {
-    live.dataset.connected = on ? 'true' : 'false';
-    live.textContent = on ? 'live' : 'reconnecting…';
-  };
-  source.addEventListener('open', () => setLive(true));
-  // EventSource reconnects by itself; the next snapshot brings the page up to date.
-  source.addEventListener('error', () => setLive(false));
-  const on = (name, handle) => source.addEventListener(name, (e) => handle(JSON.parse(e.data)));
-  on('snapshot', onSnapshot);
-  on('upsert', onUpsert);
-  on('removed', (data) => { remove(data.key); refreshCounts(); });
-  on('handler', onHandler);
-}
-
-async function loadDiagram() {
-  const res = await api('/api/diagram.svg');
-  if (!res.ok) return;
-  $('#diagram').innerHTML = await res.text(); // drawn by the server from the lifecycle machine
-  if (state.selected && state.tasks.has(state.selected)) highlightStatus(state.tasks.get(state.selected).status);
-}
-
-filter.addEventListener('change', applyFilter);
-search.addEventListener('input', applyFilter);
 setInterval(() => {
   const now = Date.now();
   for (const [key, tr] of state.rows) {
@@ -407,7 +242,28 @@ setInterval(() => {
     if (task) tr.cells[6].textContent = age(now - task.createdAt);
   }
 }, 1000);
-refreshCounts();
-loadDiagram().catch(() => undefined);
-connect();
-` + PAGE_TREE_SCRIPT + PAGE_FAMILY_SCRIPT;
+startList();
+startDetail();
+startOperator();
+startCluster();
+`;
+
+/**
+ * The script.
+ *
+ * @example
+ * ```ts
+ * res.writeHead(200, { 'content-type': 'text/javascript' }).end(PAGE_SCRIPT);
+ * ```
+ */
+export const PAGE_SCRIPT =
+  PAGE_CORE_SCRIPT +
+  PAGE_TREE_SCRIPT +
+  PAGE_LIST_SCRIPT +
+  PAGE_DETAIL_SCRIPT +
+  PAGE_HISTORY_SCRIPT +
+  PAGE_INPUTS_SCRIPT +
+  PAGE_FAMILY_SCRIPT +
+  PAGE_OPERATOR_SCRIPT +
+  PAGE_CLUSTER_SCRIPT +
+  PAGE_START_SCRIPT;

@@ -133,7 +133,7 @@ function renderSubtaskCell(tr, task) {
     counts.set(status, (counts.get(status) || 0) + 1);
   }
   td.append(el('span', 'total', children.length));
-  for (const status of ['submitted', 'working', 'input_required', 'completed', 'failed', 'cancelled', 'unknown']) {
+  for (const status of STATUSES) {
     if (!counts.has(status)) continue;
     const chip = el('span', 'count', counts.get(status) + ' ' + status);
     chip.dataset.status = status;

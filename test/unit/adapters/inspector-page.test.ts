@@ -19,9 +19,23 @@ describe('inspector page', () => {
     }
   });
 
-  it('should offer every status in the filter, "" first for all', () => {
-    const values = [...pageHtml(null).matchAll(/<option value="([^"]*)"/g)].map((m) => m[1]);
-    expect(values).toEqual(['', 'submitted', 'working', 'input_required', 'completed', 'failed', 'cancelled', 'unknown']);
+  const STATUSES = ['submitted', 'working', 'input_required', 'completed', 'failed', 'cancelled', 'unknown'];
+  /** The option values of the select with id `id`. */
+  const optionsOf = (id: string): string[] => {
+    const select = new RegExp(`<select id="${id}">(.*?)</select>`).exec(pageHtml(null))?.[1] ?? '';
+    return [...select.matchAll(/<option value="([^"]*)"/g)].map((m) => m[1]!);
+  };
+
+  it('should offer every status in the filter, "" first for all, and a count chip for each', () => {
+    expect(optionsOf('status-filter')).toEqual(['', ...STATUSES]);
+    const chips = [...pageHtml(null).matchAll(/<button type="button" class="chip" data-status="([^"]*)"/g)].map((m) => m[1]);
+    expect(chips).toEqual(STATUSES);
+  });
+
+  it('should offer the relative choices of the created-since filter that the script knows', () => {
+    const choices = optionsOf('filter-since');
+    expect(choices).toEqual(['', '5m', '1h', '24h', '7d']);
+    for (const choice of choices.slice(1)) expect(PAGE_SCRIPT).toContain(`'${choice}': `);
   });
 
   it('should put the token on the asset URLs only when there is one, escaped', () => {
