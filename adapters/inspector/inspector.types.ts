@@ -133,6 +133,8 @@ export interface TaskPage {
   readonly next: string | null;
   /** Whether this page is the first (newest): only the first takes new tasks live. */
   readonly first: boolean;
+  /** The most tasks a page holds (the query's `limit`, else the inspector's `pageSize`): where a live first page trims. */
+  readonly limit: number;
   readonly showResults: boolean;
   /** Whether any action may be offered (operators are configured); which operator asks is `GET /api/operator`. */
   readonly actions: boolean;

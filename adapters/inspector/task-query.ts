@@ -220,5 +220,5 @@ export function pageTasks(tasks: readonly ObservedTask[], query: TaskQuery, reve
   const page = matching.slice(start, start + limit);
   const last = page.at(-1);
   const next = start + limit < matching.length && last ? encodeCursor(last) : null;
-  return { tasks: page, total: matching.length, counts, next, first: after === null };
+  return { tasks: page, total: matching.length, counts, next, first: after === null, limit };
 }

@@ -105,11 +105,12 @@ describe.each([
     }
     await pollUntil('240 sleeps completed', async () => (await page('?status=completed')).body.total as number, (n) => n === 240, { timeoutMs: 30_000, intervalMs: 200, diagnostics: () => env.stderr() });
     const first = (await page('')).body;
-    expect(first).toMatchObject({ total: 250, first: true, showResults: true, actions: true, counts: { completed: 240, working: 10, failed: 0, cancelled: 0 } });
+    expect(first).toMatchObject({ total: 250, first: true, limit: 100, showResults: true, actions: true, counts: { completed: 240, working: 10, failed: 0, cancelled: 0 } });
     expect(first.tasks).toHaveLength(100);
     const second = (await page(`?cursor=${first.next}`)).body;
     const third = (await page(`?cursor=${second.next}`)).body;
-    expect(second).toMatchObject({ first: false, total: 250 });
+    expect(second).toMatchObject({ first: false, total: 250, limit: 100 });
+    expect((await page('?limit=7')).body).toMatchObject({ limit: 7, tasks: expect.any(Array) });
     expect(third.tasks).toHaveLength(50);
     expect(third.next).toBeNull();
     const all = [...first.tasks, ...second.tasks, ...third.tasks] as Listed[];

@@ -104,7 +104,7 @@ describe('pageTasks', () => {
   it('should page newest first with cursors until the last page, with the total and counts per status', () => {
     const first = pageTasks(tasks, parsed('limit=100'), false);
     expect(first.tasks.map((t) => t.taskId).slice(0, 2)).toEqual(['task-249', 'task-248']);
-    expect(first).toMatchObject({ total: 250, first: true, counts: { working: 200, completed: 50, failed: 0 } });
+    expect(first).toMatchObject({ total: 250, first: true, limit: 100, counts: { working: 200, completed: 50, failed: 0 } });
     const second = pageTasks(tasks, parsed(`limit=100&cursor=${first.next!}`), false);
     expect(second.first).toBe(false);
     expect(second.tasks[0]!.taskId).toBe('task-149');
