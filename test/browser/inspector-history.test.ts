@@ -33,7 +33,7 @@ describe('inspector page: the handler machine, live and stepped through its hist
       const early = Number(/step (\d+)/.exec((await page.locator('#handler-step').textContent()) ?? '')?.[1]);
       await probe.see(page.locator('#handler-step', { hasText: new RegExp(`^step (${early + 2}|${early + 3}|${early + 4})\\b`) }), `the caption's step to advance past ${early + 1} live`);
       await probe.see(page.locator('ol#timeline > li[data-event="task.handler"] .handler-states', { hasText: 'long_job.working' }), 'task.handler entries with their states in the timeline', 'attached');
-      await docShot(page, 'detail-handler');
+      await docShot(page, 'detail-handler', '#detail');
 
       await onlyCurrent(probe, '#handler-diagram', ['long_job.done'], 'the handler machine at done once the job completed');
       await onlyCurrent(probe, '#diagram', ['task.completed'], 'the lifecycle at completed');
@@ -59,7 +59,7 @@ describe('inspector page: the handler machine, live and stepped through its hist
       await probe.see(page.locator('#history-at dd[data-field="status"]', { hasText: 'working' }), '#history-at to give the status then');
       await probe.see(page.locator('#history-at dd[data-field="handler"]', { hasText: 'step 1' }), '#history-at to give the handler step then');
       await probe.see(page.locator('#handler-step', { hasText: /^step 1\b/ }), 'the caption to give the step then');
-      await docShot(page, 'history-step');
+      await docShot(page, 'history-step', '#history-at');
 
       await page.keyboard.press('ArrowRight');
       await probe.see(page.locator(`ol#timeline > li.stepped[data-index="${index + 1}"]`), '→ to step to the next entry');

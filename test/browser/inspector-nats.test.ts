@@ -120,7 +120,7 @@ describe('inspector of a NATS front in headless Chromium', () => {
     await probe.see(page.locator('ol#timeline > li[data-event="task.handler"][data-attempt="2"]'), 'task.handler entries of attempt 2 in the timeline', 'attached');
     await page.locator('#show-cluster').click();
     await probe.see(page.locator('table#cluster-nodes tbody tr[data-node]').nth(3), 'the four nodes in the cluster view');
-    await docShot(page, 'nats-resumed');
+    await docShot(page, 'nats-resumed', '#detail');
 
     await watchUntil('the machine in finishing', (s) => s.states.includes('long_job.finishing'), 15_000);
     await onlyCurrent(probe, '#diagram', ['task.completed'], 'the lifecycle at completed');

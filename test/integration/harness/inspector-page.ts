@@ -97,14 +97,16 @@ export function inspectorSuite(flags: readonly string[], timeoutMs = 40_000): In
 
 /**
  * A picture for the docs: `test-artifacts/inspector-docs/<name>.png`, and with `INSPECTOR_DOCS=1`
- * `docs/inspector/<name>.png` too (the viewport only).
+ * `docs/inspector/<name>.png` too (the viewport only, scrolled to `focus` when given).
  *
  * @example
  * ```ts
  * await docShot(page, 'list');
+ * await docShot(page, 'history-step', '#history-at');
  * ```
  */
-export async function docShot(page: Page, name: string): Promise<void> {
+export async function docShot(page: Page, name: string, focus?: string): Promise<void> {
+  if (focus !== undefined) await page.locator(focus).first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
   await screenshot(page, 'inspector-docs', name);
   if (process.env['INSPECTOR_DOCS'] !== '1') return;
   const dir = path.join(REPO_ROOT, 'docs', 'inspector');
