@@ -118,6 +118,7 @@ describe('inspector of a NATS front in headless Chromium', () => {
     expect(resumed.states, JSON.stringify(resumed)).toContain('long_job.working');
     // The timeline says which run entered each state.
     await probe.see(page.locator('ol#timeline > li[data-event="task.handler"][data-attempt="2"]'), 'task.handler entries of attempt 2 in the timeline', 'attached');
+    await probe.see(page.locator('#show-cluster'), 'the Cluster button (the page offers it once /api/cluster answers)');
     await page.locator('#show-cluster').click();
     await probe.see(page.locator('table#cluster-nodes tbody tr[data-node]').nth(3), 'the four nodes in the cluster view');
     await docShot(page, 'nats-resumed', '#detail');

@@ -94,7 +94,8 @@ describe('serve --nats, a worker drained by SIGTERM', () => {
     const front = await node({ label: 'front', role: 'front', nats: url, prefix, flags });
     const w1 = await node({ label: 'w1', role: 'worker', nats: url, prefix, flags: [...flags, '--drain-timeout', '500'] });
     const wire = await attachHttpWire(front.url, () => front.stderr());
-    const again = await create2025(wire, 'sleep', { ms: 4_000 });
+    // Long enough that w1 cannot finish it before its drain deadline, even when w2 is slow to start.
+    const again = await create2025(wire, 'sleep', { ms: 8_000 });
     const never = await create2025(wire, 'long_job', { seconds: 60 });
     await until(() => ran(w1, again.taskId) && ran(w1, never.taskId), 'w1 runs both tasks');
     const w2 = await node({ label: 'w2', role: 'worker', nats: url, prefix, flags });
@@ -103,8 +104,8 @@ describe('serve --nats, a worker drained by SIGTERM', () => {
     expect(JSON.stringify(ended)).toContain(`Node ${w1.nodeId} shut down before the task finished`);
     const state = await wire.request('tasks/get', { taskId: never.taskId });
     expect(state.result).toMatchObject({ status: 'failed', statusMessage: `Node ${w1.nodeId} shut down before the task finished` });
-    const done = await wire.request('tasks/result', { taskId: again.taskId }, { timeoutMs: 15_000 });
-    expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'slept 4000 ms' }] });
+    const done = await wire.request('tasks/result', { taskId: again.taskId }, { timeoutMs: 25_000 });
+    expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'slept 8000 ms' }] });
     expect(ran(w2, again.taskId)).toBe(true);
     await until(() => !w1.alive(), 'w1 exits');
     expect(w1.exit()?.code).toBe(0);

@@ -88,7 +88,9 @@ function toggleCluster() {
 
 function startCluster() {
   $('#show-cluster').addEventListener('click', toggleCluster);
-  // Offer the view only where there is one.
-  refreshCluster().catch(() => undefined);
+  // Offer the view only where there is one; a first request that fails (the server busy or
+  // restarting) is made again, or the button would stay hidden until a reload.
+  const probe = () => refreshCluster().catch(() => setTimeout(probe, CLUSTER_REFRESH_MS));
+  probe();
 }
 `;
