@@ -35,8 +35,9 @@ export interface InspectorAccess {
   /** The name of the operator whose token `req` carries as `Authorization: Bearer`, else `null`. */
   operator(req: IncomingMessage): string | null;
   /**
-   * Whether `req` sees credential-equivalent values in full: the inspector needs a token (so the
-   * page proved to be an operator's), or the request carries an operator's token (Bearer or `?token=`).
+   * Whether `req` sees credential-equivalent values in full: whenever the inspector needs a token
+   * to read (every page then proved to be an operator's). The same for every request of one
+   * inspector, so the list, the stream and the detail always agree.
    */
   reveals(req: IncomingMessage, query: URLSearchParams): boolean;
 }
@@ -51,9 +52,6 @@ function bearer(req: IncomingMessage): string | null {
   return req.headers.authorization?.match(/^Bearer\s+(.+)$/i)?.[1] ?? null;
 }
 
-function presented(req: IncomingMessage, query: URLSearchParams): string | null {
-  return bearer(req) ?? query.get('token');
-}
 
 /**
  * Checks the operators of an inspector: no empty token or name, and no operator token equal to
@@ -102,11 +100,17 @@ export function inspectorAccess(host: string, token: string | undefined, operato
     token: required,
     operators: named.length > 0,
     operator: (req) => operatorNamed(bearer(req)),
-    reveals: (req, query) => required !== null || operatorNamed(presented(req, query)) !== null,
+    // A property of the inspector, not of who asks: a page's event stream cannot send a Bearer
+    // header, so a per-request rule showed an operator full values in one place and short ones in another.
+    reveals: () => required !== null,
     check(req, query) {
       if (required !== null) {
-        const given = presented(req, query);
-        if (given === null || (!sameToken(given, required) && operatorNamed(given) === null)) {
+        // The read token may come in the URL (a browser loads the page by it); an operator's
+        // token only as a Bearer header: a URL is copied, logged and shared, and that token acts.
+        const header = bearer(req);
+        const fromQuery = header === null ? query.get('token') : null;
+        const readOk = (given: string | null): boolean => given !== null && sameToken(given, required);
+        if (!(readOk(header) || readOk(fromQuery) || operatorNamed(header) !== null)) {
           return { status: 401, message: 'Unauthorized: open the URL printed at start (?token=...) or send Authorization: Bearer <token>' };
         }
         return null;

@@ -23,6 +23,7 @@ import { PAGE_STYLE } from './page/page-style.js';
 import { json, send, unauthorized } from './reply.js';
 import { machineSvg, taskDetail, type HandlerDrawings } from './task-detail.js';
 import { parseTaskQuery } from './task-query.js';
+import { shortened } from './redaction.js';
 
 /** What one event stream shows: its query, and whether it sees credential-equivalent values. */
 export interface StreamState {
@@ -77,7 +78,15 @@ function queryOf(ctx: InspectorRouteContext, res: ServerResponse, params: URLSea
   return null;
 }
 
-async function cluster(ctx: InspectorRouteContext, res: ServerResponse): Promise<void> {
+/** The report with every requester's session id shortened, for a page that does not see them in full. */
+function withShortSessions(report: ClusterStatus): ClusterStatus {
+  const nodes = report.nodes.map((node) =>
+    node.security === null ? node : { ...node, security: { ...node.security, top: node.security.top.map((r) => ({ ...r, session: r.session === null ? null : shortened(r.session) })) } },
+  );
+  return { ...report, nodes };
+}
+
+async function cluster(ctx: InspectorRouteContext, res: ServerResponse, reveal: boolean): Promise<void> {
   if (!ctx.status) return json(res, 404, { error: 'Not found: this inspector has no cluster status source' });
   let report: ClusterStatus;
   try {
@@ -86,7 +95,8 @@ async function cluster(ctx: InspectorRouteContext, res: ServerResponse): Promise
     // The task space is away (NATS down), or the runtime is shutting down: say so, not 500.
     return json(res, 503, { error: `Service Unavailable: the status could not be read: ${error instanceof Error ? error.message : String(error)}` });
   }
-  json(res, 200, report);
+  // A session id is an anonymous requester's only credential: shown as the task list shows it.
+  json(res, 200, reveal ? report : withShortSessions(report));
 }
 
 function operatorView(ctx: InspectorRouteContext, req: IncomingMessage, res: ServerResponse): void {
@@ -144,7 +154,7 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
       return detail(ctx, req, res, key, reveal);
     }
     if (path === '/api/operator') return operatorView(ctx, req, res);
-    if (path === '/api/cluster') return cluster(ctx, res);
+    if (path === '/api/cluster') return cluster(ctx, res, reveal);
     if (path === '/api/events') {
       const parsed = queryOf(ctx, res, query);
       if (parsed) await ctx.hub.open(res, { query: parsed, reveal }, async () => frame('snapshot', await ctx.page(parsed, reveal)));

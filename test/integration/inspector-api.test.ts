@@ -358,6 +358,9 @@ describe('attachInspector operators', () => {
       expect(asReader.status).toBe(401);
       expect((await getJson(`${base}/api/operator`, { authorization: 'Bearer reader' })).status).toBe(401);
       expect((await getJson(`${base}/api/tasks/${task.key}?token=reader`)).body.actions).toEqual([]);
+      // An operator's token reads as a Bearer header, never from the URL (a URL is copied and logged, and that token acts).
+      expect((await getJson(`${base}/api/tasks?token=op-1`)).status).toBe(401);
+      expect((await getJson(`${base}/api/tasks?token=reader`)).status).toBe(200);
       const done = await fetch(`${base}/api/tasks/${task.key}/cancel`, { method: 'POST', headers: { authorization: 'Bearer op-1' } });
       expect(done.status).toBe(200);
       expect((await client.experimental.tasks.getTask(id)).status).toBe('cancelled');

@@ -134,12 +134,13 @@ describe.each([
     expect((await page(`?since=${new Date(one.createdAt - 60_000).toISOString()}&label=long_job`)).body.total).toBe(10);
     expect((await page(`?taskId=${one.taskId}`)).body.tasks.map((t: Listed) => t.key)).toEqual([one.key]);
     expect((await page('?q=LONG_J')).body.total).toBe(10);
-    // The session id is shown shortened to a page without an operator's token, and cannot be probed.
+    // On an inspector that needs no token to read, the session id is shown shortened and cannot be
+    // probed, an operator's token included: what a page sees is the inspector's rule, not the asker's.
     expect(one.owner.session).toBe(`${requester.sessionId!.slice(0, 8)}…`);
     expect((await page(`?owner=${requester.sessionId!}`)).body.total).toBe(0);
     const asOperator = (await page(`?owner=${requester.sessionId!}&label=long_job`, AS_OPERATOR)).body;
-    expect(asOperator.total).toBe(10);
-    expect(asOperator.tasks[0].owner.session).toBe(requester.sessionId);
+    expect(asOperator.total).toBe(0);
+    expect((await page('?label=long_job&limit=1', AS_OPERATOR)).body.tasks[0].owner.session).toBe(`${requester.sessionId!.slice(0, 8)}…`);
     for (const [query, parameter] of [['status=nope', 'status'], ['limit=abc', 'limit'], ['limit=501', 'limit'], ['limit=0', 'limit'], ['since=last-week', 'since'], ['cursor=%21%21', 'cursor']] as const) {
       const res = await page(`?${query}`);
       expect(res.status, query).toBe(400);
@@ -215,6 +216,8 @@ describe.each([
     expect(done.status, await done.clone().text()).toBe(200);
     expect(await done.json()).toMatchObject({ key: task.key, taskId, status: 'cancelled' });
     await pollUntil("the requester's own tasks/get", async () => statusOf(await getTask(requester, taskId)), (s) => s === 'cancelled', { timeoutMs: 10_000, intervalMs: 50, diagnostics: () => env.stderr() });
+    // The requester learns that an operator acted and why, not who.
+    expect((await getTask(requester, taskId))['statusMessage']).toBe('Cancelled by an operator: stuck');
     const audit = await pollUntil('the audit line', async () => env.lines().find((l) => l['event'] === 'operator.cancel' && l['taskId'] === taskId), (l) => l !== undefined, { timeoutMs: 5_000, intervalMs: 50 });
     expect(audit).toMatchObject({ event: 'operator.cancel', operator: 'alice', taskId, taskKey: task.key, method: 'tools/call', label: 'long_job', reason: 'stuck' });
     expect((await cancel(AS_OPERATOR)).status).toBe(409);
@@ -234,6 +237,14 @@ describe.each([
       const node = body.nodes.find((n: { nodeId: string; role: string }) => (expected.nodeId === null ? true : n.nodeId === expected.nodeId));
       expect(node, JSON.stringify(body.nodes)).toMatchObject({ role: expected.role, lastSeen: expect.any(Number) });
     }
+  });
+
+  it("should shorten requesters' session ids in /api/cluster's security report, as the task list does", async () => {
+    for (let i = 0; i < 3; i++) await requester.request('tasks/get', { taskId: `no-such-task-${i}` });
+    const suspects = (body: { nodes: { security: { top: { session: string | null }[] } | null }[] }) => body.nodes.flatMap((n) => n.security?.top ?? []);
+    const report = await pollUntil('a suspect in the security report', async () => (await getJson(`${env.base}/api/cluster`)).body, (b) => suspects(b).length > 0, { timeoutMs: 15_000, intervalMs: 200, diagnostics: () => env.stderr() });
+    expect(JSON.stringify(report)).not.toContain(requester.sessionId!);
+    expect(suspects(report).map((r) => r.session)).toContain(`${requester.sessionId!.slice(0, 8)}…`);
   });
 
   it('should tell a filtered stream when a task leaves its filter (matches: false), and send counts', async () => {
