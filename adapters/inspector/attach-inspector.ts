@@ -9,11 +9,11 @@
 import { closeServer, guardedServer } from '../http/front.js';
 import { localStatusSource, type LocalStatusRuntime } from '../http/local-status.js';
 import type { StatusSource } from '../http/status-endpoint.js';
-import type { TaskRuntime } from '../../runtime/index.js';
+import type { ObservedTask, TaskRuntime } from '../../runtime/index.js';
 import { inspectorAccess } from './access.js';
 import { EventHub } from './event-hub.js';
 import { inspectorRoutes, type StreamState } from './inspector-routes.js';
-import { COUNTS_INTERVAL_MS, type Inspector, type InspectorOptions, type ListedTask, type TaskPage, type TaskQuery } from './inspector.types.js';
+import { COUNTS_INTERVAL_MS, type Inspector, type InspectorEvents, type InspectorOptions, type TaskPage, type TaskQuery } from './inspector.types.js';
 import { listedTask } from './listed-task.js';
 import { HandlerDrawings } from './task-detail.js';
 import { countTasks, matchesTask, MAX_PAGE_SIZE, pageTasks } from './task-query.js';
@@ -82,22 +82,37 @@ export async function attachInspector(runtime: InspectedRuntime, options: Inspec
     const found = pageTasks(await observer.list(), query, reveal);
     return { ...found, tasks: found.tasks.map((t) => listedTask(t, reveal)), showResults, actions: cancel !== undefined };
   };
-  const hub = new EventHub<StreamState>(options.heartbeatMs ?? 15_000, {
-    event: 'counts',
-    intervalMs: COUNTS_INTERVAL_MS,
-    make: async ({ query, reveal }) => countTasks(await observer.list(), query, reveal),
-  });
+  // Every stream's counts are due at about the same moments: one read of the tasks per half
+  // interval, and one count per distinct filter within it, whatever the number of streams (each
+  // stream counting 10,000 tasks for itself saturated the process with a few dozen pages open).
+  let tick: { readonly at: number; readonly tasks: Promise<ObservedTask[]>; readonly counts: Map<string, Promise<Pick<TaskPage, 'counts' | 'total'>>> } | null = null;
+  const countsFor = ({ query, reveal }: StreamState): Promise<Pick<TaskPage, 'counts' | 'total'>> => {
+    const now = Date.now();
+    if (tick === null || now - tick.at >= COUNTS_INTERVAL_MS / 2) tick = { at: now, tasks: observer.list(), counts: new Map() };
+    // Paging does not change the counts (JSON leaves the undefined out).
+    const key = JSON.stringify([{ ...query, cursor: undefined, limit: undefined }, reveal]);
+    let counted = tick.counts.get(key);
+    if (counted === undefined) {
+      counted = tick.tasks.then((tasks) => countTasks(tasks, query, reveal));
+      tick.counts.set(key, counted);
+    }
+    return counted;
+  };
+  const hub = new EventHub<StreamState>(options.heartbeatMs ?? 15_000, { event: 'counts', intervalMs: COUNTS_INTERVAL_MS, make: countsFor });
 
   const stopWatch = observer.watch((update) => {
     if (update.kind === 'removed') return hub.broadcast('removed', { key: update.key });
     const { task, entry } = update;
-    // Shaped once per kind of page (a stream that sees values in full, one that does not).
-    const shown: Partial<Record<'full' | 'shortened', ListedTask>> = {};
-    hub.broadcast('upsert', ({ query, reveal }: StreamState) => ({
-      task: (shown[reveal ? 'full' : 'shortened'] ??= listedTask(task, reveal)),
-      entry,
-      matches: matchesTask(task, query, reveal),
-    }));
+    // Shaped once per kind of stream (values in full or not, the task matching its filters or
+    // not): the hub writes one frame per distinct object.
+    const shaped = new Map<string, InspectorEvents['upsert']>();
+    hub.broadcast('upsert', ({ query, reveal }: StreamState) => {
+      const matches = matchesTask(task, query, reveal);
+      const kind = `${reveal}:${matches}`;
+      let data = shaped.get(kind);
+      if (data === undefined) shaped.set(kind, (data = { task: listedTask(task, reveal), entry, matches }));
+      return data;
+    });
   });
   const route = inspectorRoutes({
     access,

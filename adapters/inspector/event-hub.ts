@@ -108,8 +108,16 @@ export class EventHub<S = undefined> {
   broadcast(event: string, data: unknown): void {
     if (this.#clients.size === 0) return;
     const shared = typeof data === 'function' ? null : frame(event, data);
+    // Streams whose state makes the same data (the same object) share one frame: serialising the
+    // same task once per open page was most of a broadcast's cost with dozens of pages open.
+    const frames = new Map<unknown, string>();
+    const frameOf = (value: unknown): string => {
+      let text = frames.get(value);
+      if (text === undefined) frames.set(value, (text = frame(event, value)));
+      return text;
+    };
     for (const client of this.#clients) {
-      const text = shared ?? frame(event, (data as (state: S) => unknown)(client.state));
+      const text = shared ?? frameOf((data as (state: S) => unknown)(client.state));
       if (client.held) client.held.push(text);
       else this.#write(client, text);
       this.#pace(client);
