@@ -149,7 +149,8 @@ export function entryOfRecord(record: TaskRecord, event: TimelineEvent, previous
 
 /**
  * A task's timeline from its stored events: each sequence number once (a publish repeated after
- * the dedup window is stored twice), in sequence order; and the last sequence seen.
+ * the dedup window is stored twice), in sequence order; the last sequence seen, and the task as
+ * its last stored event left it (`null` when none is stored).
  *
  * @param events - the task's events as read from the stream
  * @example
@@ -157,7 +158,7 @@ export function entryOfRecord(record: TaskRecord, event: TimelineEvent, previous
  * const timeline = timelineOfEvents(await store.events.read(key, 1));
  * ```
  */
-export function timelineOfEvents(events: readonly TaskEventRecord<FeedEvent>[]): { entries: TimelineEntry[]; lastSeq: number } {
+export function timelineOfEvents(events: readonly TaskEventRecord<FeedEvent>[]): { entries: TimelineEntry[]; lastSeq: number; lastView: TaskView | null } {
   const bySeq = new Map<number, FeedEvent>();
   for (const e of events) if (!bySeq.has(e.seq)) bySeq.set(e.seq, e.event);
   const seqs = [...bySeq.keys()].sort((a, b) => a - b);
@@ -166,7 +167,8 @@ export function timelineOfEvents(events: readonly TaskEventRecord<FeedEvent>[]):
     const entry = entryOfEvent(bySeq.get(seq)!);
     if (entry) entries.push(entry);
   }
-  return { entries, lastSeq: seqs.at(-1) ?? 0 };
+  const last = seqs.at(-1);
+  return { entries, lastSeq: last ?? 0, lastView: last === undefined ? null : bySeq.get(last)!.view };
 }
 
 /**
@@ -183,13 +185,14 @@ export function timelineOfEvents(events: readonly TaskEventRecord<FeedEvent>[]):
  */
 export async function readTimeline(store: RecordStore, key: string): Promise<TimelineEntry[]> {
   if (!isTaskKey(key)) return [];
-  const { entries, lastSeq } = timelineOfEvents(await store.events.read(key, 1));
+  const { entries, lastSeq, lastView } = timelineOfEvents(await store.events.read(key, 1));
   const read = await store.read(key);
   const record = read !== null && 'found' in read ? read.found.record : null;
   if (record !== null && record.seq > lastSeq) {
-    const last = entries.at(-1);
-    const event = last ? inferTimelineEvent(last.status, { pendingInputs: [], statusMessage: last.message }, record.status, record.context) : 'task.created';
-    if (event !== null) entries.push(entryOfRecord(record, event, last?.status ?? null));
+    // Compared with the task as its last stored event left it, every field alike: a task whose
+    // handler machine reported reads as moved by anything newer if "before" lacked its position.
+    const event = lastView ? inferTimelineEvent(lastView.status, lastView, record.status, record.context) : 'task.created';
+    if (event !== null) entries.push(entryOfRecord(record, event, lastView?.status ?? null));
   }
   return boundTimeline(entries);
 }

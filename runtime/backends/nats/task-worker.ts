@@ -63,6 +63,12 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   }
 }
 
+/**
+ * How long a run's outcome waits for its last progress, message and handler position writes to
+ * settle (a few compare-and-swaps, normally milliseconds) before it is written anyway.
+ */
+const LAST_MOVES_MS = 2_000;
+
 /** How long a worker pulls nothing after it was handed a run whose handler it does not have. */
 const MISSING_HANDLER_PAUSE_MS = 300;
 
@@ -462,7 +468,11 @@ export class TaskWorker {
       requestInput: (request) => this.#requestInput(run, request),
       end: (outcome, at) => {
         run.returned = true;
-        const writing = this.#keepOutcome(run, outcome, at).finally(() => {
+        // The run's last reports land first (the handler machine's final position above all):
+        // written after the terminal write, they would be refused, and the task would end showing
+        // the ones before. Waited for a bounded time: a report stuck in a NATS outage holds no outcome.
+        const lastMoves = within(Promise.all(Object.values(latest).map((w) => w.idle())), LAST_MOVES_MS);
+        const writing = lastMoves.then(() => this.#keepOutcome(run, outcome, at)).finally(() => {
           if (run.writing === writing) run.writing = null;
         });
         run.writing = writing;

@@ -48,4 +48,21 @@ describe('LatestWrite', () => {
     latest.write(103);
     expect(sender.sent).toEqual([1, 100, 102, 103]);
   });
+
+  it('should be idle at once with nothing in flight, else once the last value given is written', async () => {
+    const sender = deferredSender();
+    const latest = new LatestWrite(sender.send);
+    let idle = false;
+    await latest.idle();
+    latest.write(1);
+    latest.write(2);
+    void latest.idle().then(() => (idle = true));
+    await sender.settleNext(false); // 1 failed: 2, given meanwhile, is written next
+    expect([sender.sent, idle]).toEqual([[1, 2], false]);
+    latest.write(3);
+    await sender.settleNext();
+    expect([sender.sent, idle]).toEqual([[1, 2, 3], false]);
+    await sender.settleNext();
+    expect(idle).toBe(true);
+  });
 });
