@@ -68,12 +68,14 @@ export interface TaskHandlerContext {
    * every state its machine enters; other handlers need not. The graph is shared once (under a
    * hash of its content, readable on any node with `observer.machine(key)`), and the task keeps
    * the position (`ObservedTask.handler`, a `task.handler` timeline entry). Requesters never see
-   * it. A report after the task ended is dropped.
+   * it. A report after the task ended is dropped. A graph whose JSON is over 256 KiB is not
+   * shared (the position still moves; observers show it without the picture).
    *
    * @param graph - the machine's graph (`machineGraph(machine)`; the same object each time is cheapest)
-   * @param state - the states it is in (ids, parents included), its status, its step, and
-   *   whether this state is a kept checkpoint
-   * @throws InvalidArgumentError when the graph or the state is malformed
+   * @param state - the states it is in (ids, parents included: at most 256, each of at most 1,024
+   *   characters), its status, its step (a non-negative integer), and whether this state is a kept checkpoint
+   * @throws InvalidArgumentError naming the field when the graph or the state is malformed or over a bound
+   *   (a graph's id and node ids are at most 1,024 characters too)
    * @example
    * ```ts
    * ctx.handlerState?.(graph, { states: ['job.working'], status: 'active', step: 2, checkpoint: true });

@@ -9,11 +9,44 @@
 import { createHash } from 'node:crypto';
 import type { MachineGraph } from '../handlers/machine-graph.types.js';
 
-/** Keys already computed, by graph object: a handler reports the same graph at every state. */
-const keys = new WeakMap<MachineGraph, string>();
+/**
+ * The largest graph shared, in bytes of its JSON: 256 KiB, a machine of some thousand states. A
+ * larger one is not shared (a KV entry, and every observer's copy, would carry it): the task's
+ * position still moves, and observers show its states without the picture.
+ */
+export const MAX_SHARED_GRAPH_BYTES = 256 * 1024;
+
+/** A graph's content key and the size of its JSON. */
+export interface GraphShare {
+  readonly key: string;
+  readonly bytes: number;
+}
+
+/** Computed once per graph object: a handler reports the same graph at every state. */
+const shares = new WeakMap<MachineGraph, GraphShare>();
 
 /**
- * The content key of a graph: sha256 of its JSON, base64url, 32 characters (192 bits).
+ * A graph's content key (sha256 of its JSON, base64url, 32 characters: 192 bits) and the size of
+ * its JSON, which says whether it is shared at all (see {@link MAX_SHARED_GRAPH_BYTES}).
+ *
+ * @param graph - a machine's graph (`machineGraph(machine)`)
+ * @example
+ * ```ts
+ * const { key, bytes } = graphShare(machineGraph(longJobMachine)); // 'x1Y2…' (32 characters)
+ * ```
+ */
+export function graphShare(graph: MachineGraph): GraphShare {
+  let share = shares.get(graph);
+  if (share === undefined) {
+    const json = JSON.stringify(graph);
+    share = { key: createHash('sha256').update(json, 'utf8').digest('base64url').slice(0, 32), bytes: Buffer.byteLength(json, 'utf8') };
+    shares.set(graph, share);
+  }
+  return share;
+}
+
+/**
+ * The content key of a graph (see {@link graphShare}).
  *
  * @param graph - a machine's graph (`machineGraph(machine)`)
  * @example
@@ -22,12 +55,7 @@ const keys = new WeakMap<MachineGraph, string>();
  * ```
  */
 export function machineGraphKey(graph: MachineGraph): string {
-  let key = keys.get(graph);
-  if (key === undefined) {
-    key = createHash('sha256').update(JSON.stringify(graph), 'utf8').digest('base64url').slice(0, 32);
-    keys.set(graph, key);
-  }
-  return key;
+  return graphShare(graph).key;
 }
 
 /**

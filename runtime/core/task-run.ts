@@ -13,9 +13,9 @@
  */
 import { context as otel } from '@opentelemetry/api';
 import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import { advancesProgress, isTerminalStatus, taskEvents, taskMachine, type HandlerPosition, type TaskContext, type TaskEvent, type TaskInput, type TaskProgress, type TaskStatus } from '../../machines/index.js';
+import { advancesProgress, isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskProgress, type TaskStatus } from '../../machines/index.js';
 import type { MachineGraph } from '../handlers/machine-graph.types.js';
-import { machineGraphKey } from './machine-graphs.js';
+import { HandlerReports, type HandlerReportPort, type HandlerState } from './handler-reports.js';
 import { TaskTerminalError } from '../errors.js';
 import { taskIncarnation } from '../task-identity.js';
 import type { InputAnswer, InputRequest, TaskCheckpoint, TaskHandler } from '../task-runtime.types.js';
@@ -28,8 +28,8 @@ import { RunMeter } from '../telemetry/run-meter.js';
 import { TaskSpan } from '../telemetry/task-span.js';
 import type { TraceCarrier } from '../telemetry/tracing.js';
 
-/** What a backend does for a run. */
-export interface RunPort {
+/** What a backend does for a run (and, as a {@link HandlerReportPort}, with its handler machine's graph). */
+export interface RunPort extends HandlerReportPort {
   /**
    * A move the work makes itself (a status message). The memory backend sends it to the actor;
    * the NATS backend writes it to the record, whose event brings it to the actor.
@@ -51,12 +51,6 @@ export interface RunPort {
    * `false` when the task can no longer take it. Without it, nothing is kept (one process).
    */
   checkpoint?(checkpoint: TaskCheckpoint): boolean | Promise<boolean>;
-  /**
-   * Shares the graph of the work's handler machine under `key` (its content hash), for observers
-   * of any node (`observer.machine(key)`): once per key is enough, repeats are ignored. Without
-   * it, graphs are shared nowhere.
-   */
-  shareMachine?(key: string, graph: MachineGraph): void;
   /** The work waits for a person: it holds nothing it does not need meanwhile (a worker slot). */
   waiting?(): void;
   /** An answer arrived: resolves when the work may go on with it (a worker slot is free again). */
@@ -312,23 +306,16 @@ export class TaskRun {
 
   /**
    * Where the work's handler machine is (see {@link WorkContext}): its graph shared through the
-   * port (once per key for this run; the port keeps it once per process), then a move of the task,
-   * while it lasts. A report after the task ended is dropped, as the machine would refuse it.
+   * port (see `handler-reports.ts`), then a move of the task, while it lasts. A report after the
+   * task ended is dropped, as the machine would refuse it.
    */
-  handlerState(graph: MachineGraph, state: Omit<HandlerPosition, 'machine' | 'graph'>): void {
+  handlerState(graph: MachineGraph, state: HandlerState): void {
     if (this.#over) return;
-    const key = machineGraphKey(graph);
-    if (this.#sharedGraph !== key) {
-      this.#sharedGraph = key;
-      this.#port.shareMachine?.(key, graph);
-    }
-    // Field by field: one shape, and nothing the caller added beside the position.
-    const position: HandlerPosition = { machine: graph.id, graph: key, states: state.states, status: state.status, step: state.step, checkpoint: state.checkpoint };
-    this.#port.move(taskEvents.handler(position, this.#options.now()));
+    this.#port.move((this.#handlerReports ??= new HandlerReports(this.#port)).move(graph, state, this.#options.now()));
   }
 
-  /** The key of the graph this run shared last. */
-  #sharedGraph: string | undefined;
+  /** Made at the work's first report of its handler machine. */
+  #handlerReports: HandlerReports | null = null;
 
   /** Which run of the task this is (see {@link WorkContext}). */
   get attempt(): number {

@@ -3,9 +3,10 @@
  *
  * @module
  */
-import type { HandlerPosition, TaskContext, TaskOwner, TaskProgress } from '../../machines/index.js';
+import type { TaskContext, TaskOwner, TaskProgress } from '../../machines/index.js';
 import type { MachineGraph } from '../handlers/machine-graph.types.js';
 import { InvalidArgumentError } from '../errors.js';
+import { handlerReport, type HandlerState } from './handler-reports.js';
 import type { SpawnOptions, Subtask, TaskCheckpoint, TaskHandlerContext, TaskOutcome } from '../task-runtime.types.js';
 import type { TaskRun } from './task-run.js';
 
@@ -41,7 +42,7 @@ export class WorkContext implements TaskHandlerContext {
 
   readonly progress = (progress: number, total?: number, message?: string): boolean => this.#run.progress(progressReport(progress, total, message));
 
-  readonly handlerState = (graph: MachineGraph, state: Omit<HandlerPosition, 'machine' | 'graph'>): void => this.#run.handlerState(...handlerReport(graph, state));
+  readonly handlerState = (graph: MachineGraph, state: HandlerState): void => this.#run.handlerState(...handlerReport(graph, state));
 
   readonly requestInput = (method: string, params: unknown): Promise<unknown> => this.#run.requestInput(method, params);
 
@@ -85,29 +86,4 @@ export function progressReport(progress: number, total?: number, message?: strin
   if (total !== undefined && !isFinite(total)) throw new InvalidArgumentError(`ctx.progress: total must be a finite number when given, got ${String(total)}`);
   if (message !== undefined && typeof message !== 'string') throw new InvalidArgumentError(`ctx.progress: message must be a string when given, got ${typeof message}`);
   return { progress, ...(total !== undefined && { total }), ...(message !== undefined && { message }) };
-}
-
-const HANDLER_STATUSES: ReadonlySet<unknown> = new Set(['active', 'done', 'error', 'stopped']);
-
-/**
- * A handler's report of its machine's state, checked: a graph with an id, nodes and edges, and a
- * position of state ids, a known status, a finite step and a checkpoint flag.
- *
- * @throws InvalidArgumentError naming what is wrong
- * @example
- * ```ts
- * handlerReport(graph, { states: ['job.working'], status: 'active', step: 2, checkpoint: true });
- * ```
- */
-export function handlerReport(graph: MachineGraph, state: Omit<HandlerPosition, 'machine' | 'graph'>): [MachineGraph, Omit<HandlerPosition, 'machine' | 'graph'>] {
-  const bad = (what: string): never => {
-    throw new InvalidArgumentError(`ctx.handlerState: ${what}`);
-  };
-  if (typeof graph !== 'object' || graph === null || typeof graph.id !== 'string' || !Array.isArray(graph.nodes) || !Array.isArray(graph.edges)) bad('graph must be a machine graph (machineGraph(machine))');
-  if (typeof state !== 'object' || state === null) bad('the state must be an object');
-  if (!Array.isArray(state.states) || !state.states.every((s) => typeof s === 'string')) bad('states must be an array of state ids');
-  if (!HANDLER_STATUSES.has(state.status)) bad(`status must be active, done, error or stopped, got ${String(state.status)}`);
-  if (!isFinite(state.step)) bad(`step must be a finite number, got ${String(state.step)}`);
-  if (typeof state.checkpoint !== 'boolean') bad('checkpoint must be a boolean');
-  return [graph, state];
 }

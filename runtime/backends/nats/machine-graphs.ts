@@ -9,7 +9,7 @@
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { GraphTable } from '../../core/machine-graphs.js';
+import { GraphTable, MAX_GRAPHS } from '../../core/machine-graphs.js';
 import type { MachineGraph } from '../../handlers/machine-graph.types.js';
 import { isWrongLastSequence } from './errors.js';
 import { nameFromPrefix } from './keys.js';
@@ -33,6 +33,8 @@ export class MachineGraphs {
   readonly #shared = new Set<string>();
   /** Graphs read (or shared) here: a key's graph never changes. */
   readonly #cache = new GraphTable();
+  /** Keys of graphs too large to share that this node was told of, at most {@link MAX_GRAPHS}. */
+  readonly #unshared = new Set<string>();
 
   private constructor(kv: KV) {
     this.#kv = kv;
@@ -48,6 +50,9 @@ export class MachineGraphs {
    * ```
    */
   static async open(nc: NatsConnection, layout: { readonly prefix: string; readonly replicas: number; readonly storage: 'file' | 'memory' }): Promise<MachineGraphs> {
+    // One entry per distinct machine definition ever run (a changed machine is a new key; none is
+    // removed), each at most MAX_SHARED_GRAPH_BYTES: a handful for a real server. No max_bytes, as
+    // no other bucket of the task space has one: an operator bounds the account or the stream.
     const kv = await new Kvm(nc).create(`${nameFromPrefix(layout.prefix)}_machines`, { history: 1, replicas: layout.replicas, storage: layout.storage, allow_direct: false });
     return new MachineGraphs(kv);
   }
@@ -64,6 +69,18 @@ export class MachineGraphs {
     this.#kv.create(key, JSON.stringify(graph)).catch((error: unknown) => {
       if (!isWrongLastSequence(error)) this.#shared.delete(key);
     });
+  }
+
+  /**
+   * Notes a graph too large to share (see `core/handler-reports.ts`).
+   *
+   * @returns true the first time this node is told of `key` (say so then, not at every run)
+   */
+  unshared(key: string): boolean {
+    if (this.#unshared.has(key)) return false;
+    this.#unshared.add(key);
+    if (this.#unshared.size > MAX_GRAPHS) this.#unshared.delete(this.#unshared.values().next().value!);
+    return true;
   }
 
   /** The graph shared under `key` by any node; `null` when none was (or the key is malformed). */

@@ -9,6 +9,7 @@
  * @module
  */
 import { LatestWrite } from './latest-write.js';
+import { MAX_SHARED_GRAPH_BYTES } from '../../core/machine-graphs.js';
 import { context as otel, ROOT_CONTEXT } from '@opentelemetry/api';
 import { extractTraceContext } from '../../telemetry/tracing.js';
 import { isTerminalStatus, taskEvents, type TaskEvent } from '../../../machines/index.js';
@@ -465,6 +466,9 @@ export class TaskWorker {
         else void write(event).catch(() => undefined);
       },
       shareMachine: (key, graph) => space.graphs.share(key, graph),
+      unsharedMachine: (key, bytes) => {
+        if (space.graphs.unshared(key)) space.log('warn', 'handler machine graph too large to share', { key, bytes, maxBytes: MAX_SHARED_GRAPH_BYTES, taskId: run.taskId });
+      },
       requestInput: (request) => this.#requestInput(run, request),
       end: (outcome, at) => {
         run.returned = true;
