@@ -23,7 +23,7 @@ import { PAGE_STYLE } from './page/page-style.js';
 import { json, send, unauthorized } from './reply.js';
 import { machineSvg, taskDetail, type HandlerDrawings } from './task-detail.js';
 import { parseTaskQuery } from './task-query.js';
-import { shortened } from './redaction.js';
+import { bearerTask, shortened } from './redaction.js';
 
 /** What one event stream shows: its query, and whether it sees credential-equivalent values. */
 export interface StreamState {
@@ -78,12 +78,20 @@ function queryOf(ctx: InspectorRouteContext, res: ServerResponse, params: URLSea
   return null;
 }
 
-/** The report with every requester's session id shortened, for a page that does not see them in full. */
-function withShortSessions(report: ClusterStatus): ClusterStatus {
+/**
+ * The report as a page that does not see credentials in full may: every requester's session id
+ * shortened, and the id of a durable task reachable by its id alone (or not known here) too.
+ */
+async function withoutCredentialsIn(report: ClusterStatus, observer: TaskObserver): Promise<ClusterStatus> {
   const nodes = report.nodes.map((node) =>
     node.security === null ? node : { ...node, security: { ...node.security, top: node.security.top.map((r) => ({ ...r, session: r.session === null ? null : shortened(r.session) })) } },
   );
-  return { ...report, nodes };
+  const tasks = new Map((await observer.list()).map((t) => [t.key, t]));
+  const durable = report.durable.map((d) => {
+    const task = tasks.get(d.taskKey);
+    return task === undefined || bearerTask(task) ? { ...d, taskId: shortened(d.taskId) } : d;
+  });
+  return { ...report, nodes, durable };
 }
 
 async function cluster(ctx: InspectorRouteContext, res: ServerResponse, reveal: boolean): Promise<void> {
@@ -96,7 +104,7 @@ async function cluster(ctx: InspectorRouteContext, res: ServerResponse, reveal: 
     return json(res, 503, { error: `Service Unavailable: the status could not be read: ${error instanceof Error ? error.message : String(error)}` });
   }
   // A session id is an anonymous requester's only credential: shown as the task list shows it.
-  json(res, 200, reveal ? report : withShortSessions(report));
+  json(res, 200, reveal ? report : await withoutCredentialsIn(report, ctx.observer));
 }
 
 function operatorView(ctx: InspectorRouteContext, req: IncomingMessage, res: ServerResponse): void {

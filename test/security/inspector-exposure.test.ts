@@ -68,6 +68,23 @@ describe.each(['memory', 'nats'] as const)('inspector exposure (%s)', (backend) 
     }
   });
 
+  it("should shorten an anonymous durable task's id in the cluster view's durable list", async () => {
+    await withTasks([]);
+    const jobId = String((await extWire(server!.url).call('long_job', { seconds: 30 }))['taskId']);
+    const cluster = async (): Promise<{ durable: { taskId: string }[] }> => (await fetch(new URL('/api/cluster', server!.inspectorUrl))).json() as Promise<{ durable: { taskId: string }[] }>;
+    if (backend === 'nats') {
+      // Listed once its first checkpoint is kept (memory keeps none: its list stays empty).
+      const deadline = Date.now() + 10_000;
+      let report = await cluster();
+      while (!report.durable.some((d) => d.taskId === `${jobId.slice(0, 8)}…`) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        report = await cluster();
+      }
+      expect(report.durable.map((d) => d.taskId)).toContain(`${jobId.slice(0, 8)}…`);
+    }
+    expect(JSON.stringify(await cluster())).not.toContain(jobId);
+  });
+
   it('should show them in full to an operator who holds the token', async () => {
     const { sessionId, bearerId } = await withTasks(['--inspect-token', 'operator-secret']);
     const { text } = await everythingShown(server!);
