@@ -61,8 +61,8 @@ Transport (one of):
                              the connection closed (default 10000)
   --body-timeout MS          with --http: a whole request, body included, must arrive within this long,
                              else 408 and the connection closed (default 30000)
-  --max-body-bytes N         with --http: the largest request body, else 413 and the connection closed
-                             (default 4194304)
+  --max-body-bytes N         with --http: the largest request body, else 413 at once (the rest of the
+                             body is read and dropped, up to 64 MiB) (default 4194304)
   --max-pending-body-bytes N with --http: bytes of request bodies still arriving held at once, over all
                              connections; a body that would go over gets 503 with Retry-After (default
                              67108864; 'off' lifts it)

@@ -146,8 +146,7 @@ export function createHandlerV1(options: HttpHandlerOptionsV1, bind: string): Ht
         body = JSON.parse((await readBody(req, { maxBytes: maxBody, pending })).toString('utf8'));
       } catch (error) {
         if (!(error instanceof BodyRefusal)) return replyError(res, 400, -32700, 'Parse error: the request body is not valid JSON');
-        // The rest of the body was never read: the connection cannot carry another request.
-        res.setHeader('connection', 'close');
+        // Answered at once; readBody drops the rest of the body, so the answer arrives whole.
         if (error.status === 503) res.setHeader('retry-after', '1');
         return replyError(res, error.status, -32600, error.message, error.limit === null ? undefined : { limit: error.limit });
       }

@@ -180,9 +180,8 @@ export interface NodeListenerOptions {
   readonly pending?: PendingBodies;
 }
 
-function jsonError(res: ServerResponse, status: number, message: string, extra: { readonly data?: unknown; readonly close?: boolean } = {}): void {
+function jsonError(res: ServerResponse, status: number, message: string, extra: { readonly data?: unknown } = {}): void {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (extra.close) headers['connection'] = 'close';
   if (status === 503) headers['retry-after'] = '1';
   res.writeHead(status, headers).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message, ...(extra.data !== undefined && { data: extra.data }) } }));
 }
@@ -253,8 +252,8 @@ export function nodeRequestServer(
           body = await readBody(req, { maxBytes, pending });
         } catch (error) {
           if (!(error instanceof BodyRefusal)) throw error;
-          // Refused before it is all held in memory; the rest is never read, so the connection ends.
-          return jsonError(res, error.status, error.message, { close: true, ...(error.limit !== null && { data: { limit: error.limit } }) });
+          // Refused before it is all held in memory; readBody drops the rest, so the answer arrives whole.
+          return jsonError(res, error.status, error.message, error.limit !== null ? { data: { limit: error.limit } } : {});
         }
       }
       const headers = new Headers();

@@ -66,7 +66,21 @@ export class PendingBodies {
 }
 
 /**
+ * After a refusal, how much more of the body is read and dropped (held nowhere) before the
+ * connection is cut: 64 MiB, within 10 s. Closing a socket whose client is still sending makes the
+ * kernel reset it, and a reset discards the answer the client has not read yet ("fetch failed"
+ * instead of the 413 that says what was wrong). Reading the rest lets the answer arrive, and
+ * leaves the connection usable for the next request; the bounds stop a client that never ends.
+ */
+export const REFUSED_BODY_DRAIN = { bytes: 64 * 1024 * 1024, ms: 10_000 } as const;
+
+/**
  * Reads a whole request body.
+ *
+ * A refused body (413, 503) is not destroyed: its rest is read and dropped, within
+ * {@link REFUSED_BODY_DRAIN}, so that the caller's answer reaches the client whole. Callers answer
+ * at once and keep the connection (no `Connection: close`: Node would close it after the answer,
+ * under a client still sending).
  *
  * @param options - `maxBytes`: the largest body accepted; `pending`: the node's count of bytes arriving
  * @throws BodyRefusal 413 past `maxBytes`, 503 when the node holds too many unfinished bytes, 400
@@ -76,25 +90,60 @@ export class PendingBodies {
  * const body = await readBody(req, { maxBytes: 4 * 1024 * 1024, pending });
  * ```
  */
-export async function readBody(req: IncomingMessage, options: { readonly maxBytes: number; readonly pending: PendingBodies }): Promise<Buffer> {
+export function readBody(req: IncomingMessage, options: { readonly maxBytes: number; readonly pending: PendingBodies }): Promise<Buffer> {
   const { maxBytes, pending } = options;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req) {
-      const bytes = (chunk as Buffer).length;
-      if (size + bytes > maxBytes) throw new BodyRefusal(413, `Request body is larger than ${maxBytes} bytes (maxBodyBytes; raise it with --max-body-bytes N)`, 'maxBodyBytes');
-      if (!pending.take(bytes)) {
-        throw new BodyRefusal(503, `Server busy: more than ${pending.max} bytes of request bodies are arriving at once (maxPendingBodyBytes, --max-pending-body-bytes); retry shortly`, 'maxPendingBodyBytes');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (): void => {
+      req.off('data', onData).off('end', onEnd).off('close', onGone).off('error', onGone);
+      pending.give(size);
+    };
+    const refuse = (refusal: BodyRefusal): void => {
+      settle();
+      chunks.length = 0;
+      drainRefused(req);
+      reject(refusal);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (size + chunk.length > maxBytes) return refuse(new BodyRefusal(413, `Request body is larger than ${maxBytes} bytes (maxBodyBytes; raise it with --max-body-bytes N)`, 'maxBodyBytes'));
+      if (!pending.take(chunk.length)) {
+        return refuse(new BodyRefusal(503, `Server busy: more than ${pending.max} bytes of request bodies are arriving at once (maxPendingBodyBytes, --max-pending-body-bytes); retry shortly`, 'maxPendingBodyBytes'));
       }
-      size += bytes;
-      chunks.push(chunk as Buffer);
-    }
-  } catch (error) {
-    if (error instanceof BodyRefusal) throw error;
-    throw new BodyRefusal(400, 'The request body did not arrive whole (the client went away, or it took longer than the request timeout)', null);
-  } finally {
-    pending.give(size);
-  }
-  return Buffer.concat(chunks, size);
+      size += chunk.length;
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      const body = Buffer.concat(chunks, size);
+      settle();
+      resolve(body);
+    };
+    const onGone = (): void => {
+      settle();
+      reject(new BodyRefusal(400, 'The request body did not arrive whole (the client went away, or it took longer than the request timeout)', null));
+    };
+    if (req.readableEnded) return resolve(Buffer.alloc(0));
+    if (req.destroyed) return onGone();
+    req.on('data', onData).on('end', onEnd).on('close', onGone).on('error', onGone);
+  });
+}
+
+/** Reads and drops the rest of a refused body, within {@link REFUSED_BODY_DRAIN}; past it, cuts the connection. */
+function drainRefused(req: IncomingMessage): void {
+  if (req.readableEnded || req.destroyed) return;
+  let dropped = 0;
+  const cut = (): void => {
+    done();
+    req.socket?.destroy();
+  };
+  const onData = (chunk: Buffer): void => {
+    dropped += chunk.length;
+    if (dropped > REFUSED_BODY_DRAIN.bytes) cut();
+  };
+  const timer = setTimeout(cut, REFUSED_BODY_DRAIN.ms).unref();
+  const done = (): void => {
+    clearTimeout(timer);
+    req.off('data', onData).off('end', done).off('close', done);
+  };
+  req.on('data', onData).once('end', done).once('close', done);
 }

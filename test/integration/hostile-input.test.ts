@@ -479,11 +479,13 @@ function defineHostileSuite(transport: 'stdio' | 'http'): void {
        * anything they break cannot spill into the other properties.
        *
        * 1. A POST over the 4 MB body limit was refused (413) but left its keep-alive connection unusable:
-       *    the next request on it never got an answer. The 413 now closes the connection.
+       *    the next request on it never got an answer. The 413 is now answered at once and the rest of the
+       *    body read and dropped, so that a client still sending reads the 413 whole (closing under it
+       *    reset the connection, and a loaded client then saw "fetch failed" instead of the answer).
        * 2. Two in-flight POSTs of one session with the same JSON-RPC id left one without an answer (the
        *    SDK transport keeps one stream per id). The second now waits for the first to be answered.
        */
-      describe('http oversized body: refused with 413, the connection closed cleanly', () => {
+      describe('http oversized body: refused with 413, read whole by the client', () => {
         it(DEEP_AND_HUGE, deepAndHuge, PROPERTY_TIMEOUT_MS);
       });
       describe('http duplicate in-flight JSON-RPC ids: queued, each answered', () => {

@@ -119,6 +119,50 @@ describe.each([
     await stillServing();
   });
 
+  it('should let a client that sends all of an oversized body read its 413 whole, and serve its next request on the same connection', async () => {
+    // More than the kernel's socket buffers hold (a few MiB on loopback): the write ends only if the server reads it.
+    const body = padded(12 * 1024 * 1024);
+    const socket = await openSocket(ports.mcp);
+    // Like a busy client: nothing is read until every byte is sent. Closing under such a client
+    // resets the connection, and the reset drops the 413 before the client reads it ("fetch failed").
+    socket.pause();
+    const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${ports.mcp}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const written = await new Promise<Error | null>((resolve) => socket.write(head + body, (error) => resolve(error ?? null)));
+    expect(written?.message ?? null).toBeNull();
+    socket.resume();
+    const refused = await answerOf(socket, 10_000, { keepOpen: true });
+    expect(refused.status, refused.text.slice(0, 300)).toBe(413);
+    expect(refused.text).toContain('(maxBodyBytes; raise it with --max-body-bytes N)');
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${ports.mcp}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(INITIALIZE)}\r\n\r\n${INITIALIZE}`);
+    const next = await answerOf(socket, 10_000);
+    expect(next.status, next.text.slice(0, 300)).toBe(200);
+    await stillServing();
+  }, 30_000);
+
+  it('should cut a refused body that goes on past the drain bound (64 MiB), and serve on', async () => {
+    const socket = await openSocket(ports.mcp);
+    const total = 96 * 1024 * 1024;
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${ports.mcp}\r\nContent-Type: application/json\r\nContent-Length: ${total}\r\n\r\n`);
+    socket.on('data', () => undefined);
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let sent = 0;
+    const cut = await new Promise<boolean>((resolve) => {
+      socket.once('close', () => resolve(true)).once('error', () => resolve(true));
+      const more = (): void => {
+        while (sent < total) {
+          sent += chunk.length;
+          if (!socket.write(chunk)) return void socket.once('drain', more);
+        }
+        resolve(false);
+      };
+      more();
+    });
+    socket.destroy();
+    expect(cut, `the server read all ${total} bytes of a refused body`).toBe(true);
+    expect(sent).toBeLessThan(total);
+    await stillServing();
+  }, 30_000);
+
   it('should refuse, with 503 naming the limit, every body that would take the bytes of unfinished bodies over the cap', async () => {
     // Twelve clients each send 30,000 bytes of a 60,000-byte body and stall: the 100,000-byte cap holds three.
     const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n`;

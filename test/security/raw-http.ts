@@ -32,22 +32,22 @@ function complete(text: string): boolean {
 }
 
 /** Reads the server's answer: until it is whole, the server closes the connection, or `timeoutMs` passes. */
-export function answerOf(socket: Socket, timeoutMs = 5_000): Promise<RawAnswer> {
+export function answerOf(socket: Socket, timeoutMs = 5_000, o: { readonly keepOpen?: boolean } = {}): Promise<RawAnswer> {
   return new Promise((resolve) => {
     let text = '';
     const done = (): void => {
       clearTimeout(timer);
-      socket.destroy();
+      socket.off('data', onData).off('close', done).off('error', done);
+      if (o.keepOpen !== true) socket.destroy();
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(text);
       resolve({ status: status ? Number(status[1]) : 0, text });
     };
     const timer = setTimeout(done, timeoutMs);
-    socket.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       text += chunk.toString('latin1');
       if (complete(text)) done();
-    });
-    socket.once('close', done);
-    socket.once('error', done);
+    };
+    socket.on('data', onData).once('close', done).once('error', done);
   });
 }
 
