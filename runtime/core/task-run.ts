@@ -12,8 +12,8 @@
  * @module
  */
 import { context as otel } from '@opentelemetry/api';
-import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import { advancesProgress, isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskProgress, type TaskStatus } from '../../machines/index.js';
+import { createActor, fromCallback, type Actor, type AnyActorRef } from 'xstate';
+import { advancesProgress, isTerminalStatus, taskEvents, taskMachine, type TaskEvent, type TaskProgress, type TaskStatus } from '../../machines/index.js';
 import type { MachineGraph } from '../handlers/machine-graph.types.js';
 import { HandlerReports, type HandlerState } from './handler-reports.js';
 import { TaskTerminalError } from '../errors.js';
