@@ -16,7 +16,7 @@ import { checkRequest, checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf 
 import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskView, WaitOptions } from '../task-runtime.types.js';
 import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
 import type { TaskState, TaskStore, TaskWatch } from './task-store.js';
-import type { RunExtras } from './task-run.js';
+import type { RunExtras } from './task-run.types.js';
 import { coreFamilyRules } from './core-family.js';
 import type { PushRegistry } from '../push/push-registry.js';
 import type { PushQueue } from '../push/push.types.js';

@@ -10,7 +10,7 @@ import { taskEvents, type TaskContext, type TaskEvent, type TaskStatus } from '.
 import { InvalidArgumentError, SubtaskFailedError, TaskTerminalError } from '../errors.js';
 import type { SpawnOptions, Subtask, TaskOutcome } from '../task-runtime.types.js';
 import { SubtaskLink, type ParentRun } from './subtasks.js';
-import type { RunExtras } from './task-run.js';
+import type { RunExtras } from './task-run.types.js';
 
 /** How long a parent whose work returned waits for its leftover subtasks' ends to be recorded. */
 const SETTLE_LINKS_MS = 5_000;

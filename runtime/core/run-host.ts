@@ -9,7 +9,8 @@
 import { taskEvents, type TaskEvent } from '../../machines/index.js';
 import type { InputAnswer, TaskCheckpoint, TaskHandler } from '../task-runtime.types.js';
 import type { TraceCarrier } from '../telemetry/tracing.js';
-import { TaskRun, type RunExtras, type RunPort, type RunStart } from './task-run.js';
+import { TaskRun } from './task-run.js';
+import type { RunExtras, RunPort, RunStart } from './task-run.types.js';
 import type { TaskMetrics } from '../telemetry/metrics.js';
 
 /** What a run does: the registered handler and the task's params (none: the task has no work here). */

@@ -12,87 +12,20 @@
  * @module
  */
 import { context as otel } from '@opentelemetry/api';
-import { createActor, fromCallback, type Actor, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import { advancesProgress, isTerminalStatus, taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskInput, type TaskProgress, type TaskStatus } from '../../machines/index.js';
+import { createActor, fromCallback, type Actor, type AnyActorRef } from 'xstate';
+import { advancesProgress, isTerminalStatus, taskEvents, taskMachine, type TaskEvent, type TaskProgress, type TaskStatus } from '../../machines/index.js';
 import type { MachineGraph } from '../handlers/machine-graph.types.js';
-import { HandlerReports, type HandlerReportPort, type HandlerState } from './handler-reports.js';
+import { HandlerReports, type HandlerState } from './handler-reports.js';
 import { TaskTerminalError } from '../errors.js';
 import { taskIncarnation } from '../task-identity.js';
 import type { InputAnswer, InputRequest, TaskCheckpoint, TaskHandler } from '../task-runtime.types.js';
-import { decideOutcome, type Settled } from './outcome.js';
+import { InputIds } from './input-ids.js';
+import { decideOutcome } from './outcome.js';
 import { RunFamily } from './run-family.js';
 import { WorkContext } from './work-context.js';
-import type { SubtaskPort } from './subtasks.js';
-import type { TaskMetrics } from '../telemetry/metrics.js';
 import { RunMeter } from '../telemetry/run-meter.js';
 import { TaskSpan } from '../telemetry/task-span.js';
-import type { TraceCarrier } from '../telemetry/tracing.js';
-
-/** What a backend does for a run (and, as a {@link HandlerReportPort}, with its handler machine's graph). */
-export interface RunPort extends HandlerReportPort {
-  /**
-   * A move the work makes itself (a status message). The memory backend sends it to the actor;
-   * the NATS backend writes it to the record, whose event brings it to the actor.
-   */
-  move(event: TaskEvent): void;
-  /**
-   * Makes an input request of the work known: written with the task so that the requester can
-   * see it. Resolves `false` when the task can no longer take it (ended, or not this run's).
-   */
-  requestInput(request: InputRequest): boolean | Promise<boolean>;
-  /** Keeps the decided outcome with the task and moves it to its terminal status. */
-  end(outcome: Settled, at: number): void | Promise<void>;
-  /** Every snapshot of the actor, the first one included (the memory backend's record). */
-  observe?(snapshot: SnapshotFrom<typeof taskMachine>): void;
-  /** Told once, when the actor is terminal or the run was stopped. */
-  ended?(): void;
-  /**
-   * Keeps a checkpoint of the work with the task, for a run that resumes it elsewhere. Resolves
-   * `false` when the task can no longer take it. Without it, nothing is kept (one process).
-   */
-  checkpoint?(checkpoint: TaskCheckpoint): boolean | Promise<boolean>;
-  /** The work waits for a person: it holds nothing it does not need meanwhile (a worker slot). */
-  waiting?(): void;
-  /** An answer arrived: resolves when the work may go on with it (a worker slot is free again). */
-  resuming?(): Promise<void>;
-}
-
-/** Where the actor starts: a new task's input, or the state a record is in. */
-export type RunStart = { readonly input: TaskInput } | { readonly status: TaskStatus; readonly context: TaskContext };
-
-/** What a run needs besides its port. */
-export interface RunOptions {
-  readonly handler: TaskHandler | null;
-  readonly params: unknown;
-  readonly maxResultBytes: number | null;
-  readonly now: () => number;
-  /** Which run of the task this is. @default 1 */
-  readonly attempt?: number;
-  /** The checkpoint an earlier run kept, for a run that resumes the task. @default null */
-  readonly resumeFrom?: TaskCheckpoint | null;
-  /** The node running it, named in its checkpoints. @default null */
-  readonly node?: string | null;
-  /**
-   * The input requests earlier runs of the task made (NATS keeps them with the task). A request
-   * of this run takes the id of the first one not taken yet with the same method and params (its
-   * answer, if given, is replayed); any other gets an id after them all. @default none
-   */
-  readonly asked?: readonly { readonly inputId: string; readonly method: string; readonly params: unknown }[];
-  /** What the runtime gives every run of its handlers (subtasks, bounds of partial results). */
-  readonly extras?: RunExtras | undefined;
-  /** The node's task metrics; `null` when none are taken. @default null */
-  readonly metrics?: TaskMetrics | null;
-  /** The trace context kept with the task when it was created: its run's span joins that trace. */
-  readonly trace?: TraceCarrier | undefined;
-}
-
-/** What a runtime gives the runs of its handlers. */
-export interface RunExtras {
-  /** How the work starts subtasks; without it `spawnTask` is refused. */
-  readonly subtasks: SubtaskPort;
-  /** Bounds of the work's intermediate results (`ctx.partial`). */
-  readonly partials: { readonly maxCount: number; readonly maxBytes: number };
-}
+import type { RunOptions, RunPort, RunStart } from './task-run.types.js';
 
 /**
  * The actor system every task actor of this process lives in. A root actor builds a system of its
@@ -139,12 +72,11 @@ export class TaskRun {
   #returned = false;
   /** The work's input requests waiting for an answer; made when the work first asks. */
   #waiting: Map<string, Waiting> | null = null;
-  #inputs = 0;
+  /** Numbers the work's input requests; made when it first asks. */
+  #inputIds: InputIds | null = null;
   /** Sequence of the last checkpoint kept (by this run, or the one it resumed from). */
   #checkpointSeq: number;
   #incarnation: string | undefined;
-  /** Earlier runs' input requests not matched by one of this run yet (see `RunOptions.asked`). */
-  #asked: { readonly inputId: string; readonly method: string; readonly params: string }[] | null = null;
   #over = false;
   #begun = false;
   #stopped = false;
@@ -415,7 +347,7 @@ export class TaskRun {
   #requestInput(method: string, params: unknown, mirror = false): { readonly inputId: string; readonly answered: Promise<unknown> } {
     const context = this.actor.getSnapshot().context;
     if (this.#over) return { inputId: '', answered: Promise.reject(new TaskTerminalError(context.taskId, this.status)) };
-    const inputId = this.#inputIdFor(method, params);
+    const inputId = (this.#inputIds ??= new InputIds(this.#options.asked)).next(method, params);
     const request: InputRequest = { taskId: context.taskId, owner: context.owner, dialect: context.dialect, inputId, method, params };
     const waitingMap = (this.#waiting ??= new Map<string, Waiting>());
     const answered = new Promise<unknown>((resolve, reject) => waitingMap.set(inputId, { mirror, request, resolve, reject }));
@@ -437,24 +369,6 @@ export class TaskRun {
       refuse();
     }
     return { inputId, answered };
-  }
-
-  /**
-   * The id of an input request. A first run numbers them in the order the work asks. A later run
-   * (re-run or resumed) asks again what earlier runs asked, perhaps not from the first: it takes
-   * the id of the first earlier request with the same method and params it has not matched yet
-   * (so its answer is replayed), and a new request an id after every earlier one.
-   */
-  #inputIdFor(method: string, params: unknown): string {
-    const asked = this.#options.asked;
-    if (asked === undefined || asked.length === 0) return `input-${++this.#inputs}`;
-    this.#asked ??= asked.map((a) => ({ inputId: a.inputId, method: a.method, params: JSON.stringify(a.params ?? null) }));
-    const same = JSON.stringify(params ?? null);
-    const at = this.#asked.findIndex((a) => a.method === method && a.params === same);
-    if (at >= 0) return this.#asked.splice(at, 1)[0]!.inputId;
-    const numbers = asked.map((a) => Number(/^input-(\d+)$/.exec(a.inputId)?.[1] ?? 0));
-    this.#inputs = Math.max(this.#inputs, ...numbers);
-    return `input-${++this.#inputs}`;
   }
 
   /** The run is over: the work's signal aborts, and its unanswered requests are refused. */

@@ -10,7 +10,7 @@
 import type { TaskContext, TaskEvent, TaskInput, TaskStatus } from '../../machines/index.js';
 import type { HandlerOptions, InputAnswer, InputRequest, TaskChange, TaskHandler, TaskView } from '../task-runtime.types.js';
 import type { TaskObserver } from '../observer.types.js';
-import type { RunExtras } from './task-run.js';
+import type { RunExtras } from './task-run.types.js';
 import type { TraceCarrier } from '../telemetry/tracing.js';
 import type { SecurityReport } from '../audit/index.js';
 

@@ -96,7 +96,7 @@ describe('the handler machine position on a NATS front that never ran the handle
     const ended = await pollUntil('the task to complete', observed, (t) => t?.status === 'completed', { timeoutMs: 25_000, intervalMs: 100, diagnostics: diag });
     expect(statusOf(await getTask(wire!, taskId))).toBe('completed');
     // The final position is written before the outcome (a run waits for its last reports; see
-    // nats-last-moves.test.ts): the ended task always shows it.
+    // nats-handler-reports.test.ts): the ended task always shows it.
     expect(ended!.handler).toMatchObject({ states: ['long_job.done'], status: 'done' });
 
     // Attempt 2 starts from its checkpoint: the step it was killed in, or the one before if the

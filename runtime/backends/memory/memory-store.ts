@@ -11,7 +11,7 @@ import type { AuditLog } from '../../audit/index.js';
 import { disabledSecurityReport } from '../../audit/index.js';
 import { endingOf, type Settled } from '../../core/outcome.js';
 import type { TaskRun} from '../../core/task-run.js';
-import { type RunPort } from '../../core/task-run.js';
+import type { RunPort } from '../../core/task-run.types.js';
 import type { Moved, NewTask, TaskStore, TaskWatch } from '../../core/task-store.js';
 import { ExpiredMemory } from '../../core/expired-memory.js';
 import { shutDownMessage } from '../../core/lost-run.js';

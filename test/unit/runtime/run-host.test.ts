@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { taskEvents } from '../../../machines/index.js';
 import { RunHost } from '../../../runtime/core/run-host.js';
-import type { RunPort } from '../../../runtime/core/task-run.js';
+import type { RunPort } from '../../../runtime/core/task-run.types.js';
 
 const input = (taskId: string) => ({ taskId, owner: { sessionId: 's', principal: null }, dialect: 'sep-1686', method: 'tools/call', keepAlive: 60_000, pollFrequency: 1_000, createdAt: 0 }) as never;
 /** A port that keeps nothing: the host's bookkeeping is what is under test. */

@@ -11,7 +11,8 @@ import { createActor, initialTransition, transition, type SnapshotFrom } from 'x
 import { taskEvents, taskMachine, type TaskContext, type TaskEvent, type TaskStatus } from '../../../machines/index.js';
 import { TaskFailure, TaskTerminalError } from '../../../runtime/errors.js';
 import type { Settled } from '../../../runtime/core/outcome.js';
-import { TaskRun, type RunPort, type RunStart } from '../../../runtime/core/task-run.js';
+import { TaskRun } from '../../../runtime/core/task-run.js';
+import type { RunPort, RunStart } from '../../../runtime/core/task-run.types.js';
 import { checkResult } from '../../../runtime/task-identity.js';
 import type { InputRequest, TaskHandler, TaskHandlerContext } from '../../../runtime/task-runtime.types.js';
 
