@@ -13,10 +13,10 @@ import type { TaskRuntime } from '../../runtime/index.js';
 import { inspectorAccess } from './access.js';
 import { EventHub } from './event-hub.js';
 import { inspectorRoutes, type StreamState } from './inspector-routes.js';
-import { COUNTS_INTERVAL_MS, type Inspector, type InspectorOptions, type ListedTask, type TaskPage, type TaskQuery } from './inspector.types.js';
+import { COUNTS_INTERVAL_MS, type Inspector, type InspectorEvents, type InspectorOptions, type ListedTask, type TaskPage, type TaskQuery } from './inspector.types.js';
 import { listedTask } from './listed-task.js';
 import { HandlerDrawings } from './task-detail.js';
-import { countTasks, matchesTask, MAX_PAGE_SIZE, pageTasks } from './task-query.js';
+import { countsKey, countTasks, matchesTask, MAX_PAGE_SIZE, pageTasks } from './task-query.js';
 
 /** `http://host:port/`, with brackets around an IPv6 address. */
 function origin(host: string, port: number): string {
@@ -40,6 +40,15 @@ function pageSizeOf(options: InspectorOptions): number {
   const size = options.pageSize ?? 100;
   if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw new Error(`the inspector's pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}, got ${size}`);
   return size;
+}
+
+/** The default of `maxStreams`: many pages at once, well short of what starves the node. */
+export const DEFAULT_MAX_STREAMS = 64;
+
+function maxStreamsOf(options: InspectorOptions): number {
+  const max = options.maxStreams ?? DEFAULT_MAX_STREAMS;
+  if (!Number.isInteger(max) || max < 1) throw new Error(`the inspector's maxStreams must be a whole number of at least 1, got ${max}`);
+  return max;
 }
 
 // The process's runtime as the one node, when it has what that takes.
@@ -72,6 +81,7 @@ export async function attachInspector(runtime: InspectedRuntime, options: Inspec
   const host = options.host ?? '127.0.0.1';
   const showResults = options.showResults ?? false;
   const pageSize = pageSizeOf(options);
+  const maxStreams = maxStreamsOf(options);
   const operators = options.operators ?? {};
   const access = inspectorAccess(host, options.token, operators);
   if (access.operators && !runtime.cancel) throw new Error('inspector operators need a runtime that can cancel (runtime.cancel)');
@@ -82,22 +92,37 @@ export async function attachInspector(runtime: InspectedRuntime, options: Inspec
     const found = pageTasks(await observer.list(), query, reveal);
     return { ...found, tasks: found.tasks.map((t) => listedTask(t, reveal)), showResults, actions: cancel !== undefined };
   };
-  const hub = new EventHub<StreamState>(options.heartbeatMs ?? 15_000, {
-    event: 'counts',
-    intervalMs: COUNTS_INTERVAL_MS,
-    make: async ({ query, reveal }) => countTasks(await observer.list(), query, reveal),
-  });
+  const hub = new EventHub<StreamState>(
+    options.heartbeatMs ?? 15_000,
+    {
+      event: 'counts',
+      intervalMs: COUNTS_INTERVAL_MS,
+      // One read per tick, and one count per distinct filter set, however many streams are due.
+      make: async () => {
+        const tasks = await observer.list();
+        const counted = new Map<string, ReturnType<typeof countTasks>>();
+        return ({ query, reveal }: StreamState) => {
+          const key = countsKey(query, reveal);
+          let counts = counted.get(key);
+          if (counts === undefined) counted.set(key, (counts = countTasks(tasks, query, reveal)));
+          return counts;
+        };
+      },
+    },
+    maxStreams,
+  );
 
   const stopWatch = observer.watch((update) => {
     if (update.kind === 'removed') return hub.broadcast('removed', { key: update.key });
     const { task, entry } = update;
-    // Shaped once per kind of page (a stream that sees values in full, one that does not).
+    // Shaped once per variant (full or shortened values, in the stream's filter or not): the hub
+    // makes one frame per object, not one per stream.
     const shown: Partial<Record<'full' | 'shortened', ListedTask>> = {};
-    hub.broadcast('upsert', ({ query, reveal }: StreamState) => ({
-      task: (shown[reveal ? 'full' : 'shortened'] ??= listedTask(task, reveal)),
-      entry,
-      matches: matchesTask(task, query, reveal),
-    }));
+    const variants: Partial<Record<string, InspectorEvents['upsert']>> = {};
+    hub.broadcast('upsert', ({ query, reveal }: StreamState) => {
+      const matches = matchesTask(task, query, reveal);
+      return (variants[`${reveal}:${matches}`] ??= { task: (shown[reveal ? 'full' : 'shortened'] ??= listedTask(task, reveal)), entry, matches });
+    });
   });
   const route = inspectorRoutes({
     access,
@@ -112,6 +137,7 @@ export async function attachInspector(runtime: InspectedRuntime, options: Inspec
     cancel,
     audit: options.audit,
     status,
+    maxStreams,
   });
   const server = guardedServer('inspector', route);
   const release = async (): Promise<void> => {

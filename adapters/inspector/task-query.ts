@@ -185,6 +185,19 @@ export function countTasks(tasks: readonly ObservedTask[], query: TaskQuery, rev
   return { counts, total: matching.length };
 }
 
+/**
+ * What {@link countTasks} depends on, as a string: every filter and `reveal`, not the paging
+ * (`limit`, `cursor`). Streams whose keys are equal get the same counts, counted once.
+ *
+ * @example
+ * ```ts
+ * const key = countsKey(query, reveal);
+ * ```
+ */
+export function countsKey(query: TaskQuery, reveal: boolean): string {
+  return JSON.stringify([reveal, query.status ?? null, ...TEXT_FILTERS.map((f) => query[f] ?? null), query.since ?? null]);
+}
+
 /** One page of tasks as observed; the caller shapes them for the page (`listedTask`). */
 export interface ObservedPage extends Omit<TaskPage, 'tasks' | 'showResults' | 'actions'> {
   readonly tasks: readonly ObservedTask[];
