@@ -140,7 +140,8 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return notAllowed(res, 'GET, HEAD', req.method);
     const reveal = ctx.access.reveals(req, query);
-    // A deep link: the page reads the task id from its own URL and finds it with `/api/tasks?taskId=`.
+    // A deep link: the page reads the task id (and key) from its own URL and finds it with
+    // `/api/tasks/<key>`, else `/api/tasks?taskId=`.
     if (path === '/' || path === '/index.html' || path.startsWith('/tasks/')) return send(res, 200, 'text/html; charset=utf-8', pageHtml(ctx.access.token));
     if (path === '/inspector.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
     if (path === '/inspector.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_STYLE);

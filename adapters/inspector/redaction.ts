@@ -28,8 +28,16 @@ export function shortened(value: string): string {
   return value.length <= SHOWN ? '…' : `${value.slice(0, SHOWN)}…`;
 }
 
-/** Whether a task's id is a bearer handle: the task belongs to no requester but whoever knows the id. */
-function bearerTask(task: Pick<ObservedTask, 'owner'>): boolean {
+/**
+ * Whether a task's id is a bearer handle: the task belongs to no requester but whoever knows the
+ * id. Such an id is shown shortened to a page that does not reveal.
+ *
+ * @example
+ * ```ts
+ * const idShown = reveal || !bearerTask(task);
+ * ```
+ */
+export function bearerTask(task: Pick<ObservedTask, 'owner'>): boolean {
   return task.owner.session === ANONYMOUS_OWNER.session && task.owner.principal === null;
 }
 
