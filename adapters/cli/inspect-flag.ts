@@ -1,6 +1,6 @@
 /**
  * `--inspect PORT [--inspect-host HOST] [--inspect-token T] [--inspect-results]
- * [--inspect-operator TOKEN=NAME]…` of `mcp-tasks serve`: the inspector web page beside the
+ * [--inspect-operator TOKEN=NAME]… [--inspect-max-streams N]` of `mcp-tasks serve`: the inspector web page beside the
  * server, whatever its transport or backend.
  *
  * @module
@@ -10,7 +10,7 @@ import { parseAuthTokens } from '../http/auth.js';
 import type { AuditLogger } from '../../runtime/audit/audit.types.js';
 import type { TaskRuntime } from '../../runtime/index.js';
 import { validOperators } from '../inspector/access.js';
-import { attachInspector } from '../inspector/attach-inspector.js';
+import { attachInspector, DEFAULT_MAX_STREAMS } from '../inspector/attach-inspector.js';
 import type { Inspector } from '../inspector/inspector.types.js';
 import { log } from '../log.js';
 
@@ -21,6 +21,7 @@ export const INSPECT_FLAG_SPECS = {
   'inspect-token': { type: 'string' },
   'inspect-results': { type: 'boolean' },
   'inspect-operator': { type: 'string', multiple: true },
+  'inspect-max-streams': { type: 'string' },
 } as const;
 
 /**
@@ -42,7 +43,9 @@ export const INSPECT_FLAGS_HELP = `Inspector (a web page of every task, live; wi
                              an operator who may cancel any task from the page, with 'Authorization:
                              Bearer TOKEN' (also grants reading); each action is audited with NAME.
                              Repeatable [MCP_TASKS_INSPECT_OPERATORS=TOKEN=NAME,...]. Default none:
-                             the page offers no action`;
+                             the page offers no action
+  --inspect-max-streams N    most live pages (event streams) served at once; one more gets 503 with
+                             Retry-After (default ${DEFAULT_MAX_STREAMS})`;
 
 type InspectFlagValues = {
   readonly inspect?: string | undefined;
@@ -50,6 +53,7 @@ type InspectFlagValues = {
   readonly 'inspect-token'?: string | undefined;
   readonly 'inspect-results'?: boolean | undefined;
   readonly 'inspect-operator'?: readonly string[] | undefined;
+  readonly 'inspect-max-streams'?: string | undefined;
 };
 
 /** What the node gives the inspector beside its runtime. */
@@ -76,7 +80,7 @@ const cliAudit: AuditLogger = {
  * @param env - the environment (`MCP_TASKS_INSPECT_TOKEN`, `MCP_TASKS_INSPECT_OPERATORS`)
  * @param wiring - the cluster status source and the audit logger of the node
  * @returns the inspector, or `undefined` without `--inspect`
- * @throws Error for a bad port, a bad operator, inspector flags without `--inspect`, or a port in use
+ * @throws Error for a bad port, a bad operator, a bad `--inspect-max-streams`, inspector flags without `--inspect`, or a port in use
  * @example
  * ```ts
  * const inspector = await startInspector(runtime, values, process.env, { audit: runtimeOptions.audit?.logger });
@@ -86,12 +90,16 @@ const cliAudit: AuditLogger = {
  */
 export async function startInspector(runtime: TaskRuntime, values: InspectFlagValues, env: NodeJS.ProcessEnv, wiring: InspectorWiring = {}): Promise<Inspector | undefined> {
   if (values.inspect === undefined) {
-    const stray = (['inspect-host', 'inspect-token', 'inspect-results', 'inspect-operator'] as const).find((f) => values[f] !== undefined);
+    const stray = (['inspect-host', 'inspect-token', 'inspect-results', 'inspect-operator', 'inspect-max-streams'] as const).find((f) => values[f] !== undefined);
     if (stray) throw new Error(`--${stray} needs --inspect PORT`);
     return undefined;
   }
   const port = Number(values.inspect);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--inspect expects a port number, got '${values.inspect}'`);
+  const maxStreams = values['inspect-max-streams'] === undefined ? undefined : Number(values['inspect-max-streams']);
+  if (maxStreams !== undefined && !(Number.isInteger(maxStreams) && maxStreams >= 1)) {
+    throw new Error(`--inspect-max-streams expects a whole number of at least 1, got '${values['inspect-max-streams']}'`);
+  }
   const token = values['inspect-token'] ?? env['MCP_TASKS_INSPECT_TOKEN'];
   const operators = parseAuthTokens(values['inspect-operator'] ?? [], env['MCP_TASKS_INSPECT_OPERATORS'], { name: '--inspect-operator', shape: 'TOKEN=NAME' });
   try {
@@ -107,6 +115,7 @@ export async function startInspector(runtime: TaskRuntime, values: InspectFlagVa
     operators,
     audit: wiring.audit ?? cliAudit,
     ...(wiring.status && { status: wiring.status() }),
+    ...(maxStreams !== undefined && { maxStreams }),
   });
   const operatorNames = [...new Set(Object.values(operators))];
   log('info', `inspector at ${inspector.url}`, { url: inspector.url, tokenRequired: inspector.token !== null, results: values['inspect-results'] === true, operators: operatorNames });

@@ -9,14 +9,14 @@
 import { closeServer, guardedServer } from '../http/front.js';
 import { localStatusSource, type LocalStatusRuntime } from '../http/local-status.js';
 import type { StatusSource } from '../http/status-endpoint.js';
-import type { ObservedTask, TaskRuntime } from '../../runtime/index.js';
+import type { TaskRuntime } from '../../runtime/index.js';
 import { inspectorAccess } from './access.js';
 import { EventHub } from './event-hub.js';
 import { inspectorRoutes, type StreamState } from './inspector-routes.js';
-import { COUNTS_INTERVAL_MS, type Inspector, type InspectorEvents, type InspectorOptions, type TaskPage, type TaskQuery } from './inspector.types.js';
+import { COUNTS_INTERVAL_MS, type Inspector, type InspectorEvents, type InspectorOptions, type ListedTask, type TaskPage, type TaskQuery } from './inspector.types.js';
 import { listedTask } from './listed-task.js';
 import { HandlerDrawings } from './task-detail.js';
-import { countTasks, matchesTask, MAX_PAGE_SIZE, pageTasks } from './task-query.js';
+import { countsKey, countTasks, matchesTask, MAX_PAGE_SIZE, pageTasks } from './task-query.js';
 
 /** `http://host:port/`, with brackets around an IPv6 address. */
 function origin(host: string, port: number): string {
@@ -40,6 +40,15 @@ function pageSizeOf(options: InspectorOptions): number {
   const size = options.pageSize ?? 100;
   if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw new Error(`the inspector's pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}, got ${size}`);
   return size;
+}
+
+/** The default of `maxStreams`: many pages at once, well short of what starves the node. */
+export const DEFAULT_MAX_STREAMS = 64;
+
+function maxStreamsOf(options: InspectorOptions): number {
+  const max = options.maxStreams ?? DEFAULT_MAX_STREAMS;
+  if (!Number.isInteger(max) || max < 1) throw new Error(`the inspector's maxStreams must be a whole number of at least 1, got ${max}`);
+  return max;
 }
 
 // The process's runtime as the one node, when it has what that takes.
@@ -72,6 +81,7 @@ export async function attachInspector(runtime: InspectedRuntime, options: Inspec
   const host = options.host ?? '127.0.0.1';
   const showResults = options.showResults ?? false;
   const pageSize = pageSizeOf(options);
+  const maxStreams = maxStreamsOf(options);
   const operators = options.operators ?? {};
   const access = inspectorAccess(host, options.token, operators);
   if (access.operators && !runtime.cancel) throw new Error('inspector operators need a runtime that can cancel (runtime.cancel)');
@@ -82,36 +92,36 @@ export async function attachInspector(runtime: InspectedRuntime, options: Inspec
     const found = pageTasks(await observer.list(), query, reveal);
     return { ...found, tasks: found.tasks.map((t) => listedTask(t, reveal)), showResults, actions: cancel !== undefined };
   };
-  // Every stream's counts are due at about the same moments: one read of the tasks per half
-  // interval, and one count per distinct filter within it, whatever the number of streams (each
-  // stream counting 10,000 tasks for itself saturated the process with a few dozen pages open).
-  let tick: { readonly at: number; readonly tasks: Promise<ObservedTask[]>; readonly counts: Map<string, Promise<Pick<TaskPage, 'counts' | 'total'>>> } | null = null;
-  const countsFor = ({ query, reveal }: StreamState): Promise<Pick<TaskPage, 'counts' | 'total'>> => {
-    const now = Date.now();
-    if (tick === null || now - tick.at >= COUNTS_INTERVAL_MS / 2) tick = { at: now, tasks: observer.list(), counts: new Map() };
-    // Paging does not change the counts (JSON leaves the undefined out).
-    const key = JSON.stringify([{ ...query, cursor: undefined, limit: undefined }, reveal]);
-    let counted = tick.counts.get(key);
-    if (counted === undefined) {
-      counted = tick.tasks.then((tasks) => countTasks(tasks, query, reveal));
-      tick.counts.set(key, counted);
-    }
-    return counted;
-  };
-  const hub = new EventHub<StreamState>(options.heartbeatMs ?? 15_000, { event: 'counts', intervalMs: COUNTS_INTERVAL_MS, make: countsFor });
+  const hub = new EventHub<StreamState>(
+    options.heartbeatMs ?? 15_000,
+    {
+      event: 'counts',
+      intervalMs: COUNTS_INTERVAL_MS,
+      // One read per tick, and one count per distinct filter set, however many streams are due.
+      make: async () => {
+        const tasks = await observer.list();
+        const counted = new Map<string, ReturnType<typeof countTasks>>();
+        return ({ query, reveal }: StreamState) => {
+          const key = countsKey(query, reveal);
+          let counts = counted.get(key);
+          if (counts === undefined) counted.set(key, (counts = countTasks(tasks, query, reveal)));
+          return counts;
+        };
+      },
+    },
+    maxStreams,
+  );
 
   const stopWatch = observer.watch((update) => {
     if (update.kind === 'removed') return hub.broadcast('removed', { key: update.key });
     const { task, entry } = update;
-    // Shaped once per kind of stream (values in full or not, the task matching its filters or
-    // not): the hub writes one frame per distinct object.
-    const shaped = new Map<string, InspectorEvents['upsert']>();
+    // Shaped once per variant (full or shortened values, in the stream's filter or not): the hub
+    // makes one frame per object, not one per stream.
+    const shown: Partial<Record<'full' | 'shortened', ListedTask>> = {};
+    const variants: Partial<Record<string, InspectorEvents['upsert']>> = {};
     hub.broadcast('upsert', ({ query, reveal }: StreamState) => {
       const matches = matchesTask(task, query, reveal);
-      const kind = `${reveal}:${matches}`;
-      let data = shaped.get(kind);
-      if (data === undefined) shaped.set(kind, (data = { task: listedTask(task, reveal), entry, matches }));
-      return data;
+      return (variants[`${reveal}:${matches}`] ??= { task: (shown[reveal ? 'full' : 'shortened'] ??= listedTask(task, reveal)), entry, matches });
     });
   });
   const route = inspectorRoutes({
@@ -127,6 +137,7 @@ export async function attachInspector(runtime: InspectedRuntime, options: Inspec
     cancel,
     audit: options.audit,
     status,
+    maxStreams,
   });
   const server = guardedServer('inspector', route);
   const release = async (): Promise<void> => {

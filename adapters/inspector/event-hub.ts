@@ -1,8 +1,10 @@
 /**
  * The live streams of the inspector (`GET /api/events`): Server-Sent Events to every open page,
  * each stream starting with a full snapshot, then every change as it happens. Each stream has its
- * own state (its query): a broadcast is shaped per stream, and a stream's `counts` follow changes
- * at most once per interval.
+ * own state (its query): a broadcast is shaped per stream, and the streams' `counts` follow changes
+ * at most once per interval. With thousands of tasks and dozens of pages, work per change must not
+ * grow with the streams: a broadcast writes each distinct frame's text once, and a paced tick reads
+ * once for every stream due.
  *
  * @module
  */
@@ -20,19 +22,18 @@ interface Client<S> {
   readonly state: S;
   /** Events that arrived before the snapshot went out, sent right after it. */
   held: string[] | null;
-  /** When its last paced event was sent (epoch ms), and the one due, if any. */
-  pacedAt: number;
-  paced: NodeJS.Timeout | null;
 }
 
 /**
- * An event a stream gets after changes, at most every `intervalMs` (its `counts`): `make` reads
- * what it carries for that stream's state when it is due, so one event covers a burst of changes.
+ * An event streams get after changes, at most every `intervalMs` (their `counts`), so one event
+ * covers a burst of changes. At each tick `make` gets the states of every stream a change touched
+ * and resolves to what each of them gets: it reads once for all of them, and returns the same
+ * object for streams that get the same data, whose frame is then made once.
  */
 export interface PacedEvent<S> {
   readonly event: string;
   readonly intervalMs: number;
-  make(state: S): Promise<unknown>;
+  make(states: readonly S[]): Promise<(state: S) => unknown>;
 }
 
 /**
@@ -48,7 +49,8 @@ export function frame(event: string, data: unknown): string {
 }
 
 /**
- * Every open event stream, with its state `S`, and a heartbeat comment on each every `heartbeatMs`.
+ * Every open event stream, with its state `S`, and a heartbeat comment on each every `heartbeatMs`;
+ * at most `maxStreams` open at once.
  *
  * @example
  * ```ts
@@ -61,9 +63,15 @@ export class EventHub<S = undefined> {
   readonly #clients = new Set<Client<S>>();
   readonly #heartbeat: NodeJS.Timeout;
   readonly #paced: PacedEvent<S> | undefined;
+  readonly #maxStreams: number;
+  /** Streams a change touched since the last paced tick; the tick due, and when the last one ran. */
+  readonly #due = new Set<Client<S>>();
+  #tick: NodeJS.Timeout | null = null;
+  #tickedAt = 0;
 
-  constructor(heartbeatMs: number, paced?: PacedEvent<S>) {
+  constructor(heartbeatMs: number, paced?: PacedEvent<S>, maxStreams = Number.POSITIVE_INFINITY) {
     this.#paced = paced;
+    this.#maxStreams = maxStreams;
     this.#heartbeat = setInterval(() => {
       for (const client of this.#clients) this.#write(client, ': heartbeat\n\n');
     }, heartbeatMs);
@@ -74,8 +82,12 @@ export class EventHub<S = undefined> {
    * Starts a stream on `res`: the headers, then `first()` (the snapshot), then every broadcast.
    * Broadcasts made while `first()` runs are held and sent after it, so that the snapshot, taken
    * after the stream joined, misses nothing.
+   *
+   * @returns `false`, having written nothing, when `maxStreams` are open already (the caller refuses)
    */
-  async open(res: ServerResponse, state: S, first: () => Promise<string>): Promise<void> {
+  async open(res: ServerResponse, state: S, first: () => Promise<string>): Promise<boolean> {
+    // Checked and joined in one synchronous step: concurrent requests cannot both take the last place.
+    if (this.#clients.size >= this.#maxStreams) return false;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -83,7 +95,7 @@ export class EventHub<S = undefined> {
       // A reverse proxy (nginx) would otherwise buffer the stream and delay every update.
       'x-accel-buffering': 'no',
     });
-    const client: Client<S> = { res, state, held: [], pacedAt: 0, paced: null };
+    const client: Client<S> = { res, state, held: [] };
     this.#clients.add(client);
     res.once('close', () => this.#forget(client));
     // `retry`: reconnect soon after the server restarts.
@@ -93,35 +105,29 @@ export class EventHub<S = undefined> {
       snapshot = await first();
     } catch {
       this.#drop(client);
-      return;
+      return true;
     }
     const held = client.held ?? [];
     client.held = null;
     this.#write(client, snapshot);
     for (const text of held) this.#write(client, text);
+    return true;
   }
 
   /**
    * Sends one named event to every stream: `data`, or what `data(state)` makes of each stream's
-   * state. Then, with a paced event, schedules it on each stream.
+   * state (the same object for streams that get the same data: its frame is made once). Then,
+   * with a paced event, schedules it for every stream.
    */
   broadcast(event: string, data: unknown): void {
     if (this.#clients.size === 0) return;
-    const shared = typeof data === 'function' ? null : frame(event, data);
-    // Streams whose state makes the same data (the same object) share one frame: serialising the
-    // same task once per open page was most of a broadcast's cost with dozens of pages open.
+    const shape = typeof data === 'function' ? (data as (state: S) => unknown) : () => data;
     const frames = new Map<unknown, string>();
-    const frameOf = (value: unknown): string => {
-      let text = frames.get(value);
-      if (text === undefined) frames.set(value, (text = frame(event, value)));
-      return text;
-    };
     for (const client of this.#clients) {
-      const text = shared ?? frameOf((data as (state: S) => unknown)(client.state));
-      if (client.held) client.held.push(text);
-      else this.#write(client, text);
-      this.#pace(client);
+      this.#send(client, framed(frames, event, shape(client.state)));
+      this.#due.add(client);
     }
+    this.#pace();
   }
 
   /** How many streams are open. */
@@ -132,26 +138,36 @@ export class EventHub<S = undefined> {
   /** Ends every stream and the heartbeat. */
   close(): void {
     clearInterval(this.#heartbeat);
+    if (this.#tick !== null) clearTimeout(this.#tick);
     for (const client of this.#clients) this.#drop(client);
   }
 
-  // The paced event once its interval since the last has passed; one timer per stream at most.
-  #pace(client: Client<S>): void {
+  // The paced event once its interval since the last tick has passed: one timer for every stream.
+  #pace(): void {
     const paced = this.#paced;
-    if (!paced || client.paced !== null) return;
-    const wait = Math.max(0, client.pacedAt + paced.intervalMs - Date.now());
-    client.paced = setTimeout(() => {
-      // Cleared first: a change while `make` reads schedules the next one, so none is missed.
-      client.paced = null;
-      client.pacedAt = Date.now();
-      void paced.make(client.state).then(
-        (data) => {
-          if (this.#clients.has(client)) this.#write(client, frame(paced.event, data));
+    if (!paced || this.#tick !== null) return;
+    const wait = Math.max(0, this.#tickedAt + paced.intervalMs - Date.now());
+    this.#tick = setTimeout(() => {
+      // Cleared first: a change while `make` reads schedules the next tick, so none is missed.
+      this.#tick = null;
+      this.#tickedAt = Date.now();
+      const due = [...this.#due];
+      this.#due.clear();
+      void paced.make(due.map((c) => c.state)).then(
+        (shape) => {
+          const frames = new Map<unknown, string>();
+          for (const client of due) if (this.#clients.has(client)) this.#send(client, framed(frames, paced.event, shape(client.state)));
         },
         // Unreadable now (the runtime is closing): the next change schedules another.
         () => undefined,
       );
     }, wait);
+  }
+
+  // After the snapshot, or held until it went out.
+  #send(client: Client<S>, text: string): void {
+    if (client.held) client.held.push(text);
+    else this.#write(client, text);
   }
 
   #write(client: Client<S>, text: string): void {
@@ -161,11 +177,18 @@ export class EventHub<S = undefined> {
 
   #forget(client: Client<S>): void {
     this.#clients.delete(client);
-    if (client.paced !== null) clearTimeout(client.paced);
+    this.#due.delete(client);
   }
 
   #drop(client: Client<S>): void {
     this.#forget(client);
     client.res.end();
   }
+}
+
+// The frame of `data`, made once per distinct object over one broadcast or tick.
+function framed(frames: Map<unknown, string>, event: string, data: unknown): string {
+  let text = frames.get(data);
+  if (text === undefined) frames.set(data, (text = frame(event, data)));
+  return text;
 }

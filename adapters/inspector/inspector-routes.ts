@@ -51,6 +51,8 @@ export interface InspectorRouteContext {
   readonly audit?: AuditLogger | undefined;
   /** Where `/api/cluster` reads; 404 without. */
   readonly status?: StatusSource | undefined;
+  /** The most event streams the hub serves at once (named in the 503 past it). */
+  readonly maxStreams: number;
 }
 
 const TASK_PATH = '/api/tasks/';
@@ -146,7 +148,8 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return notAllowed(res, 'GET, HEAD', req.method);
     const reveal = ctx.access.reveals(req, query);
-    // A deep link: the page reads the task id from its own URL and finds it with `/api/tasks?taskId=`.
+    // A deep link: the page reads the task id (and key) from its own URL and finds it with
+    // `/api/tasks/<key>`, else `/api/tasks?taskId=`.
     if (path === '/' || path === '/index.html' || path.startsWith('/tasks/')) return send(res, 200, 'text/html; charset=utf-8', pageHtml(ctx.access.token));
     if (path === '/inspector.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
     if (path === '/inspector.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_STYLE);
@@ -165,7 +168,11 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
     if (path === '/api/cluster') return cluster(ctx, res, reveal);
     if (path === '/api/events') {
       const parsed = queryOf(ctx, res, query);
-      if (parsed) await ctx.hub.open(res, { query: parsed, reveal }, async () => frame('snapshot', await ctx.page(parsed, reveal)));
+      if (parsed && !(await ctx.hub.open(res, { query: parsed, reveal }, async () => frame('snapshot', await ctx.page(parsed, reveal))))) {
+        // An EventSource retries a 503 never by itself: the page's own reconnect (or a person) does, later.
+        res.setHeader('retry-after', '10');
+        json(res, 503, { error: `Service Unavailable: ${ctx.maxStreams} event streams are open, the most this inspector serves (maxStreams, --inspect-max-streams); close a page or retry later` });
+      }
       return;
     }
     return json(res, 404, { error: `Not found: ${path}` });

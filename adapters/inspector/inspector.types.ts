@@ -78,6 +78,13 @@ export interface InspectorOptions {
    * @default 100 (the most a request may ask for: 500)
    */
   readonly pageSize?: number;
+  /**
+   * Most event streams (`/api/events`, one per open page) served at once; one more is refused
+   * with 503 and `Retry-After`. Each stream costs work on every change, so an unbounded number
+   * of them (a script, many forgotten tabs) could starve the node.
+   * @default 64
+   */
+  readonly maxStreams?: number;
 }
 
 /**

@@ -29,11 +29,12 @@ export function shortened(value: string): string {
 }
 
 /**
- * Whether a task's id is a bearer handle: the task belongs to no requester but whoever knows the id.
+ * Whether a task's id is a bearer handle: the task belongs to no requester but whoever knows the
+ * id. Such an id is shown shortened to a page that does not reveal.
  *
  * @example
  * ```ts
- * const id = bearerTask(task) ? shortened(task.taskId) : task.taskId;
+ * const idShown = reveal || !bearerTask(task);
  * ```
  */
 export function bearerTask(task: Pick<ObservedTask, 'owner'>): boolean {

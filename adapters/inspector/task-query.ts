@@ -8,7 +8,7 @@
 import { TaskStatus } from '../../machines/index.js';
 import type { ObservedTask } from '../../runtime/index.js';
 import type { TaskPage, TaskQuery } from './inspector.types.js';
-import { withoutCredentials } from './redaction.js';
+import { bearerTask, withoutCredentials } from './redaction.js';
 
 /** The most tasks one page may hold (`limit`). */
 export const MAX_PAGE_SIZE = 500;
@@ -119,7 +119,8 @@ export function parseTaskQuery(params: URLSearchParams, pageSize: number): { que
 /**
  * Whether `task` passes every filter of `query` (`status` included unless `ignoreStatus`).
  * `owner` matches the principal, or the session id only when `reveal` (the page proved to be an
- * operator's): a page that sees session ids shortened must not be able to probe them. Free text
+ * operator's): a page that sees session ids shortened must not be able to probe them; `taskId`
+ * likewise matches a bearer task's id only when `reveal`. Free text
  * (`q`) searches what the page is shown, for the same reason.
  *
  * @param task - the task as observed
@@ -138,7 +139,8 @@ export function matchesTask(task: ObservedTask, query: TaskQuery, reveal: boolea
   if (query.node !== undefined && task.node !== query.node) return false;
   if (query.dialect !== undefined && task.dialect !== query.dialect) return false;
   if (query.since !== undefined && task.createdAt < query.since) return false;
-  if (query.taskId !== undefined && task.taskId !== query.taskId) return false;
+  // A page that sees an id shortened must not be able to probe it either.
+  if (query.taskId !== undefined && (task.taskId !== query.taskId || (!reveal && bearerTask(task)))) return false;
   if (query.owner !== undefined && task.owner.principal !== query.owner && !(reveal && task.owner.session === query.owner)) return false;
   if (query.q !== undefined) {
     const shown = reveal ? task : withoutCredentials(task);
@@ -183,6 +185,19 @@ function select(tasks: readonly ObservedTask[], query: TaskQuery, reveal: boolea
 export function countTasks(tasks: readonly ObservedTask[], query: TaskQuery, reveal: boolean): Pick<TaskPage, 'counts' | 'total'> {
   const { counts, matching } = select(tasks, query, reveal);
   return { counts, total: matching.length };
+}
+
+/**
+ * What {@link countTasks} depends on, as a string: every filter and `reveal`, not the paging
+ * (`limit`, `cursor`). Streams whose keys are equal get the same counts, counted once.
+ *
+ * @example
+ * ```ts
+ * const key = countsKey(query, reveal);
+ * ```
+ */
+export function countsKey(query: TaskQuery, reveal: boolean): string {
+  return JSON.stringify([reveal, query.status ?? null, ...TEXT_FILTERS.map((f) => query[f] ?? null), query.since ?? null]);
 }
 
 /** One page of tasks as observed; the caller shapes them for the page (`listedTask`). */

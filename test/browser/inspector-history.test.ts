@@ -5,10 +5,11 @@
  * a timeline entry shows both diagrams as they were then (and live updates do not move them) until
  * Back to live; `ask_name` shows the question it asks; `/tasks/<taskId>` opens a task after a
  * reload, the URL follows the selection and the filters, back/forward work, and an unknown id
- * says so. Pictures: `docShot` (see `inspector-page.ts`).
+ * says so; an anonymous task, whose id the page sees shortened, is linked with its key. Pictures: `docShot` (see `inspector-page.ts`).
  */
 import { describe, expect, it } from 'vitest';
 import { docShot, inspectorSuite, onlyCurrent } from '../integration/harness/inspector-page.js';
+import { extWire } from '../integration/harness/ext-wire.js';
 import { create2025 } from '../integration/harness/task-calls.js';
 
 const TEST_TIMEOUT_MS = 60_000;
@@ -162,6 +163,29 @@ describe('inspector page: the handler machine, live and stepped through its hist
       await probe.see(page.locator('#detail'), 'no detail for an unknown id', 'hidden');
       expect(t.uncaught(), 'uncaught errors in the page').toEqual([]);
       expect(t.wire.violations, 'protocol violations seen by the MCP client').toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "should link an anonymous task, whose id the page sees shortened, with its key, and open that link after a reload",
+    async () => {
+      const { page, probe } = t;
+      const bearerId = String((await extWire(t.server.url).call('sleep', { ms: 60_000 }))['taskId']);
+      const shown = `${bearerId.slice(0, 8)}…`;
+      await page.goto(t.server.inspectorUrl);
+      await probe.see(t.row(shown), `the anonymous task's row, its id shortened (${shown})`);
+      await t.row(shown).click();
+      await probe.see(page.locator('#detail-title', { hasText: shown }), `#detail-title to show ${shown}`);
+      const link = new URL(page.url());
+      expect(decodeURIComponent(link.pathname)).toBe(`/tasks/${shown}`);
+      const key = await t.row(shown).getAttribute('data-task-key');
+      expect(link.searchParams.get('key'), 'the link names the task by its key').toBe(key);
+      expect(page.url()).not.toContain(bearerId);
+      await page.reload();
+      await probe.see(page.locator('#detail-title', { hasText: shown }), 'the reloaded link to open the anonymous task');
+      await probe.see(page.locator('#notice'), 'no notice', 'hidden');
+      expect(t.uncaught(), 'uncaught errors in the page').toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );

@@ -85,10 +85,20 @@ describe.each(['memory', 'nats'] as const)('inspector exposure (%s)', (backend) 
     expect(JSON.stringify(await cluster())).not.toContain(jobId);
   });
 
-  it('should show them in full to an operator who holds the token', async () => {
+  it("should not find an anonymous task by its full id (taskId) on a page that sees it shortened, and find a session-bound one", async () => {
+    const { bearerId, sessionTaskId } = await withTasks([]);
+    const base = new URL(server!.inspectorUrl);
+    const byId = async (id: string): Promise<number> => ((await (await fetch(new URL(`/api/tasks?taskId=${encodeURIComponent(id)}`, base))).json()) as { total: number }).total;
+    expect(await byId(bearerId)).toBe(0);
+    expect(await byId(sessionTaskId)).toBe(1);
+  });
+
+  it('should show them in full to an operator who holds the token, and find an anonymous task by its id', async () => {
     const { sessionId, bearerId } = await withTasks(['--inspect-token', 'operator-secret']);
     const { text } = await everythingShown(server!);
     expect(text).toContain(sessionId);
     expect(text).toContain(bearerId);
+    const found = (await (await fetch(new URL(`/api/tasks?taskId=${encodeURIComponent(bearerId)}`, server!.inspectorUrl), { headers: { authorization: 'Bearer operator-secret' } })).json()) as { total: number };
+    expect(found.total).toBe(1);
   });
 });

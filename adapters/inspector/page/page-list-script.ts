@@ -66,10 +66,11 @@ function listQuery() {
   return query;
 }
 
-// Whether a link to the task needs its key: another listed task has the same id (ids are unique
-// per owner only).
+// Whether a link to the task needs its key: its id is shown shortened (an anonymous task's, on a
+// page that needs no token: the server finds no task by it), or another listed task has the same
+// id (ids are unique per owner only).
 function keyNeeded(task) {
-  if (state.filters.taskId) return true;
+  if (state.filters.taskId || task.taskId.endsWith('\u2026')) return true;
   for (const other of state.tasks.values()) if (other.taskId === task.taskId && other.key !== task.key) return true;
   return false;
 }
@@ -273,9 +274,12 @@ async function openLocation() {
     if (!sameFilters(Object.assign({}, filters, state.filters.taskId ? { taskId: state.filters.taskId } : {}), state.filters)) setFilters(filters);
     return;
   }
-  const res = await api('/api/tasks?' + new URLSearchParams({ taskId: at.taskId, limit: '500' }).toString());
-  const found = res.ok ? (await res.json()).tasks : [];
-  const chosen = found.length === 1 ? found[0] : found.find((t) => t.key === at.key);
+  // The key names one task: asked for directly (the id may be one the page sees only shortened).
+  const res = at.key
+    ? await api('/api/tasks/' + encodeURIComponent(at.key))
+    : await api('/api/tasks?' + new URLSearchParams({ taskId: at.taskId, limit: '500' }).toString());
+  const found = !res.ok ? [] : at.key ? [(await res.json()).task] : (await res.json()).tasks;
+  const chosen = found.length === 1 ? found[0] : null;
   if (chosen) {
     notice('');
     if (!sameFilters(filters, state.filters)) setFilters(filters);
