@@ -79,8 +79,9 @@ export const REFUSED_BODY_DRAIN = { bytes: 64 * 1024 * 1024, ms: 10_000 } as con
  *
  * A refused body (413, 503) is not destroyed: its rest is read and dropped, within
  * {@link REFUSED_BODY_DRAIN}, so that the caller's answer reaches the client whole. Callers answer
- * at once and keep the connection (no `Connection: close`: Node would close it after the answer,
- * under a client still sending).
+ * the refusal without `Connection: close` (Node would close under a client still sending); a
+ * client that asked for the connection to close (`Connection: close`, HTTP/1.0) is closed by Node
+ * right after the answer, so its refusal is thrown once its body has been read instead.
  *
  * @param options - `maxBytes`: the largest body accepted; `pending`: the node's count of bytes arriving
  * @throws BodyRefusal 413 past `maxBytes`, 503 when the node holds too many unfinished bytes, 400
@@ -102,8 +103,9 @@ export function readBody(req: IncomingMessage, options: { readonly maxBytes: num
     const refuse = (refusal: BodyRefusal): void => {
       settle();
       chunks.length = 0;
-      drainRefused(req);
-      reject(refusal);
+      const drained = drainRefused(req);
+      if (closedAfterAnswer(req)) void drained.then(() => reject(refusal));
+      else reject(refusal);
     };
     const onData = (chunk: Buffer): void => {
       if (size + chunk.length > maxBytes) return refuse(new BodyRefusal(413, `Request body is larger than ${maxBytes} bytes (maxBodyBytes; raise it with --max-body-bytes N)`, 'maxBodyBytes'));
@@ -125,25 +127,44 @@ export function readBody(req: IncomingMessage, options: { readonly maxBytes: num
     if (req.readableEnded) return resolve(Buffer.alloc(0));
     if (req.destroyed) return onGone();
     req.on('data', onData).on('end', onEnd).on('close', onGone).on('error', onGone);
+    // A request paused before (by middleware) would not flow for a 'data' listener alone.
+    req.resume();
   });
 }
 
-/** Reads and drops the rest of a refused body, within {@link REFUSED_BODY_DRAIN}; past it, cuts the connection. */
-function drainRefused(req: IncomingMessage): void {
-  if (req.readableEnded || req.destroyed) return;
-  let dropped = 0;
-  const cut = (): void => {
-    done();
-    req.socket?.destroy();
-  };
-  const onData = (chunk: Buffer): void => {
-    dropped += chunk.length;
-    if (dropped > REFUSED_BODY_DRAIN.bytes) cut();
-  };
-  const timer = setTimeout(cut, REFUSED_BODY_DRAIN.ms).unref();
-  const done = (): void => {
-    clearTimeout(timer);
-    req.off('data', onData).off('end', done).off('close', done);
-  };
-  req.on('data', onData).once('end', done).once('close', done);
+/** Whether Node closes the connection once the answer is written: the client asked it to. */
+function closedAfterAnswer(req: IncomingMessage): boolean {
+  const connection = String(req.headers.connection ?? '').toLowerCase();
+  if (/(?:^|,)\s*close\s*(?:,|$)/.test(connection)) return true;
+  return req.httpVersionMajor === 1 && req.httpVersionMinor === 0 && !/(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection);
+}
+
+/**
+ * Reads and drops the rest of a refused body, within {@link REFUSED_BODY_DRAIN}; past it, cuts the
+ * connection. Resolves once the body has ended, the connection has closed, or it was cut.
+ */
+function drainRefused(req: IncomingMessage): Promise<void> {
+  if (req.readableEnded || req.destroyed) return Promise.resolve();
+  const socket = req.socket;
+  return new Promise((resolve) => {
+    let dropped = 0;
+    const done = (): void => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', done).off('close', done);
+      // Once answered, Node no longer ends this request when its connection closes: the socket says so.
+      socket?.off('close', done);
+      resolve();
+    };
+    const cut = (): void => {
+      done();
+      socket?.destroy();
+    };
+    const onData = (chunk: Buffer): void => {
+      dropped += chunk.length;
+      if (dropped > REFUSED_BODY_DRAIN.bytes) cut();
+    };
+    const timer = setTimeout(cut, REFUSED_BODY_DRAIN.ms).unref();
+    req.on('data', onData).once('end', done).once('close', done);
+    socket?.once('close', done);
+  });
 }

@@ -119,23 +119,33 @@ describe.each([
     await stillServing();
   });
 
-  it('should let a client that sends all of an oversized body read its 413 whole, and serve its next request on the same connection', async () => {
+  it.each(['keep-alive', 'close'] as const)('should let a client (Connection: %s) that sends all of an oversized body read its 413 whole, then serve its next request on the connection or close it', async (connection) => {
     // More than the kernel's socket buffers hold (a few MiB on loopback): the write ends only if the server reads it.
     const body = padded(12 * 1024 * 1024);
     const socket = await openSocket(ports.mcp);
     // Like a busy client: nothing is read until every byte is sent. Closing under such a client
     // resets the connection, and the reset drops the 413 before the client reads it ("fetch failed").
     socket.pause();
-    const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${ports.mcp}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${ports.mcp}\r\nConnection: ${connection}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
     const written = await new Promise<Error | null>((resolve) => socket.write(head + body, (error) => resolve(error ?? null)));
     expect(written?.message ?? null).toBeNull();
     socket.resume();
     const refused = await answerOf(socket, 10_000, { keepOpen: true });
     expect(refused.status, refused.text.slice(0, 300)).toBe(413);
     expect(refused.text).toContain('(maxBodyBytes; raise it with --max-body-bytes N)');
-    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${ports.mcp}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(INITIALIZE)}\r\n\r\n${INITIALIZE}`);
-    const next = await answerOf(socket, 10_000);
-    expect(next.status, next.text.slice(0, 300)).toBe(200);
+    if (connection === 'close') {
+      // As asked: closed after the answer (an end, not a reset).
+      const ended = await new Promise<string>((resolve) => {
+        socket.once('end', () => resolve('end')).once('error', (error) => resolve(error.message));
+        socket.resume();
+      });
+      expect(ended).toBe('end');
+      socket.destroy();
+    } else {
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${ports.mcp}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(INITIALIZE)}\r\n\r\n${INITIALIZE}`);
+      const next = await answerOf(socket, 10_000);
+      expect(next.status, next.text.slice(0, 300)).toBe(200);
+    }
     await stillServing();
   }, 30_000);
 
