@@ -1,6 +1,6 @@
 /**
  * What every backend's observer decides the same way: which lifecycle event a change was, when
- * only the task before and after is known, and how a long timeline is cut.
+ * only the task before and after is known, and which entries a long timeline keeps.
  *
  * @module
  */
@@ -86,8 +86,35 @@ export function inferTimelineEvent(previous: TaskStatus, before: ChangeFields, s
 }
 
 /**
- * Cuts a timeline to {@link MAX_TIMELINE_ENTRIES}: the first entry (the creation) and the latest
- * others, so an operator sees both where a task began and where it is now.
+ * Reports: each is superseded by the next one of its kind, so a full timeline gives them up before
+ * any step the task took.
+ */
+const REPORTS: ReadonlySet<TimelineEvent> = new Set([TimelineEvent.progress, TimelineEvent.message, TimelineEvent.handler, TimelineEvent.partial, TimelineEvent.child]);
+
+/**
+ * Which entry a timeline one entry over its bound gives up: never the creation (index 0); the
+ * oldest report (progress, a message, a handler state, a partial result, a subtask's move), else
+ * the oldest entry after the creation. So the steps a task took (its start, its questions and
+ * answers, its end) stay in the history an operator steps through, however many reports a long
+ * run makes. The one rule of both backends: the memory backend applies it at each entry it adds,
+ * {@link boundTimeline} to a timeline read whole.
+ *
+ * @param eventAt - the event of the entry at an index (the newest last)
+ * @param length - how many entries there are, the one too many included
+ * @example
+ * ```ts
+ * entryToDrop((i) => entries[i]!.event, entries.length); // 1 + the index of the oldest report
+ * ```
+ */
+export function entryToDrop(eventAt: (index: number) => TimelineEvent, length: number): number {
+  for (let i = 1; i < length; i++) if (REPORTS.has(eventAt(i))) return i;
+  return 1;
+}
+
+/**
+ * Cuts a timeline to {@link MAX_TIMELINE_ENTRIES}, as if its entries had been added one by one to
+ * a timeline that gives up {@link entryToDrop}'s entry whenever it is one over: the creation, every
+ * step the task took that fits, and the latest reports.
  *
  * @param entries - a timeline, oldest first (not changed)
  * @param max - most entries kept (at least 2)
@@ -96,7 +123,11 @@ export function inferTimelineEvent(previous: TaskStatus, before: ChangeFields, s
  * boundTimeline(entries).length <= MAX_TIMELINE_ENTRIES; // true
  * ```
  */
-export function boundTimeline<T>(entries: readonly T[], max = MAX_TIMELINE_ENTRIES): T[] {
-  if (entries.length <= max) return [...entries];
-  return [entries[0]!, ...entries.slice(entries.length - (max - 1))];
+export function boundTimeline<T extends { readonly event: TimelineEvent }>(entries: readonly T[], max = MAX_TIMELINE_ENTRIES): T[] {
+  const kept: T[] = [];
+  for (const entry of entries) {
+    kept.push(entry);
+    if (kept.length > max) kept.splice(entryToDrop((i) => kept[i]!.event, kept.length), 1);
+  }
+  return kept;
 }

@@ -176,9 +176,9 @@ export interface TaskObserver {
   /** Every live or retained task, oldest first. */
   list(): Promise<ObservedTask[]>;
   /**
-   * A task's timeline, oldest first: its creation, then its latest changes (at most
-   * {@link MAX_TIMELINE_ENTRIES} entries: the creation and the latest others). `[]` for an
-   * unknown key.
+   * A task's timeline, oldest first: its creation, then its changes (at most
+   * {@link MAX_TIMELINE_ENTRIES} entries: past that, the oldest reports go first, progress,
+   * messages and handler states, so the steps the task took stay). `[]` for an unknown key.
    */
   timeline(key: string): Promise<TimelineEntry[]>;
   /** What a task produced, read on demand (results may be large): for an opt-in results view. */
@@ -200,8 +200,8 @@ export interface TaskObserver {
 }
 
 /**
- * Most entries a timeline holds: the creation and the latest others (a task reporting progress
- * in many status messages would otherwise grow without bound).
+ * Most entries a timeline holds (a task reporting progress in many status messages would
+ * otherwise grow without bound): the creation, the steps the task took, and the latest reports.
  *
  * @example
  * ```ts

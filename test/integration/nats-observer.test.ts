@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskOwner } from '../../machines/index.js';
 import { createNatsTaskRuntime, type NatsTaskRuntime } from '../../runtime/backends/nats/nats-runtime.js';
-import type { ObservedTask, ObserverUpdate, TaskObserver } from '../../runtime/index.js';
+import { MAX_TIMELINE_ENTRIES, type ObservedTask, type ObserverUpdate, type TaskObserver } from '../../runtime/index.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 
 const alice: TaskOwner = { session: 's-alice', principal: 'alice' };
@@ -26,6 +26,18 @@ async function pair(): Promise<{ a: NatsTaskRuntime; b: NatsTaskRuntime }> {
       return { slept: (p as { ms: number }).ms };
     });
     runtime.registerHandler('ask', async (_p, ctx) => ({ name: await ctx.requestInput('elicitation/create', { message: 'name?' }) }));
+    // 30 status messages, a question, 30 more: each message stored as a change of its own (the
+    // record shows it before the next), so the timeline has more entries than it keeps.
+    runtime.registerHandler('chattyAsk', async (_p, ctx) => {
+      const say = async (i: number): Promise<void> => {
+        ctx.setStatusMessage(`step ${i}`);
+        for (let tries = 0; tries < 500 && (await runtime.get(ctx.taskId, alice)).statusMessage !== `step ${i}`; tries++) await delay(5);
+      };
+      for (let i = 1; i <= 30; i++) await say(i);
+      const name = await ctx.requestInput('elicitation/create', { message: 'name?' });
+      for (let i = 31; i <= 60; i++) await say(i);
+      return { name };
+    });
     runtimes.push(runtime);
     return runtime;
   };
@@ -155,4 +167,28 @@ describe('runtime.observe() on the NATS backend', () => {
     expect(await observer.result(task.key)).toMatchObject({ hasResult: true, result: { name: 'Ada' } });
     expect(await observer.timeline('not-a-key')).toEqual([]);
   });
+
+  it('keeps every step a long task took in its bounded timeline, giving up the oldest reports first', async () => {
+    const { a, b } = await pair();
+    await create(a, 'chat', 'chattyAsk', {});
+    await expect.poll(async () => (await a.get('chat', alice)).status, { timeout: 10_000 }).toBe('input_required');
+    const [request] = await a.pendingInputRequests('chat', alice);
+    await a.answerInput('chat', alice, request!.inputId, { result: 'Ada' });
+    await a.waitForTerminal('chat', alice, { timeout: 15_000 });
+    const { observer } = observe(a);
+    const timeline = await observer.timeline((await listed(observer, 'chat')).key);
+    expect(timeline).toHaveLength(MAX_TIMELINE_ENTRIES);
+    const steps = timeline.filter((e) => e.event !== 'task.message');
+    expect(steps.map((e) => [e.event, e.node])).toEqual([
+      ['task.created', a.nodeId],
+      ['task.start', b.nodeId],
+      ['task.input.request', b.nodeId],
+      ['task.input.response', a.nodeId],
+      ['task.complete', b.nodeId],
+    ]);
+    // 45 messages kept, the latest: steps 16 to 60.
+    const messages = timeline.filter((e) => e.event === 'task.message').map((e) => e.message);
+    expect(messages).toHaveLength(45);
+    expect([messages[0], messages.at(-1)]).toEqual(['step 16', 'step 60']);
+  }, 30_000);
 });

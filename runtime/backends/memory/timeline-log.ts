@@ -8,7 +8,7 @@
  */
 import type { HandlerPosition, TaskStatus } from '../../../machines/index.js';
 import { MAX_TIMELINE_ENTRIES, TimelineEvent, type TimelineEntry } from '../../observer.types.js';
-import { inferTimelineEvent, type ChangeFields } from '../../observer-timeline.js';
+import { entryToDrop, inferTimelineEvent, type ChangeFields } from '../../observer-timeline.js';
 
 /**
  * A task's timeline.
@@ -58,6 +58,16 @@ function pack(at: number, event: TimelineEvent, previous: TaskStatus | null, sta
   return ms * CODES + code;
 }
 
+/** The event of a packed entry. */
+function eventOf(packed: number): TimelineEvent {
+  return EVENTS[(packed - Math.floor(packed / CODES) * CODES) >> 6]!;
+}
+
+/** `values` without the one at `index`, in a new array of exactly the size needed. */
+function without<T>(values: T[], index: number): T[] {
+  return values.slice(0, index).concat(values.slice(index + 1));
+}
+
 /**
  * A task's first timeline: its creation and, for a task that moved before anyone recorded it,
  * one entry for where it is now (the steps between are not known and count as one).
@@ -77,8 +87,9 @@ export function startTrail(status: TaskStatus, task: TrailStart): TimelineLog {
 }
 
 /**
- * Adds an entry, dropping the oldest after the creation once {@link MAX_TIMELINE_ENTRIES} are
- * held. The arrays are replaced, not grown: `concat` makes an array of exactly the needed size,
+ * Adds an entry; once {@link MAX_TIMELINE_ENTRIES} are held, one entry is given up by the rule of
+ * every backend ({@link entryToDrop}: the oldest report, else the oldest after the creation, which
+ * may be the new entry itself). The arrays are replaced, not grown: `concat` makes an array of exactly the needed size,
  * where `push` would reserve room for 16 more entries that most tasks never use.
  *
  * @param log - the task's timeline, changed in place
@@ -105,9 +116,13 @@ export function appendToTrail(
   let { trail, notes } = log;
   let positions = log.positions ?? null;
   if (trail.length >= MAX_TIMELINE_ENTRIES) {
-    trail = [trail[0]!, ...trail.slice(2)];
-    if (notes) notes = [notes[0]!, ...notes.slice(2)];
-    if (positions) positions = [positions[0]!, ...positions.slice(2)];
+    const held = trail;
+    const drop = entryToDrop((i) => (i === held.length ? event : eventOf(held[i]!)), held.length + 1);
+    // The new entry is the report given up: the timeline stays as it is.
+    if (drop === held.length) return;
+    trail = without(trail, drop);
+    if (notes) notes = without(notes, drop);
+    if (positions) positions = without(positions, drop);
   }
   if (notes === null && message !== null) notes = new Array<string | null>(trail.length).fill(null);
   if (positions === null && handler !== null) positions = new Array<HandlerPosition | null>(trail.length).fill(null);
@@ -136,7 +151,7 @@ export function readTrail(log: TimelineLog, node: string): TimelineEntry[] {
       at,
       status: STATUSES[code & 7]!,
       previous: previous === NO_STATUS ? null : STATUSES[previous]!,
-      event: EVENTS[code >> 6]!,
+      event: eventOf(packed),
       node,
       message: log.notes?.[i] ?? null,
     };

@@ -146,13 +146,16 @@ describe('runtime.observe() on the memory backend', () => {
     expect(await observer.list()).toEqual([]);
   });
 
-  it('should keep a long timeline bounded: the creation and the latest entries', async () => {
+  it('should keep a long timeline bounded: the creation, every step the task took, and the latest reports', async () => {
     make();
     await create('long', 'chatty', alice, { params: { steps: 120 } });
     await runtime.waitForTerminal('long', alice);
     const timeline = await observer.timeline(await keyOf('long'));
     expect(timeline).toHaveLength(MAX_TIMELINE_ENTRIES);
     expect(timeline[0]).toMatchObject({ event: 'task.created', message: null });
+    // Its start stays steppable: reports are given up first.
+    expect(timeline[1]).toMatchObject({ event: 'task.start', status: 'working' });
+    expect(timeline[2]).toMatchObject({ event: 'task.message', message: 'step 74' }); // 47 messages: steps 74 to 120
     expect(timeline.at(-2)).toMatchObject({ event: 'task.message', message: 'step 120' });
     expect(timeline.at(-1)).toMatchObject({ event: 'task.complete', status: 'completed', message: 'step 120' });
   });
