@@ -62,6 +62,8 @@ export interface InspectorWiring {
   readonly status?: (() => StatusSource) | undefined;
   /** The node's audit logger (`--audit`); without, operator actions go to the CLI's log. */
   readonly audit?: AuditLogger | null | undefined;
+  /** Browser origins besides the inspector's own page an action may come from (`--allowed-origin`). */
+  readonly allowedOrigins?: readonly string[] | undefined;
 }
 
 // Operator actions are always written somewhere: with `--audit off` (or none), to the CLI's own log.
@@ -116,6 +118,7 @@ export async function startInspector(runtime: TaskRuntime, values: InspectFlagVa
     audit: wiring.audit ?? cliAudit,
     ...(wiring.status && { status: wiring.status() }),
     ...(maxStreams !== undefined && { maxStreams }),
+    ...(wiring.allowedOrigins !== undefined && wiring.allowedOrigins.length > 0 && { allowedOrigins: wiring.allowedOrigins }),
   });
   const operatorNames = [...new Set(Object.values(operators))];
   log('info', `inspector at ${inspector.url}`, { url: inspector.url, tokenRequired: inspector.token !== null, results: values['inspect-results'] === true, operators: operatorNames });

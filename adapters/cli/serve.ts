@@ -76,7 +76,9 @@ Transport (one of):
   --allowed-origin ORIGIN    with --http: also accept requests from browser pages of ORIGIN, e.g.
                              https://app.example; '*' accepts any (repeatable; also
                              MCP_TASKS_ALLOWED_ORIGINS=ORIGIN,...). Default: no Origin header (any
-                             non-browser client) or a loopback origin; any other Origin gets 403
+                             non-browser client) or a loopback origin; any other Origin gets 403.
+                             With --inspect, also where an operator's action may come from besides
+                             the inspector's own page (a proxy's public origin)
 ${OPERATOR_FLAG_HELP}
 
 Tasks:
@@ -337,9 +339,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
     runtime = createTaskRuntime(runtimeOptions);
   }
   // Before any handler runs: on the memory backend, timelines are kept from the first observer on.
+  const allowedOrigins = allowedList(values['allowed-origin'], process.env['MCP_TASKS_ALLOWED_ORIGINS']);
   const inspector = await startInspector(runtime, values, process.env, {
     audit: runtimeOptions.audit?.logger,
     ...(clusterStatus && { status: clusterStatus }),
+    allowedOrigins,
   });
   const dispose = async (): Promise<void> => {
     await inspector?.close();
@@ -365,7 +369,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
 
   if (values.stdio) {
     if (values['auth-token'] !== undefined) throw new Error('--auth-token needs --http: stdio has one requester, the process that started this one');
-    if (values['allowed-host'] !== undefined || values['allowed-origin'] !== undefined) throw new Error('--allowed-host and --allowed-origin need --http: stdio has no Host or Origin');
+    if (values['allowed-host'] !== undefined) throw new Error('--allowed-host needs --http: stdio has no Host');
+    if (values['allowed-origin'] !== undefined && values.inspect === undefined) throw new Error('--allowed-origin needs --http or --inspect: stdio has no Origin');
     const onerror = (error: Error): void => log('warn', 'protocol error', { error: String(error) });
     // The end of stdin: the requester is gone, and its tasks with it: no drain.
     const stop = (): void => void dispose().then(() => process.exit(0));
@@ -405,7 +410,6 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...(maxPendingBodyBytes !== undefined && { maxPendingBodyBytes }),
   };
   const allowedHosts = allowedList(values['allowed-host'], process.env['MCP_TASKS_ALLOWED_HOSTS']);
-  const allowedOrigins = allowedList(values['allowed-origin'], process.env['MCP_TASKS_ALLOWED_ORIGINS']);
   const endpoint = serving2 ? await serving2.serveHttpV2(info, runtime, { ...definitions, taskTools }, {
     port,
     ...front,

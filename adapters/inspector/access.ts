@@ -40,12 +40,28 @@ export interface InspectorAccess {
    * inspector, so the list, the stream and the detail always agree.
    */
   reveals(req: IncomingMessage, query: URLSearchParams): boolean;
+  /**
+   * The `Origin` of a browser's request that may not act, or `null`: an action must come from
+   * this inspector's own page (its origin naming the request's `Host`), a loopback page, or an
+   * origin the operator allowed (a proxy's public one, when the proxy rewrites `Host`), by the
+   * MCP endpoint's rule (`originGuard`). A request without `Origin` is no browser's.
+   */
+  foreignOrigin(req: IncomingMessage): string | null;
 }
 
 /** Compared as digests so that neither the time taken nor a length mismatch tells anything. */
 function sameToken(given: string, expected: string): boolean {
   const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
   return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** Whether `origin` is the page's own: its authority names the request's `Host`. */
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    return new URL(origin).host.toLowerCase() === (host ?? '').toLowerCase();
+  } catch {
+    return false;
+  }
 }
 
 function bearer(req: IncomingMessage): string | null {
@@ -76,13 +92,14 @@ export function validOperators(operators: Readonly<Record<string, string>>, toke
  * @param host - the bound address
  * @param token - the read token, if any; off loopback one is generated without it
  * @param operators - `{ [token]: name }` of those who may act
+ * @param allowedOrigins - browser origins, besides the page's own and loopback ones, an action may come from
  * @throws Error for an empty token, or a bad operator (see {@link validOperators})
  * @example
  * ```ts
  * const { token } = inspectorAccess('0.0.0.0', undefined); // a fresh random token
  * ```
  */
-export function inspectorAccess(host: string, token: string | undefined, operators: Readonly<Record<string, string>> = {}): InspectorAccess {
+export function inspectorAccess(host: string, token: string | undefined, operators: Readonly<Record<string, string>> = {}, allowedOrigins: readonly string[] = []): InspectorAccess {
   if (token !== undefined && token.trim() === '') throw new Error('the inspector token must not be empty');
   validOperators(operators, token);
   const named = Object.entries(operators);
@@ -96,7 +113,14 @@ export function inspectorAccess(host: string, token: string | undefined, operato
   const loopback = isLoopback(host);
   const required = token ?? (loopback ? null : randomBytes(24).toString('base64url'));
   const hostCheck = originGuard({ bind: host });
+  // Origins only: the Host was checked with every request already.
+  const originCheck = originGuard({ bind: host, allowedHosts: ['*'], allowedOrigins });
   return {
+    foreignOrigin(req) {
+      const origin = req.headers.origin;
+      if (origin === undefined || sameOrigin(origin, req.headers.host) || originCheck(req) === null) return null;
+      return origin;
+    },
     token: required,
     operators: named.length > 0,
     operator: (req) => operatorNamed(bearer(req)),

@@ -83,7 +83,7 @@ export async function attachInspector(runtime: InspectedRuntime, options: Inspec
   const pageSize = pageSizeOf(options);
   const maxStreams = maxStreamsOf(options);
   const operators = options.operators ?? {};
-  const access = inspectorAccess(host, options.token, operators);
+  const access = inspectorAccess(host, options.token, operators, options.allowedOrigins);
   if (access.operators && !runtime.cancel) throw new Error('inspector operators need a runtime that can cancel (runtime.cancel)');
   const cancel = access.operators && runtime.cancel ? runtime.cancel.bind(runtime) : undefined;
   const status = options.status ?? defaultStatus(runtime);

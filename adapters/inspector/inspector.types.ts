@@ -66,6 +66,14 @@ export interface InspectorOptions {
    * @default {}
    */
   readonly operators?: Readonly<Record<string, string>>;
+  /**
+   * Browser origins, besides the inspector's own page and loopback pages, from which an action
+   * may come: a reverse proxy's public origin (`https://ops.example`) when the proxy rewrites
+   * `Host`, so that the page's origin no longer names it. The form of the MCP endpoint's
+   * `allowedOrigins` (the CLI passes `--allowed-origin` to both).
+   * @default []
+   */
+  readonly allowedOrigins?: readonly string[];
   /** Where each operator action is written (one `operator.*` line). @default the runtime's own node log is not reachable: none */
   readonly audit?: AuditLogger;
   /**

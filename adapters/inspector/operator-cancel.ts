@@ -35,19 +35,6 @@ export const NO_OPERATORS = 'Forbidden: this inspector has no operators, so it t
 // Unfinished action bodies held at once, across requests: tiny bodies, a small cap.
 const pending = new PendingBodies(64 * MAX_ACTION_BODY_BYTES);
 
-// A browser always sends Origin on a POST: it must be this page's own (Host), never another site's.
-function foreignOrigin(req: IncomingMessage): string | null {
-  const origin = req.headers.origin;
-  if (origin === undefined) return null;
-  let host: string;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    return origin;
-  }
-  return host.toLowerCase() === (req.headers.host ?? '').toLowerCase() ? null : origin;
-}
-
 async function reasonOf(req: IncomingMessage): Promise<{ reason: string | null } | { status: number; error: string }> {
   let body: string;
   try {
@@ -84,8 +71,11 @@ export async function operatorCancel(ctx: OperatorCancelContext, req: IncomingMe
   if (!ctx.access.operators || !ctx.cancel) return json(res, 403, { error: NO_OPERATORS });
   const operator = ctx.access.operator(req);
   if (operator === null) return unauthorized(res, "Unauthorized: an action needs an operator's token as 'Authorization: Bearer <token>' (--inspect-operator TOKEN=NAME)");
-  const origin = foreignOrigin(req);
-  if (origin !== null) return json(res, 403, { error: `Forbidden: an action must come from this inspector's own page, not from Origin '${origin.slice(0, 200)}'` });
+  // A browser always sends Origin on a POST: a page of another site may not act through it.
+  const origin = ctx.access.foreignOrigin(req);
+  if (origin !== null) {
+    return json(res, 403, { error: `Forbidden: an action must come from this inspector's own page, not from Origin '${origin.slice(0, 200)}' (behind a proxy that rewrites Host, allow its origin: --allowed-origin ORIGIN, attachInspector: allowedOrigins)` });
+  }
   const read = await reasonOf(req);
   if ('error' in read) return json(res, read.status, { error: read.error });
   const task = (await ctx.observer.list()).find((t) => t.key === key);

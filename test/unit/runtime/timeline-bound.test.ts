@@ -32,7 +32,7 @@ describe('bounded timelines', () => {
 
   it('should give up reports (progress, messages, handler states) before any step the task took', () => {
     const steps = [TimelineEvent.start, TimelineEvent.inputRequest, TimelineEvent.inputResponse];
-    const reports = Array.from({ length: 120 }, (_, i) => (i % 2 === 0 ? TimelineEvent.progress : TimelineEvent.handler));
+    const reports: readonly TimelineEvent[] = Array.from({ length: 120 }, (_, i) => (i % 2 === 0 ? TimelineEvent.progress : TimelineEvent.handler));
     const events = [TimelineEvent.created, steps[0]!, ...reports.slice(0, 60), steps[1]!, steps[2]!, ...reports.slice(60), TimelineEvent.complete];
     const kept = boundTimeline(events.map((e, i) => entry(e, i)));
     expect(kept).toHaveLength(MAX_TIMELINE_ENTRIES);
