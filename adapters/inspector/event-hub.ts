@@ -68,6 +68,9 @@ export class EventHub<S = undefined> {
   readonly #due = new Set<Client<S>>();
   #tick: NodeJS.Timeout | null = null;
   #tickedAt = 0;
+  /** Whether a tick's `make` is still reading: the next tick waits for it, so counts never go back in time. */
+  #making = false;
+  #closed = false;
 
   constructor(heartbeatMs: number, paced?: PacedEvent<S>, maxStreams = Number.POSITIVE_INFINITY) {
     this.#paced = paced;
@@ -86,6 +89,11 @@ export class EventHub<S = undefined> {
    * @returns `false`, having written nothing, when `maxStreams` are open already (the caller refuses)
    */
   async open(res: ServerResponse, state: S, first: () => Promise<string>): Promise<boolean> {
+    // Closed (the inspector is stopping): the stream ends at once, and the page reconnects elsewhere or later.
+    if (this.#closed) {
+      res.writeHead(503, { 'retry-after': '2' }).end();
+      return true;
+    }
     // Checked and joined in one synchronous step: concurrent requests cannot both take the last place.
     if (this.#clients.size >= this.#maxStreams) return false;
     res.writeHead(200, {
@@ -107,6 +115,8 @@ export class EventHub<S = undefined> {
       this.#drop(client);
       return true;
     }
+    // Gone while the snapshot was made (the client left, the hub closed): nothing more to write.
+    if (!this.#clients.has(client)) return true;
     const held = client.held ?? [];
     client.held = null;
     this.#write(client, snapshot);
@@ -137,6 +147,7 @@ export class EventHub<S = undefined> {
 
   /** Ends every stream and the heartbeat. */
   close(): void {
+    this.#closed = true;
     clearInterval(this.#heartbeat);
     if (this.#tick !== null) clearTimeout(this.#tick);
     for (const client of this.#clients) this.#drop(client);
@@ -145,22 +156,29 @@ export class EventHub<S = undefined> {
   // The paced event once its interval since the last tick has passed: one timer for every stream.
   #pace(): void {
     const paced = this.#paced;
-    if (!paced || this.#tick !== null) return;
+    if (!paced || this.#tick !== null || this.#making || this.#closed) return;
     const wait = Math.max(0, this.#tickedAt + paced.intervalMs - Date.now());
     this.#tick = setTimeout(() => {
-      // Cleared first: a change while `make` reads schedules the next tick, so none is missed.
       this.#tick = null;
       this.#tickedAt = Date.now();
       const due = [...this.#due];
       this.#due.clear();
-      void paced.make(due.map((c) => c.state)).then(
-        (shape) => {
-          const frames = new Map<unknown, string>();
-          for (const client of due) if (this.#clients.has(client)) this.#send(client, framed(frames, paced.event, shape(client.state)));
-        },
-        // Unreadable now (the runtime is closing): the next change schedules another.
-        () => undefined,
-      );
+      this.#making = true;
+      void paced
+        .make(due.map((c) => c.state))
+        .then(
+          (shape) => {
+            const frames = new Map<unknown, string>();
+            for (const client of due) if (this.#clients.has(client)) this.#send(client, framed(frames, paced.event, shape(client.state)));
+          },
+          // Unreadable now (the runtime is closing): the next change schedules another.
+          () => undefined,
+        )
+        .finally(() => {
+          this.#making = false;
+          // Changes made while it read: their tick, now that this one's counts are out.
+          if (this.#due.size > 0) this.#pace();
+        });
     }, wait);
   }
 

@@ -169,8 +169,9 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
     if (path === '/api/events') {
       const parsed = queryOf(ctx, res, query);
       if (parsed && !(await ctx.hub.open(res, { query: parsed, reveal }, async () => frame('snapshot', await ctx.page(parsed, reveal))))) {
-        // An EventSource retries a 503 never by itself: the page's own reconnect (or a person) does, later.
-        res.setHeader('retry-after', '10');
+        // An EventSource never retries a 503 by itself: the page reads this refusal, says it, and
+        // opens its stream again after Retry-After.
+        res.setHeader('retry-after', '5');
         json(res, 503, { error: `Service Unavailable: ${ctx.maxStreams} event streams are open, the most this inspector serves (maxStreams, --inspect-max-streams); close a page or retry later` });
       }
       return;

@@ -159,7 +159,7 @@ function connect() {
     if (source !== state.source) return;
     if (source.readyState !== EventSource.CLOSED) return setLive('reconnecting…', false);
     setLive('disconnected', false);
-    explainRefusal().catch(() => undefined);
+    explainRefusal(source).catch(() => undefined);
   });
   const on = (name, handle) => source.addEventListener(name, (e) => { if (source === state.source) handle(JSON.parse(e.data)); });
   on('snapshot', onSnapshot);
@@ -168,11 +168,31 @@ function connect() {
   on('counts', onCounts);
 }
 
-async function explainRefusal() {
+async function explainRefusal(refused) {
   const res = await api('/api/tasks?' + listQuery().toString());
-  if (res.ok) return;
-  const body = await res.json().catch(() => ({}));
-  notice('The list could not be read: ' + (body.error || 'HTTP ' + res.status));
+  if (!res.ok) {
+    const body = await res.json().catch(() => ({}));
+    return notice('The list could not be read: ' + (body.error || 'HTTP ' + res.status));
+  }
+  // The list reads, so the stream itself was refused (too many open streams, the inspector
+  // stopping): ask again to read why, say it, and open the stream again after Retry-After.
+  const query = listQuery();
+  if (token) query.set('token', token);
+  const probe = new AbortController();
+  const again = await fetch('/api/events?' + query.toString(), { signal: probe.signal, cache: 'no-store' });
+  if (refused !== state.source) return probe.abort();
+  if (again.ok) {
+    probe.abort();
+    return connect();
+  }
+  const body = await again.json().catch(() => ({}));
+  const wait = Math.min(60, Math.max(1, Number(again.headers.get('retry-after')) || 5));
+  notice('Live updates paused: ' + (body.error || 'HTTP ' + again.status) + '. Trying again in ' + wait + ' s.');
+  setTimeout(() => {
+    if (refused !== state.source) return;
+    notice('');
+    connect();
+  }, wait * 1000);
 }
 
 function onSnapshot(page) {
