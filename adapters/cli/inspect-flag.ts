@@ -62,6 +62,8 @@ export interface InspectorWiring {
   readonly status?: (() => StatusSource) | undefined;
   /** The node's audit logger (`--audit`); without, operator actions go to the CLI's log. */
   readonly audit?: AuditLogger | null | undefined;
+  /** The requesters' tokens (`--auth-token`): no inspector token may be one of them. */
+  readonly requesterTokens?: Readonly<Record<string, string>> | undefined;
   /** Browser origins besides the inspector's own page an action may come from (`--allowed-origin`). */
   readonly allowedOrigins?: readonly string[] | undefined;
 }
@@ -73,8 +75,8 @@ const cliAudit: AuditLogger = {
 };
 
 /**
- * Starts the inspector when `--inspect` is given, and logs where it is (with the token in the
- * URL when one is needed: the operator must be able to open it).
+ * Starts the inspector when `--inspect` is given, and logs where it is (with a generated token in
+ * the URL: the operator must be able to open it; a token the operator gave is never logged).
  *
  * @param runtime - the served runtime; call this before any task is created, so that every
  *   task's timeline is complete
@@ -96,19 +98,24 @@ export async function startInspector(runtime: TaskRuntime, values: InspectFlagVa
     if (stray) throw new Error(`--${stray} needs --inspect PORT`);
     return undefined;
   }
-  const port = Number(values.inspect);
+  // Number('') is 0 (any free port): an empty value is a mistake, not a choice.
+  const port = values.inspect.trim() === '' ? Number.NaN : Number(values.inspect);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--inspect expects a port number, got '${values.inspect}'`);
   const maxStreams = values['inspect-max-streams'] === undefined ? undefined : Number(values['inspect-max-streams']);
   if (maxStreams !== undefined && !(Number.isInteger(maxStreams) && maxStreams >= 1)) {
     throw new Error(`--inspect-max-streams expects a whole number of at least 1, got '${values['inspect-max-streams']}'`);
   }
   const token = values['inspect-token'] ?? env['MCP_TASKS_INSPECT_TOKEN'];
-  const operators = parseAuthTokens(values['inspect-operator'] ?? [], env['MCP_TASKS_INSPECT_OPERATORS'], { name: '--inspect-operator', shape: 'TOKEN=NAME' });
+  const operators = parseAuthTokens(values['inspect-operator'] ?? [], env['MCP_TASKS_INSPECT_OPERATORS'], { name: '--inspect-operator', shape: 'TOKEN=NAME', env: 'MCP_TASKS_INSPECT_OPERATORS' });
   try {
     validOperators(operators, token);
   } catch (error) {
     throw new Error(`--inspect-operator: ${(error as Error).message}`);
   }
+  // A requester holding an inspector token would read every task, or act on them: never the same.
+  const requesters = wiring.requesterTokens ?? {};
+  if (token !== undefined && Object.hasOwn(requesters, token)) throw new Error('--inspect-token must differ from every --auth-token: a requester would read every task');
+  if (Object.keys(operators).some((t) => Object.hasOwn(requesters, t))) throw new Error('--inspect-operator: a token must differ from every --auth-token: a requester is not an operator');
   const inspector = await attachInspector(runtime, {
     port,
     ...(values['inspect-host'] !== undefined && { host: values['inspect-host'] }),
@@ -121,6 +128,9 @@ export async function startInspector(runtime: TaskRuntime, values: InspectFlagVa
     ...(wiring.allowedOrigins !== undefined && wiring.allowedOrigins.length > 0 && { allowedOrigins: wiring.allowedOrigins }),
   });
   const operatorNames = [...new Set(Object.values(operators))];
-  log('info', `inspector at ${inspector.url}`, { url: inspector.url, tokenRequired: inspector.token !== null, results: values['inspect-results'] === true, operators: operatorNames });
+  // A generated token is logged in the URL (the operator has no other way to learn it); a token the
+  // operator gave is not: logs are shipped and kept where a secret should not be.
+  const url = token === undefined ? inspector.url : inspector.url.replace(/\?token=[^#]*$/, '');
+  log('info', `inspector at ${url}`, { url, tokenRequired: inspector.token !== null, tokenGiven: token !== undefined, results: values['inspect-results'] === true, operators: operatorNames });
   return inspector;
 }

@@ -340,7 +340,10 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   // Before any handler runs: on the memory backend, timelines are kept from the first observer on.
   const allowedOrigins = allowedList(values['allowed-origin'], process.env['MCP_TASKS_ALLOWED_ORIGINS']);
+  // Read before the inspector starts, which checks its tokens against them (stdio has none).
+  const tokens = values.http === undefined ? {} : parseAuthTokens(values['auth-token'] ?? [], process.env['MCP_TASKS_AUTH_TOKENS']);
   const inspector = await startInspector(runtime, values, process.env, {
+    requesterTokens: tokens,
     audit: runtimeOptions.audit?.logger,
     ...(clusterStatus && { status: clusterStatus }),
     allowedOrigins,
@@ -387,7 +390,6 @@ export async function serve(argv: readonly string[]): Promise<void> {
     return;
   }
 
-  const tokens = parseAuthTokens(values['auth-token'] ?? [], process.env['MCP_TASKS_AUTH_TOKENS']);
   const authenticated = Object.keys(tokens).length > 0;
   const operator = operatorFront(runtime, values['operator-token'] ?? process.env['MCP_TASKS_OPERATOR_TOKEN'], tokens, connection && nats ? { connection, prefix: nats.prefix, replicas: nats.replicas } : undefined);
   const port = number('http', values.http)!;

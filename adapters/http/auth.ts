@@ -43,22 +43,27 @@ export function bearerTokens(tokens: Readonly<Record<string, string>>): HttpAuth
  * `MCP_TASKS_AUTH_TOKENS` variable (or any flag of the same shape, named in the errors:
  * `--inspect-operator TOKEN=NAME`).
  *
- * @param flag - the flag the errors name, with the shape of its value
+ * @param flag - the flag the errors name, with the shape of its value, and the variable named for a pair that came from it
  * @throws Error for a pair without `=`, an empty side, or one token given twice
  * @example
  * ```ts
  * parseAuthTokens(['s3cret-a=alice'], 's3cret-b=bob'); // { 's3cret-a': 'alice', 's3cret-b': 'bob' }
  * ```
  */
-export function parseAuthTokens(flags: readonly string[], env: string | undefined, flag: { readonly name: string; readonly shape: string } = { name: '--auth-token', shape: 'TOKEN=PRINCIPAL' }): Record<string, string> {
+export function parseAuthTokens(
+  flags: readonly string[],
+  env: string | undefined,
+  flag: { readonly name: string; readonly shape: string; readonly env?: string } = { name: '--auth-token', shape: 'TOKEN=PRINCIPAL', env: 'MCP_TASKS_AUTH_TOKENS' },
+): Record<string, string> {
   const tokens: Record<string, string> = {};
-  const pairs = [...flags, ...(env ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')];
-  for (const pair of pairs) {
+  // Each pair with where it came from: an error names the flag or the variable the operator wrote.
+  const pairs = [...flags.map((pair) => ({ pair, from: flag.name })), ...(env ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '').map((pair) => ({ pair, from: flag.env ?? flag.name }))];
+  for (const { pair, from } of pairs) {
     const at = pair.lastIndexOf('=');
     const token = pair.slice(0, at);
     const principal = pair.slice(at + 1);
-    if (at <= 0 || principal === '') throw new Error(`${flag.name} expects ${flag.shape}, got '${pair.replace(/.(?=.{4})/g, '*')}'`);
-    if (Object.hasOwn(tokens, token)) throw new Error(`${flag.name}: one token is given twice`);
+    if (at <= 0 || principal === '') throw new Error(`${from} expects ${flag.shape}, got '${pair.replace(/.(?=.{4})/g, '*')}'`);
+    if (Object.hasOwn(tokens, token)) throw new Error(`${from}: one token is given twice`);
     tokens[token] = principal;
   }
   return tokens;

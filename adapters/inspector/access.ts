@@ -135,7 +135,7 @@ export function inspectorAccess(host: string, token: string | undefined, operato
         const fromQuery = header === null ? query.get('token') : null;
         const readOk = (given: string | null): boolean => given !== null && sameToken(given, required);
         if (!(readOk(header) || readOk(fromQuery) || operatorNamed(header) !== null)) {
-          return { status: 401, message: 'Unauthorized: open the URL printed at start (?token=...) or send Authorization: Bearer <token>' };
+          return { status: 401, message: 'Unauthorized: add ?token=<token> to the URL (a generated token is in the URL printed at start) or send Authorization: Bearer <token>' };
         }
         return null;
       }

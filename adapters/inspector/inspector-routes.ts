@@ -15,7 +15,7 @@ import { requestTarget } from '../wire/request-target.js';
 import type { InspectorAccess } from './access.js';
 import { frame, type EventHub } from './event-hub.js';
 import type { OperatorView, PushDeliverySource, TaskPage, TaskQuery } from './inspector.types.js';
-import { operatorCancel } from './operator-cancel.js';
+import { NO_OPERATORS, operatorCancel } from './operator-cancel.js';
 import type { PendingInputSource } from './pending-inputs.js';
 import { pageHtml } from './page/page-html.js';
 import { PAGE_SCRIPT } from './page/page-script.js';
@@ -110,9 +110,11 @@ async function cluster(ctx: InspectorRouteContext, res: ServerResponse, reveal: 
 }
 
 function operatorView(ctx: InspectorRouteContext, req: IncomingMessage, res: ServerResponse): void {
+  // No operators: no token would do, so say how to have one (as the actions do).
+  if (!ctx.access.operators || ctx.cancel === undefined) return json(res, 403, { error: NO_OPERATORS });
   const name = ctx.access.operator(req);
   if (name === null) return unauthorized(res, "Unauthorized: send an operator's token as 'Authorization: Bearer <token>'");
-  const view: OperatorView = { name, actions: ctx.cancel ? ['cancel'] : [] };
+  const view: OperatorView = { name, actions: ['cancel'] };
   json(res, 200, view);
 }
 
@@ -143,7 +145,8 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
     if (taskKey?.endsWith(CANCEL_SUFFIX)) {
       const key = decoded(taskKey.slice(0, -CANCEL_SUFFIX.length));
       if (req.method !== 'POST') return notAllowed(res, 'POST', req.method);
-      if (key === null || key === '') return json(res, 400, { error: 'Bad Request: the task key is not valid percent-encoded UTF-8' });
+      if (key === null) return json(res, 400, { error: 'Bad Request: the task key is not valid percent-encoded UTF-8' });
+      if (key === '') return json(res, 400, { error: 'Bad Request: no task key: POST /api/tasks/<key>/cancel, with the key of /api/tasks' });
       return operatorCancel(ctx, req, res, key);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return notAllowed(res, 'GET, HEAD', req.method);

@@ -84,7 +84,7 @@ export async function operatorCancel(ctx: OperatorCancelContext, req: IncomingMe
   let view;
   try {
     // The requester sees this message: it says an operator acted, not who (the audit line does).
-    view = await ctx.cancel(task.taskId, task.owner, read.reason === undefined ? 'Cancelled by an operator' : `Cancelled by an operator: ${read.reason}`);
+    view = await ctx.cancel(task.taskId, task.owner, read.reason === null ? 'Cancelled by an operator' : `Cancelled by an operator: ${read.reason}`);
   } catch (error) {
     if (error instanceof TaskTerminalError) return json(res, 409, { error: `Conflict: the task already ended: ${error.message}` });
     if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) return json(res, 404, { error: `No task with key '${key}' (${error.message})` });

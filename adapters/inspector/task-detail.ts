@@ -88,7 +88,10 @@ export interface TaskDetailOptions {
 
 async function handlerOf(task: ObservedTask, drawings: HandlerDrawings): Promise<(HandlerView & { readonly svg: string | null }) | null> {
   if (task.handler === null) return null;
-  return { key: task.key, ...task.handler, svg: await drawings.svg(task.handler.graph) };
+  // Ended (cancelled, say) while its machine was active: the machine stopped where it was, as no
+  // report is taken once a task has ended.
+  const status = isTerminalStatus(task.status) && task.handler.status === 'active' ? 'stopped' : task.handler.status;
+  return { key: task.key, ...task.handler, status, svg: await drawings.svg(task.handler.graph) };
 }
 
 /**

@@ -15,6 +15,8 @@ export const MAX_PAGE_SIZE = 500;
 
 const STATUSES: readonly string[] = Object.values(TaskStatus);
 const TEXT_FILTERS = ['method', 'label', 'node', 'owner', 'dialect', 'q', 'taskId'] as const;
+/** Every parameter a query reads. */
+const QUERY_PARAMETERS = ['status', ...TEXT_FILTERS, 'limit', 'since', 'cursor'] as const;
 /** Longest value of a text filter: ids and names are far shorter; more is a mistake or a probe. */
 const MAX_FILTER_LENGTH = 1_000;
 
@@ -60,7 +62,12 @@ function decodeCursor(cursor: string): Position | null {
 // Epoch ms (digits only) or an ISO 8601 date (`2026-07-28`, `2026-07-28T10:00:00Z`).
 function parseSince(value: string): number | null {
   if (/^\d{1,16}$/.test(value)) return Number(value);
-  if (!/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) return null;
+  const date = /^(\d{4})-(\d{2})-(\d{2})([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.exec(value);
+  if (date === null) return null;
+  // A day the calendar has: Date.parse rolls 2026-02-30 over to 2 March.
+  const [year, month, day] = [Number(date[1]), Number(date[2]), Number(date[3])];
+  const day0 = new Date(Date.UTC(year, month - 1, day));
+  if (day0.getUTCFullYear() !== year || day0.getUTCMonth() !== month - 1 || day0.getUTCDate() !== day) return null;
   const at = Date.parse(value);
   return Number.isNaN(at) ? null : at;
 }
@@ -83,6 +90,8 @@ export function parseTaskQuery(params: URLSearchParams, pageSize: number): { que
     const value = params.get(name);
     return value === null || value === '' ? undefined : value;
   };
+  // One value per parameter: a second one would be dropped without a word.
+  for (const name of QUERY_PARAMETERS) if (params.getAll(name).length > 1) return refusal(name, 'is given more than once (give one value)');
   const query: { -readonly [K in keyof TaskQuery]: TaskQuery[K] } = { limit: pageSize };
   const status = get('status');
   if (status !== undefined) {

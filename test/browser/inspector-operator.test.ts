@@ -68,7 +68,10 @@ describe('inspector page: an operator cancels a task', () => {
       expect(asked, 'the confirmation asked').toContain(jobId);
       await probe.see(page.locator('#detail-note', { hasText: 'alice' }), 'the detail to say who asked');
       await probe.see(page.locator('#cancel-task'), 'no Cancel button once the task ended', 'detached');
-      expect(statusOf(await getTask(t.wire, jobId)), "the requester's tasks/get").toBe('cancelled');
+      const seen = await getTask(t.wire, jobId);
+      expect(statusOf(seen), "the requester's tasks/get").toBe('cancelled');
+      // The button gives no reason: the requester learns that an operator acted, nothing more.
+      expect(seen['statusMessage'], "the requester's status message").toBe('Cancelled by an operator');
       const audit = t.server
         .stderr()
         .split('\n')

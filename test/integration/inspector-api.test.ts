@@ -337,6 +337,13 @@ describe('attachInspector operators', () => {
       const res = await fetch(`${env.base}/api/tasks/${task.key}/cancel`, { method: 'POST', headers: { authorization: 'Bearer anything' } });
       expect(res.status).toBe(403);
       expect(((await res.json()) as { error: string }).error).toContain('--inspect-operator TOKEN=NAME');
+      // Signing in says the same: no token would do.
+      const operator = await getJson(`${env.base}/api/operator`, { authorization: 'Bearer anything' });
+      expect(operator.status).toBe(403);
+      expect(operator.body.error).toContain('--inspect-operator TOKEN=NAME');
+      const noKey = await fetch(`${env.base}/api/tasks//cancel`, { method: 'POST', headers: { authorization: 'Bearer anything' } });
+      expect(noKey.status).toBe(400);
+      expect(((await noKey.json()) as { error: string }).error).toContain('no task key');
       expect((await getJson(`${env.base}/api/tasks`)).body.actions).toBe(false);
       expect((await getJson(`${env.base}/api/tasks/${task.key}`, { authorization: 'Bearer anything' })).body.actions).toEqual([]);
       expect((await env.runtime.get(id, (await env.runtime.observe().list()).find((t) => t.taskId === id)!.owner)).status).toBe('working');
@@ -395,6 +402,29 @@ describe('mcp-tasks serve --inspect-operator', () => {
     const stray = await runCli(['serve', '--http', '0', '--inspect-operator', 'tok=alice']);
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain('--inspect-operator needs --inspect PORT');
+    // A requester holding an inspector token would act on, or read, every other requester's tasks.
+    const requester = await runCli(['serve', '--http', '0', '--auth-token', 'shared=carol', '--inspect', '0', '--inspect-operator', 'shared=alice']);
+    expect(requester.code).toBe(2);
+    expect(requester.stderr).toContain('--inspect-operator: a token must differ from every --auth-token: a requester is not an operator');
+    const reader = await runCli(['serve', '--http', '0', '--auth-token', 'shared=carol', '--inspect', '0', '--inspect-token', 'shared']);
+    expect(reader.code).toBe(2);
+    expect(reader.stderr).toContain('--inspect-token must differ from every --auth-token');
+    const empty = await runCli(['serve', '--http', '0', '--inspect', '']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain("--inspect expects a port number, got ''");
+  });
+
+  it('should name MCP_TASKS_INSPECT_OPERATORS, not the flag, for a bad pair the variable gave', async () => {
+    const previous = process.env['MCP_TASKS_INSPECT_OPERATORS'];
+    process.env['MCP_TASKS_INSPECT_OPERATORS'] = 'garbage';
+    try {
+      const run = await runCli(['serve', '--http', '0', '--inspect', '0']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("MCP_TASKS_INSPECT_OPERATORS expects TOKEN=NAME, got '***bage'");
+    } finally {
+      if (previous === undefined) delete process.env['MCP_TASKS_INSPECT_OPERATORS'];
+      else process.env['MCP_TASKS_INSPECT_OPERATORS'] = previous;
+    }
   });
 
   it("should hide the question of an ask_name task without --inspect-results, and take operators from MCP_TASKS_INSPECT_OPERATORS", async () => {

@@ -234,6 +234,8 @@ describe.each([
     const done = await fetch(`${env.base}/api/tasks/${task.key}/cancel`, { method: 'POST', headers: { ...AS_OPERATOR, origin: PROXY_ORIGIN } });
     expect(done.status, await done.clone().text()).toBe(200);
     await pollUntil("the requester's own tasks/get", async () => statusOf(await getTask(requester, taskId)), (s) => s === 'cancelled', { timeoutMs: 10_000, intervalMs: 50, diagnostics: () => env.stderr() });
+    // No body, so no reason: the requester learns that an operator acted, nothing more.
+    expect((await getTask(requester, taskId))['statusMessage']).toBe('Cancelled by an operator');
   });
 
   it("should say who an operator's token is, and refuse anyone else", async () => {

@@ -95,6 +95,8 @@ describe.each(['memory', 'nats'] as const)('inspector exposure (%s)', (backend) 
 
   it('should show them in full to an operator who holds the token, and find an anonymous task by its id', async () => {
     const { sessionId, bearerId } = await withTasks(['--inspect-token', 'operator-secret']);
+    // A token the operator gave is never written to the log (a generated one must be: nobody knows it else).
+    expect(server!.stderr()).not.toContain('operator-secret');
     const { text } = await everythingShown(server!);
     expect(text).toContain(sessionId);
     expect(text).toContain(bearerId);

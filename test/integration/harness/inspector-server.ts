@@ -81,7 +81,10 @@ export async function spawnInspectorServer(flags: readonly string[] = []): Promi
       server.child.once('exit', onExit);
       onData();
     });
-    return { ...server, inspectorUrl, [Symbol.asyncDispose]: () => server.close() };
+    // A token given by flag is not logged: the URL a browser opens carries it, as the operator would add it.
+    const given = flags.indexOf('--inspect-token');
+    const openUrl = given >= 0 ? `${inspectorUrl}?token=${encodeURIComponent(flags[given + 1]!)}` : inspectorUrl;
+    return { ...server, inspectorUrl: openUrl, [Symbol.asyncDispose]: () => server.close() };
   } catch (error) {
     await killChild(server.child);
     throw withStderr(`inspector startup failed (flags ${JSON.stringify(flags)}): ${messageOf(error)}`, server.stderr());

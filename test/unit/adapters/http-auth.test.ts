@@ -80,5 +80,8 @@ describe('parseAuthTokens', () => {
     expect(() => parseAuthTokens(['secret-token-value'], undefined)).toThrow(/TOKEN=PRINCIPAL, got '\*+alue'/);
     expect(() => parseAuthTokens(['=alice'], undefined)).toThrow(/TOKEN=PRINCIPAL/);
     expect(() => parseAuthTokens(['t=a', 't=b'], undefined)).toThrow(/twice/);
+    // A pair from the variable: the error names the variable, not the flag.
+    expect(() => parseAuthTokens([], 'garbage')).toThrow(/^MCP_TASKS_AUTH_TOKENS expects TOKEN=PRINCIPAL, got '\*+bage'$/);
+    expect(() => parseAuthTokens([], 'garbage', { name: '--inspect-operator', shape: 'TOKEN=NAME', env: 'MCP_TASKS_INSPECT_OPERATORS' })).toThrow(/^MCP_TASKS_INSPECT_OPERATORS expects TOKEN=NAME/);
   });
 });

@@ -64,6 +64,15 @@ describe('taskDetail', () => {
     expect((await taskDetail(observer, { ...task, handler: null }, { showResults: false, reveal: false, operator: false, drawings })).handler).toBeNull();
   });
 
+  it('should show the machine of a task that ended while it was active as stopped where it was', async () => {
+    const observer = observerWith({ g1: graph });
+    const drawings = new HandlerDrawings(observer);
+    const cancelled = await taskDetail(observer, { ...task, status: 'cancelled' }, { showResults: false, reveal: false, operator: false, drawings });
+    expect(cancelled.handler).toMatchObject({ states: ['job.working'], status: 'stopped', step: 2 });
+    const done = { ...task, status: 'completed' as const, handler: { ...task.handler!, states: ['job.done'], status: 'done' as const } };
+    expect((await taskDetail(observer, done, { showResults: false, reveal: false, operator: false, drawings })).handler).toMatchObject({ status: 'done' });
+  });
+
   it('should keep at most MAX_HANDLER_DRAWINGS drawings, forgetting the least recently used', async () => {
     const graphs = Object.fromEntries(Array.from({ length: MAX_HANDLER_DRAWINGS + 1 }, (_, i) => [`g${i}`, graph]));
     const reads: string[] = [];

@@ -69,6 +69,11 @@ describe('parseTaskQuery', () => {
     expect(refused(`limit=${MAX_PAGE_SIZE + 1}`)).toMatchObject({ parameter: 'limit', message: expect.stringContaining('from 1 to 500') });
     expect(refused('since=yesterday')).toMatchObject({ parameter: 'since', message: expect.stringContaining('ISO 8601') });
     expect(refused('since=2026-13-45').parameter).toBe('since');
+    // A day the calendar does not have (Date.parse would roll it over to 2 March), and a leap day that is one.
+    expect(refused('since=2026-02-30').parameter).toBe('since');
+    expect(parsed('since=2028-02-29').since).toBe(Date.parse('2028-02-29'));
+    expect(refused('status=working&status=completed')).toMatchObject({ parameter: 'status', message: expect.stringContaining('is given more than once') });
+    expect(refused('label=a&label=b').parameter).toBe('label');
     expect(refused('cursor=not-a-cursor')).toMatchObject({ parameter: 'cursor', message: expect.stringContaining("'cursor'") });
     expect(refused(`label=${'x'.repeat(1_001)}`).parameter).toBe('label');
   });
