@@ -35,11 +35,12 @@ export interface InspectorAccess {
   /** The name of the operator whose token `req` carries as `Authorization: Bearer`, else `null`. */
   operator(req: IncomingMessage): string | null;
   /**
-   * Whether `req` sees credential-equivalent values in full: whenever the inspector needs a token
-   * to read (every page then proved to be an operator's). The same for every request of one
-   * inspector, so the list, the stream and the detail always agree.
+   * Whether pages see credential-equivalent values in full: whenever the inspector needs a token
+   * to read (every page then proved to be an operator's). A property of the inspector, not of who
+   * asks: a page's event stream cannot send a Bearer header, so a per-request rule showed an
+   * operator full values in one place and short ones in another.
    */
-  reveals(req: IncomingMessage, query: URLSearchParams): boolean;
+  readonly reveals: boolean;
   /**
    * The `Origin` of a browser's request that may not act, or `null`: an action must come from
    * this inspector's own page (its origin naming the request's `Host`), a loopback page, or an
@@ -124,9 +125,7 @@ export function inspectorAccess(host: string, token: string | undefined, operato
     token: required,
     operators: named.length > 0,
     operator: (req) => operatorNamed(bearer(req)),
-    // A property of the inspector, not of who asks: a page's event stream cannot send a Bearer
-    // header, so a per-request rule showed an operator full values in one place and short ones in another.
-    reveals: () => required !== null,
+    reveals: required !== null,
     check(req, query) {
       if (required !== null) {
         // The read token may come in the URL (a browser loads the page by it); an operator's

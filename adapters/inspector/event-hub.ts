@@ -91,7 +91,7 @@ export class EventHub<S = undefined> {
   async open(res: ServerResponse, state: S, first: () => Promise<string>): Promise<boolean> {
     // Closed (the inspector is stopping): the stream ends at once, and the page reconnects elsewhere or later.
     if (this.#closed) {
-      res.writeHead(503, { 'retry-after': '2' }).end();
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' }).end(JSON.stringify({ error: 'Service Unavailable: the inspector is closing' }));
       return true;
     }
     // Checked and joined in one synchronous step: concurrent requests cannot both take the last place.

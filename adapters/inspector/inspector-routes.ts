@@ -150,7 +150,7 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
       return operatorCancel(ctx, req, res, key);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return notAllowed(res, 'GET, HEAD', req.method);
-    const reveal = ctx.access.reveals(req, query);
+    const reveal = ctx.access.reveals;
     // A deep link: the page reads the task id (and key) from its own URL and finds it with
     // `/api/tasks/<key>`, else `/api/tasks?taskId=`.
     if (path === '/' || path === '/index.html' || path.startsWith('/tasks/')) return send(res, 200, 'text/html; charset=utf-8', pageHtml(ctx.access.token));

@@ -46,19 +46,6 @@ export function graphShare(graph: MachineGraph): GraphShare {
 }
 
 /**
- * The content key of a graph (see {@link graphShare}).
- *
- * @param graph - a machine's graph (`machineGraph(machine)`)
- * @example
- * ```ts
- * const key = machineGraphKey(machineGraph(longJobMachine)); // 'x1Y2…' (32 characters)
- * ```
- */
-export function machineGraphKey(graph: MachineGraph): string {
-  return graphShare(graph).key;
-}
-
-/**
  * The most graphs a {@link GraphTable} holds. There is one graph per machine definition a process
  * runs or shows, so a real server holds a handful; the bound is for a process fed ever new
  * definitions (generated machines). The oldest is dropped first: a task whose graph was dropped
@@ -72,7 +59,7 @@ export const MAX_GRAPHS = 1_000;
  * @example
  * ```ts
  * const graphs = new GraphTable();
- * graphs.set(machineGraphKey(graph), graph);
+ * graphs.set(graphShare(graph).key, graph);
  * graphs.get(key); // the graph, or null
  * ```
  */

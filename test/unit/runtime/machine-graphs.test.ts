@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, setup } from 'xstate';
 import { longJobMachine } from '../../../adapters/cli/long-job.machine.js';
 import { taskEvents, taskMachine, type HandlerPosition } from '../../../machines/index.js';
-import { GraphTable, machineGraphKey } from '../../../runtime/core/machine-graphs.js';
+import { GraphTable, graphShare } from '../../../runtime/core/machine-graphs.js';
 import { viewOf } from '../../../runtime/core/view.js';
 import { entryOfEvent, observedOfView, sameObserved } from '../../../runtime/backends/nats/observed-record.js';
 import { machineGraph } from '../../../runtime/handlers/machine-graph.js';
@@ -16,14 +16,17 @@ import { INPUT } from '../machines/task.reference-model.js';
 
 const at = (step: number): HandlerPosition => ({ machine: 'long_job', graph: 'g', states: ['long_job.working'], status: 'active', step, checkpoint: true });
 
-describe('machineGraphKey', () => {
+/** A graph's content key. */
+const key = (graph: Parameters<typeof graphShare>[0]): string => graphShare(graph).key;
+
+describe('graphShare(graph).key', () => {
   it('should name a graph by its content: the same for equal graphs, another for another machine', () => {
-    const key = machineGraphKey(machineGraph(longJobMachine));
-    expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const first = key(machineGraph(longJobMachine));
+    expect(first).toMatch(/^[A-Za-z0-9_-]{32}$/);
     // Read again (another object, as on another node): the same key.
-    expect(machineGraphKey(JSON.parse(JSON.stringify(machineGraph(longJobMachine))))).toBe(key);
+    expect(key(JSON.parse(JSON.stringify(machineGraph(longJobMachine))))).toBe(first);
     const other = setup({}).createMachine({ id: 'long_job', initial: 'a', states: { a: { on: { go: 'b' } }, b: {} } });
-    expect(machineGraphKey(machineGraph(other))).not.toBe(key);
+    expect(key(machineGraph(other))).not.toBe(first);
   });
 });
 
