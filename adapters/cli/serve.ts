@@ -43,7 +43,8 @@ Transport (one of):
   --host HOST                address to bind with --http (default 127.0.0.1)
   --sdk v1|v2                the MCP SDK that serves (default v1: @modelcontextprotocol/sdk, every dialect);
                              v2: @modelcontextprotocol/server 2.x, the tasks extension on 2026-07-28 and
-                             2025-11-25 (no SEP-1686, sessions kept in this process)
+                             2025-11-25 (no SEP-1686, sessions kept in this process, so not with --nats
+                             over --http: use v1 there, it shares sessions through NATS)
   --conformance              also serve the tools the official conformance suite calls (greet, slow_compute,
                              failing_job, protocol_error_job, confirm_delete, multi_input, test_tool_with_task);
                              give it to worker nodes too
@@ -239,6 +240,14 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const role = values.role ?? 'both';
   if (!['front', 'worker', 'both'].includes(role)) throw new Error(`--role expects front, worker or both, got '${role}'`);
   if (role !== 'both' && !nats) throw new Error('--role needs --nats URL: without NATS one process is front and worker');
+  // SDK v2 keeps each 2025-11-25 session (its transport, its standalone stream) in the process that
+  // began it; behind a balancer a session's next request may reach another node ("Session not
+  // found"). SDK v1 shares sessions through NATS and serves every dialect, 2026-07-28 included.
+  if (sdk === 'v2' && nats && values.http !== undefined) {
+    throw new Error(
+      "--sdk v2 does not serve HTTP with --nats: the SDK v2 line keeps 2025-11-25 sessions in this process, so behind a balancer a session's next request could reach a node that never saw it and get 'Session not found'. With --nats use --sdk v1 (the default: sessions are shared through NATS, every dialect is served, 2026-07-28 included); --sdk v2 serves HTTP on one node without --nats, or over --stdio with it",
+    );
+  }
   const serving = values.stdio === true || values.http !== undefined;
   if (role === 'worker' ? serving : (values.stdio === true) === (values.http !== undefined)) {
     throw new Error(role === 'worker' ? 'a worker serves no MCP: drop --stdio/--http, or use --role both' : `serve needs exactly one of --stdio or --http PORT.\n${SERVE_HELP.split('\n')[0]!}`);
