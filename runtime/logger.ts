@@ -20,9 +20,13 @@ import { traceLogFields } from './telemetry/tracing.js';
  * ```
  */
 export interface Logger {
+  /** Detail for debugging; the library logs nothing at this level today. */
   debug(fields: object, message?: string): void;
+  /** What a node did (a task run, its end, an expiry; the audit's lines). */
   info(fields: object, message?: string): void;
+  /** What went wrong and was handled (a lost worker, a lease lost, a delivery not queued). */
   warn(fields: object, message?: string): void;
+  /** What went wrong and was not (a request answered 500, an outcome not stored). */
   error(fields: object, message?: string): void;
 }
 
