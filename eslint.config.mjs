@@ -64,6 +64,8 @@ export default tseslint.config(
             { target: './adapters/mcp-client-v2', from: ['./adapters/mcp-server', './adapters/mcp-client', './adapters/http', './adapters/inspector', './adapters/cli'], message: 'an SDK adapter imports no other SDK line, and nothing above it.' },
             { target: './adapters/http', from: ['./adapters/inspector', './adapters/cli'], message: 'adapters/http is below the inspector and the CLI.' },
             { target: './adapters/inspector', from: './adapters/cli', message: 'the inspector never imports the CLI.' },
+            // Library code logs through the `logger` it is given, silent without one: never to the process's stderr.
+            { target: ['./runtime', './adapters/!(cli)/**', './index.ts'], from: './adapters/log.ts', message: "adapters/log.ts writes to the process's stderr (the CLI's log): library code logs through its `logger` option." },
           ],
         },
       ],

@@ -111,4 +111,5 @@ export type { DeliveryAttempt, PushTarget } from './runtime/push/push.types.js';
 
 // The audit log and its suspicion report.
 export { AuditEvent, DEFAULT_SUSPICION_THRESHOLDS } from './runtime/audit/index.js';
-export type { AuditLogger, AuditOptions, SecurityReport, SuspectRequester, SuspicionThresholds } from './runtime/audit/index.js';
+export type { AuditOptions, SecurityReport, SuspectRequester, SuspicionThresholds } from './runtime/audit/index.js';
+export type { Logger } from './runtime/logger.js';

@@ -73,5 +73,6 @@ export { MIN_POLL_INTERVAL_MS, suggestedPollInterval } from './core/poll-pacing.
 export type { PollTiming } from './core/poll-pacing.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 export { AuditEvent, DEFAULT_SUSPICION_THRESHOLDS } from './audit/index.js';
-export type { AuditLogger, AuditOptions, SecurityReport, SuspectRequester, SuspicionThresholds } from './audit/index.js';
+export type { AuditOptions, SecurityReport, SuspectRequester, SuspicionThresholds } from './audit/index.js';
+export type { Logger } from './logger.js';
 export type { RequesterLimits } from './limits.js';

@@ -6,6 +6,7 @@
 import { InvalidArgumentError } from './errors.js';
 import { resolveLimits, type RequesterLimits } from './limits.js';
 import type { AuditOptions } from './audit/audit.types.js';
+import type { Logger } from './logger.js';
 import { PushAllowList } from './push/push-allow.js';
 import { resolvePushOptions, type PushOptions, type ResolvedPushOptions } from './push/backoff.js';
 
@@ -69,9 +70,22 @@ export interface TaskRuntimeOptions {
    */
   limits?: Partial<RequesterLimits>;
   /**
+   * Where the runtime logs (task runs and ends, expiries, lost workers, deliveries it could not
+   * queue): a pino logger or anything with pino's `debug`/`info`/`warn`/`error(fields, message)`.
+   * Absent: the runtime writes no line anywhere. `mcp-tasks serve` passes its JSON-lines log.
+   * @default none (silent)
+   * @example
+   * ```ts
+   * import { pino } from 'pino';
+   * const runtime = createTaskRuntime({ logger: pino() });
+   * ```
+   */
+  logger?: Logger;
+  /**
    * Audit lines (task creation, status changes, result retrievals, cancels, deletes, refused
-   * look-ups) to a pino logger, and counters of suspicious requesters read with
-   * `runtime.security()`. Absent: no audit, at no cost. `mcp-tasks serve` turns it on.
+   * look-ups), through `logger` unless `audit.logger` names another, and counters of suspicious
+   * requesters read with `runtime.security()`. Absent: no audit, at no cost. `mcp-tasks serve`
+   * turns it on.
    */
   audit?: AuditOptions;
   /**

@@ -12,7 +12,7 @@ import type { TaskRuntime } from '../../runtime/index.js';
 import { DEFAULT_DRAIN_MS, DEFAULT_DRAIN_RETRY_AFTER_MS, drainOf } from '../../runtime/core/drain.js';
 import { DEFAULT_CLOSE_GRACE_MS } from '../http/front.js';
 import { startHealthServer, type HealthProbes } from '../http/health.js';
-import { log } from '../log.js';
+import { cliLogger, log } from '../log.js';
 
 /** The `parseArgs` option specs of the flags. */
 export const DRAIN_FLAG_SPECS = {
@@ -128,7 +128,7 @@ export class NodeShutdown {
   async startHealth(): Promise<void> {
     const { health } = this.#settings;
     if (health === null) return;
-    const server = await startHealthServer({ port: health.port, ...(health.host !== undefined && { host: health.host }) }, this.probes);
+    const server = await startHealthServer({ port: health.port, ...(health.host !== undefined && { host: health.host }), logger: cliLogger }, this.probes);
     this.#health = server;
     log('info', `health probes at ${server.url}/healthz and ${server.url}/readyz`, { url: server.url });
   }

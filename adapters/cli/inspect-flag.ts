@@ -7,12 +7,12 @@
  */
 import type { StatusSource } from '../http/status-endpoint.js';
 import { parseAuthTokens } from '../http/auth.js';
-import type { AuditLogger } from '../../runtime/audit/audit.types.js';
+import type { Logger } from '../../runtime/logger.js';
 import type { TaskRuntime } from '../../runtime/index.js';
 import { validOperators } from '../inspector/access.js';
 import { attachInspector, DEFAULT_MAX_STREAMS } from '../inspector/attach-inspector.js';
 import type { Inspector } from '../inspector/inspector.types.js';
-import { log } from '../log.js';
+import { cliLogger, log } from '../log.js';
 
 /** The `parseArgs` option specs of the inspector flags. */
 export const INSPECT_FLAG_SPECS = {
@@ -61,18 +61,13 @@ export interface InspectorWiring {
   /** Makes where the cluster view reads (NATS: the task space's status); the process's runtime without. */
   readonly status?: (() => StatusSource) | undefined;
   /** The node's audit logger (`--audit`); without, operator actions go to the CLI's log. */
-  readonly audit?: AuditLogger | null | undefined;
+  readonly audit?: Logger | null | undefined;
   /** The requesters' tokens (`--auth-token`): no inspector token may be one of them. */
   readonly requesterTokens?: Readonly<Record<string, string>> | undefined;
   /** Browser origins besides the inspector's own page an action may come from (`--allowed-origin`). */
   readonly allowedOrigins?: readonly string[] | undefined;
 }
 
-// Operator actions are always written somewhere: with `--audit off` (or none), to the CLI's own log.
-const cliAudit: AuditLogger = {
-  info: (fields, message) => log('info', message ?? 'audit', fields as Record<string, unknown>),
-  warn: (fields, message) => log('warn', message ?? 'audit', fields as Record<string, unknown>),
-};
 
 /**
  * Starts the inspector when `--inspect` is given, and logs where it is (with a generated token in
@@ -122,7 +117,9 @@ export async function startInspector(runtime: TaskRuntime, values: InspectFlagVa
     ...(token !== undefined && { token }),
     showResults: values['inspect-results'] === true,
     operators,
-    audit: wiring.audit ?? cliAudit,
+    // Operator actions are always written somewhere: with `--audit off` (or none), to the CLI's own log.
+    audit: wiring.audit ?? cliLogger,
+    logger: cliLogger,
     ...(wiring.status && { status: wiring.status() }),
     ...(maxStreams !== undefined && { maxStreams }),
     ...(wiring.allowedOrigins !== undefined && wiring.allowedOrigins.length > 0 && { allowedOrigins: wiring.allowedOrigins }),

@@ -19,7 +19,7 @@ import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type * as SdkMetricsModule from '@opentelemetry/sdk-metrics';
 import type { IMetricReader, MeterProvider } from '@opentelemetry/sdk-metrics';
 import { closeServer, guardedServer } from '../http/front.js';
-import { log } from '../log.js';
+import { cliLogger, log } from '../log.js';
 import { loadForCommand, type SdkPeer } from './sdk-peers.js';
 
 /** The Prometheus exporter, which `--metrics-port` is built on. */
@@ -108,7 +108,7 @@ export async function startMetricsPort(options: MetricsPortOptions): Promise<Met
   const loaded = await loadExporter();
   // Served by the server below, guarded, not by the exporter's own.
   const exporter = new loaded.PrometheusExporter({ preventServerStart: true });
-  const server = guardedServer('metrics', routeTo(exporter));
+  const server = guardedServer('metrics', routeTo(exporter), {}, cliLogger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`--metrics-port: cannot listen on ${host}:${port} (${error.code ?? error.message})`, { cause: error })));
     server.listen(port, host, () => resolve());

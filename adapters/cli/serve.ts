@@ -12,7 +12,7 @@ import { registerWork } from '../wire/register-work.js';
 import { conformanceTools } from './conformance-tools.js';
 import { demoDefinitions } from './demo-tools.js';
 import { bearerTokens, parseAuthTokens } from '../http/auth.js';
-import { log } from '../log.js';
+import { cliLogger, log } from '../log.js';
 import { DRAIN_FLAG_SPECS, DRAIN_FLAGS_HELP, drainSettings, NodeShutdown } from './drain.js';
 import { allowedList } from '../http/origin-guard.js';
 import { AUDIT_FLAG_HELP, auditOption } from './audit-flag.js';
@@ -256,7 +256,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   if (values['operator-token'] !== undefined && values.http === undefined) throw new Error('--operator-token needs --http: the status endpoint is served beside /mcp');
   const drain = drainSettings(values);
 
-  const runtimeOptions: TaskRuntimeOptions = {};
+  // Every line of the node (runtime, endpoint, audit) on the CLI's JSON-lines stderr log.
+  const runtimeOptions: TaskRuntimeOptions = { logger: cliLogger };
   const defaultKeepAlive = number('default-keep-alive', values['default-keep-alive']);
   if (defaultKeepAlive !== undefined) runtimeOptions.defaultKeepAlive = defaultKeepAlive;
   const maxKeepAlive = values['max-keep-alive'];
@@ -336,7 +337,6 @@ export async function serve(argv: readonly string[]): Promise<void> {
       ...(values['unserved-timeout'] !== undefined && {
         unservedTimeoutMs: values['unserved-timeout'] === 'off' ? null : number('unserved-timeout', values['unserved-timeout'])!,
       }),
-      log: (level, message, fields) => log(level, message, fields),
     });
     runtime = cluster;
     connection = cluster.connection;
@@ -414,6 +414,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const parkAfterMs = parkFlag === 'off' ? null : (number('session-park', parkFlag) ?? DEFAULT_SESSION_PARK_MS);
   const front = {
     draining: shutdown.probes.draining,
+    logger: cliLogger,
     ...(maxSessions !== undefined && { maxSessions }),
     ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
     ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),

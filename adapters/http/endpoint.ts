@@ -6,6 +6,7 @@
  * @module
  */
 import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../runtime/logger.js';
 import { closeServer, guardedServer } from './front.js';
 import { handlerFor } from './handler-for.js';
 import type { HttpEndpoint, HttpEndpointOptions, HttpHandler, HttpListenOptions } from './http.types.js';
@@ -57,9 +58,9 @@ export async function startEndpoint(options: HttpEndpointOptions, operator?: Ope
  * const endpoint = await listenHttp(handle, { port: 0 }); // endpoint.url: http://127.0.0.1:PORT/mcp
  * ```
  */
-export async function listenHttp(handle: HttpHandler, options: HttpListenOptions & { readonly path?: string | null }): Promise<HttpEndpoint> {
+export async function listenHttp(handle: HttpHandler, options: HttpListenOptions & { readonly path?: string | null; readonly logger?: Logger | undefined }): Promise<HttpEndpoint> {
   const host = options.host ?? '127.0.0.1';
-  const server = guardedServer('mcp', handle, options);
+  const server = guardedServer('mcp', handle, options, options.logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => resolve());

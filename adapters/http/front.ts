@@ -1,6 +1,7 @@
 /**
  * What every HTTP front of a node shares (the MCP endpoints of both SDK lines, the inspector): a
- * request handler whose unexpected error answers 500 and is logged, never ending the process; the
+ * request handler whose unexpected error answers 500 and is logged (through the embedder's `logger`,
+ * silent without one), never ending the process; the
  * server's deadlines for a request's headers and body; and a close that always ends, however many
  * clients hold connections open.
  *
@@ -8,7 +9,7 @@
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { log } from '../log.js';
+import type { Logger } from '../../runtime/logger.js';
 
 /** Deadlines of one HTTP server's requests. */
 export interface HttpTimeouts {
@@ -31,18 +32,20 @@ export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 /**
  * A `node:http` server for `handle`, with the request deadlines set: an error `handle` throws (or
- * rejects with) answers 500 when nothing was sent yet and is logged once; the process goes on.
+ * rejects with) answers 500 when nothing was sent yet and is logged once to `logger` (none: not
+ * at all); the process goes on.
  *
  * @param label - names the front in the log line (`mcp`, `inspector`)
+ * @param logger - where the line of a 500 goes; absent: nowhere
  * @example
  * ```ts
- * const server = guardedServer('mcp', async (req, res) => route(req, res), { bodyTimeoutMs: 30_000 });
+ * const server = guardedServer('mcp', async (req, res) => route(req, res), { bodyTimeoutMs: 30_000 }, pino());
  * ```
  */
-export function guardedServer(label: string, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void, timeouts: HttpTimeouts = {}): Server {
+export function guardedServer(label: string, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void, timeouts: HttpTimeouts = {}, logger?: Logger): Server {
   const headersTimeout = timeouts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(timeouts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, headersTimeout);
-  const guarded = guardHandler(label, handle);
+  const guarded = guardHandler(label, handle, logger);
   /** Per connection, the request being served while its body still arrives: a deadline then is the body's. */
   const arriving = new WeakMap<Duplex, { readonly req: IncomingMessage; readonly res: ServerResponse }>();
   const server = createServer(
@@ -91,25 +94,31 @@ function socketRefusal(error: NodeJS.ErrnoException & { reason?: string }, inBod
 
 /**
  * `handle`, so that an error it throws (or rejects with) answers 500 when nothing was sent yet
- * and is logged once, and never reaches the caller: one request can never end the process.
+ * and is logged once to `logger` (absent: not at all; library code never writes to the
+ * embedder's stderr), and never reaches the caller: one request can never end the process.
  *
+ * @param logger - where the line of a 500 goes; absent: nowhere
  * @example
  * ```ts
- * const handler = guardHandler('mcp', async (req, res) => route(req, res));
+ * const handler = guardHandler('mcp', async (req, res) => route(req, res), pino());
  * ```
  */
-export function guardHandler(label: string, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function guardHandler(label: string, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void, logger?: Logger): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     try {
       await handle(req, res);
     } catch (error) {
-      failed(label, req, res, error);
+      failed(label, req, res, error, logger);
     }
   };
 }
 
-function failed(label: string, req: IncomingMessage, res: ServerResponse, error: unknown): void {
-  log('error', 'http request failed', { front: label, method: req.method, target: String(req.url).slice(0, 200), error: error instanceof Error ? error.message : String(error) });
+function failed(label: string, req: IncomingMessage, res: ServerResponse, error: unknown, logger: Logger | undefined): void {
+  try {
+    logger?.error({ front: label, method: req.method, target: String(req.url).slice(0, 200), error: error instanceof Error ? error.message : String(error) }, 'http request failed');
+  } catch {
+    // A failing log sink must not keep the 500 from being answered.
+  }
   if (!res.headersSent) {
     res.writeHead(500, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
   } else {

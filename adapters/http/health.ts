@@ -16,6 +16,7 @@ import type { Readiness } from '../../runtime/index.js';
 import { requestTarget } from '../wire/request-target.js';
 import { closeServer, guardedServer } from './front.js';
 import type { HttpHandler } from './http.types.js';
+import type { Logger } from '../../runtime/logger.js';
 
 /** The liveness probe's path. */
 export const LIVENESS_PATH = '/healthz';
@@ -101,6 +102,8 @@ export interface HealthServerOptions {
   readonly port: number;
   /** @default '127.0.0.1' */
   readonly host?: string;
+  /** Where a request that failed unexpectedly is logged; absent: nowhere. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -120,7 +123,7 @@ export async function startHealthServer(options: HealthServerOptions, probes: He
     const target = requestTarget(req.url);
     if ('refused' in target) return json(res, 400, { error: `Bad Request: ${target.refused}` }, false);
     json(res, 404, { error: `Not found: ${target.path} (this port serves ${LIVENESS_PATH} and ${READINESS_PATH})` }, false);
-  });
+  }, {}, options.logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => resolve());

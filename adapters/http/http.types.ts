@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionDirectory } from '../../runtime/backends/nats/session-store.js';
 import type { StatelessHandler } from '../wire/stateless/index.js';
 import type { HttpTimeouts } from './front.js';
+import type { Logger } from '../../runtime/logger.js';
 
 /**
  * Who sent a request, as both SDK lines read it (`extra.authInfo`): `clientId` is the principal
@@ -115,6 +116,17 @@ interface HttpHandlerBase {
    * mounted under a route that rewrites `req.url`). @default '/mcp'
    */
   readonly path?: string | null;
+  /**
+   * Where the endpoint logs (one `error` line per request that failed unexpectedly and was
+   * answered 500): a pino logger or anything with pino's `debug`/`info`/`warn`/`error(fields,
+   * message)`. Absent: nothing is written anywhere (never to the process's stderr).
+   * @default none (silent)
+   * @example
+   * ```ts
+   * const endpoint = await startHttpEndpoint({ port: 3000, createServer, logger: pino() });
+   * ```
+   */
+  readonly logger?: Logger;
 }
 
 /** Options of the SDK v1 (`@modelcontextprotocol/sdk`) handler. */

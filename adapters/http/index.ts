@@ -58,7 +58,7 @@ export { MissingPeerDependencyError } from '../peer-dependency.js';
  */
 export async function createHttpHandler(options: HttpHandlerOptions): Promise<HttpHandler> {
   const handle = await handlerFor(options, '127.0.0.1');
-  return Object.assign(guardHandler('mcp', handle), { close: () => handle.close() });
+  return Object.assign(guardHandler('mcp', handle, options.logger), { close: () => handle.close() });
 }
 
 /**
@@ -71,7 +71,7 @@ export async function createHttpHandler(options: HttpHandlerOptions): Promise<Ht
  * @example
  * ```ts
  * import { startHttpEndpoint } from 'mcp-task-actors/http';
- * const endpoint = await startHttpEndpoint({ port: 3000, createServer: () => createTaskServer(info, { runtime, tools }) });
+ * const endpoint = await startHttpEndpoint({ port: 3000, createServer: () => createTaskServer(info, { runtime, tools }), logger: pino() });
  * process.once('SIGTERM', () => void endpoint.close());
  * ```
  */

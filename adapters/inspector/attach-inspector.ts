@@ -139,7 +139,7 @@ export async function attachInspector(runtime: InspectedRuntime, options: Inspec
     status,
     maxStreams,
   });
-  const server = guardedServer('inspector', route);
+  const server = guardedServer('inspector', route, {}, options.logger);
   const release = async (): Promise<void> => {
     stopWatch();
     hub.close();

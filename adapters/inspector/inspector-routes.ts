@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { taskMachine } from '../../machines/index.js';
-import type { AuditLogger } from '../../runtime/audit/audit.types.js';
+import type { Logger } from '../../runtime/logger.js';
 import type { ClusterStatus } from '../../runtime/cluster-status.types.js';
 import type { TaskObserver, TaskRuntime } from '../../runtime/index.js';
 import type { StatusSource } from '../http/status-endpoint.js';
@@ -48,7 +48,7 @@ export interface InspectorRouteContext {
   readonly deliveries?: PushDeliverySource | undefined;
   /** How an operator's cancel reaches the task; no action without. */
   readonly cancel?: TaskRuntime['cancel'] | undefined;
-  readonly audit?: AuditLogger | undefined;
+  readonly audit?: Logger | undefined;
   /** Where `/api/cluster` reads; 404 without. */
   readonly status?: StatusSource | undefined;
   /** The most event streams the hub serves at once (named in the 503 past it). */

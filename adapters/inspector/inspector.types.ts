@@ -8,7 +8,7 @@ import type { TaskOwner } from '../../machines/index.js';
 import type { ObservedTask, TaskStatus, TimelineEntry } from '../../runtime/index.js';
 import type { HandlerRuns } from '../../runtime/handlers/handler-runs.js';
 import type { DeliveryAttempt } from '../../runtime/push/push.types.js';
-import type { AuditLogger } from '../../runtime/audit/audit.types.js';
+import type { Logger } from '../../runtime/logger.js';
 import type { HandlerPosition } from '../../machines/index.js';
 import type { StatusSource } from '../http/status-endpoint.js';
 
@@ -75,7 +75,13 @@ export interface InspectorOptions {
    */
   readonly allowedOrigins?: readonly string[];
   /** Where each operator action is written (one `operator.*` line). @default the runtime's own node log is not reachable: none */
-  readonly audit?: AuditLogger;
+  readonly audit?: Logger;
+  /**
+   * Where the inspector logs (one `error` line per request that failed unexpectedly and was
+   * answered 500); pino fits. Absent: nothing is written anywhere.
+   * @default none (silent)
+   */
+  readonly logger?: Logger;
   /**
    * Where the cluster view reads nodes, leases and heartbeats (the source `mcp-tasks status`
    * reads). @default the process's runtime as one node (`localStatusSource`), when it has `stats`

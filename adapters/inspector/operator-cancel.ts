@@ -8,7 +8,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isTerminalStatus } from '../../machines/index.js';
-import { AuditEvent, type AuditLogger } from '../../runtime/audit/audit.types.js';
+import { AuditEvent } from '../../runtime/audit/audit.types.js';
+import type { Logger } from '../../runtime/logger.js';
 import { TaskExpiredError, TaskNotFoundError, TaskTerminalError } from '../../runtime/errors.js';
 import type { ObservedTask, TaskObserver, TaskRuntime } from '../../runtime/index.js';
 import { BodyRefusal, PendingBodies, readBody } from '../wire/http-body.js';
@@ -26,7 +27,7 @@ export interface OperatorCancelContext {
   readonly access: InspectorAccess;
   readonly observer: TaskObserver;
   readonly cancel?: TaskRuntime['cancel'] | undefined;
-  readonly audit?: AuditLogger | undefined;
+  readonly audit?: Logger | undefined;
 }
 
 /** The message of the 403 of an inspector that has no operators: how to give it one. */

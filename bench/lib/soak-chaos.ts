@@ -20,6 +20,7 @@ import type { HttpEndpoint } from '../../adapters/http/index.js';
 import { startCliNode, type CliNode } from './nats-cli.js';
 import { startBenchNatsServer } from './nats-server.js';
 import { endpointFor, natsResidue, type SoakBackend } from './soak-server.js';
+import { lineLogger } from './line-logger.js';
 
 const PREFIX = 'chaos';
 /** Short, so that a killed worker's tasks move on quickly. */
@@ -80,10 +81,10 @@ export async function startChaosBackend(): Promise<SoakBackend> {
         role: 'front',
         nodeId: `chaos-front-${i}`,
         leaseTtlMs: LEASE_TTL_MS,
-        log: (level, message, fields) => {
-          if (message === 'worker lost') frontRecoveries.push(fields ?? {});
-          else if (level !== 'info' && nodeLog.length < 20) nodeLog.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
-        },
+        logger: lineLogger((level, message, fields) => {
+          if (message === 'worker lost') frontRecoveries.push(fields);
+          else if (level !== 'info' && nodeLog.length < 20) nodeLog.push(`${level} ${message} ${JSON.stringify(fields)}`);
+        }),
       });
       fronts.push(runtime);
       const sessions = await openSessionStore<SessionRecord>(runtime.connection, { prefix: PREFIX, replicas: 1, storage: 'file' });

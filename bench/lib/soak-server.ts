@@ -19,6 +19,7 @@ import { openSessionStore } from '../../runtime/backends/nats/session-store.js';
 import { createTaskRuntime, type TaskRuntime } from '../../runtime/index.js';
 import { startBenchNatsServer, type BenchNatsServer } from './nats-server.js';
 import type { ChaosLog } from './soak-chaos.js';
+import { lineLogger } from './line-logger.js';
 
 /** The backends the soak runs on (`chaos`: NATS while a worker is killed and the server restarted). */
 export type SoakBackendName = 'memory' | 'nats' | 'chaos';
@@ -122,9 +123,9 @@ async function startNats(): Promise<SoakBackend> {
         prefix: PREFIX,
         role: 'both',
         nodeId: `soak-${i}`,
-        log: (level, message, fields) => {
-          if (level !== 'info' && nodeLog.length < 20) nodeLog.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
-        },
+        logger: lineLogger((level, message, fields) => {
+          if (level !== 'info' && nodeLog.length < 20) nodeLog.push(`${level} ${message} ${JSON.stringify(fields)}`);
+        }),
       });
       nodes.push(runtime);
       const sessions = await openSessionStore<SessionRecord>(runtime.connection, { prefix: PREFIX, replicas: 1, storage: 'file' });

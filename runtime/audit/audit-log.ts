@@ -9,7 +9,8 @@ import type { TaskOwner, TaskStatus } from '../../machines/index.js';
 import { TaskLimitError, TaskNotFoundError } from '../errors.js';
 import type { TaskView } from '../task-runtime.types.js';
 import { suggestedPollInterval } from '../core/poll-pacing.js';
-import { AuditEvent, type AuditLogger, type AuditOptions, type SecurityReport } from './audit.types.js';
+import { AuditEvent, type AuditOptions, type SecurityReport } from './audit.types.js';
+import type { Logger } from '../logger.js';
 import { SuspicionCounters, type SuspicionFlag } from './suspicion-counters.js';
 import { traceLogFields } from '../telemetry/tracing.js';
 
@@ -48,12 +49,14 @@ export type AuditOp =
 export class AuditLog {
   readonly node: string;
   readonly counters: SuspicionCounters;
-  readonly #logger: AuditLogger | null;
+  readonly #logger: Logger | null;
   readonly #now: () => number;
 
-  constructor(options: AuditOptions, node: string, now: () => number) {
+  /** @param runtimeLogger - the runtime's `logger`: where the lines go when `options.logger` is absent */
+  constructor(options: AuditOptions, node: string, now: () => number, runtimeLogger: Logger | null = null) {
     this.node = options.node ?? node;
-    this.#logger = options.logger ?? null;
+    // Absent: through the runtime's logger; `null`: no lines at all (counters only).
+    this.#logger = options.logger === undefined ? runtimeLogger : options.logger;
     this.#now = now;
     this.counters = new SuspicionCounters(options.suspicion, now);
   }
@@ -153,12 +156,14 @@ export class AuditLog {
  * @param options - `TaskRuntimeOptions.audit`
  * @param node - the node name unless `options.node` says otherwise
  * @param now - the runtime's clock
+ * @param runtimeLogger - the runtime's `logger` (`TaskRuntimeOptions.logger`): where the lines go
+ *   unless `options.logger` names another (or is `null`: no lines)
  * @throws InvalidArgumentError for a suspicion threshold that is not a positive number
  * @example
  * ```ts
- * const audit = openAudit(options.audit, 'local', opts.now);
+ * const audit = openAudit(options.audit, 'local', opts.now, options.logger);
  * ```
  */
-export function openAudit(options: AuditOptions | undefined, node: string, now: () => number): AuditLog | null {
-  return options === undefined ? null : new AuditLog(options, node, now);
+export function openAudit(options: AuditOptions | undefined, node: string, now: () => number, runtimeLogger?: Logger | null): AuditLog | null {
+  return options === undefined ? null : new AuditLog(options, node, now, runtimeLogger ?? null);
 }

@@ -5,20 +5,18 @@
  * @module
  */
 
+import type { Logger } from '../logger.js';
+
 /**
- * Where audit lines go: a pino logger, or anything with pino's `info`/`warn` call shape (an
- * object of fields, then a message). Typed structurally so that `runtime/` needs no pino import.
+ * Where audit lines go: the library's one {@link Logger} type (pino fits).
  *
+ * @deprecated use `Logger`; kept so that code naming it still compiles
  * @example
  * ```ts
- * import { pino } from 'pino';
- * const logger: AuditLogger = pino({ base: null }, pino.destination(2));
+ * const logger: AuditLogger = pino();
  * ```
  */
-export interface AuditLogger {
-  info(fields: object, message?: string): void;
-  warn(fields: object, message?: string): void;
-}
+export type AuditLogger = Logger;
 
 /**
  * The names of audit lines (the `event` field of each line).
@@ -76,16 +74,23 @@ export interface SuspicionThresholds {
 
 /**
  * Audit settings of a runtime (`TaskRuntimeOptions.audit`). Absent: no audit at all, at no cost.
+ * Given: the audit lines go through the runtime's own `logger` unless `logger` here names another.
  *
  * @example
  * ```ts
  * import { pino } from 'pino';
- * const runtime = createTaskRuntime({ audit: { logger: pino(), node: 'api-1' } });
+ * const logger = pino();
+ * const runtime = createTaskRuntime({ logger, audit: { node: 'api-1' } }); // audit lines through `logger`
+ * const apart = createTaskRuntime({ logger, audit: { logger: pino(pino.destination('audit.log')) } });
  * ```
  */
 export interface AuditOptions {
-  /** Where the audit lines go. Absent or `null`: counters only (see `runtime.security()`), no lines. */
-  readonly logger?: AuditLogger | null;
+  /**
+   * Where the audit lines go. Absent: through the runtime's `logger` (`TaskRuntimeOptions.logger`;
+   * without one, no lines). `null`: counters only (see `runtime.security()`), no lines.
+   * @default the runtime's `logger`
+   */
+  readonly logger?: Logger | null;
   /** The node name in every line and report. @default the NATS node id; `'local'` on the memory backend */
   readonly node?: string;
   /** When a requester counts as suspicious; see {@link SuspicionThresholds}. */

@@ -133,6 +133,24 @@ describe('audit destinations of mcp-tasks serve --stdio', () => {
     expect(wire.violations).toEqual([]);
   });
 
+  it('should write them through the node\'s own log with --audit log (and stderr, the default): one format with every other line', async () => {
+    for (const flags of [['--audit', 'log'], ['--audit', 'stderr'], []]) {
+      wire = await connectStdio(flags);
+      const task = await create2025(wire, 'sleep', { ms: 10 });
+      ok(await wire.request('tasks/result', { taskId: task.taskId }));
+      const w = wire;
+      const created = await line(() => w.stderr(), 'task.created', task.taskId);
+      // The CLI's log line (time, level, msg, then the fields), not a pino line of its own (level first).
+      expect(Object.keys(created).slice(0, 3), flags.join(' ')).toEqual(['time', 'level', 'msg']);
+      expect(created).toMatchObject({ level: 'info', msg: 'task.created', node: 'local' });
+      // The runtime's own lines are in the same log: serve gives the runtime its logger.
+      const end = await pollUntil('the task end line', async () => parseLogLines(w.stderr()).find((l) => l['msg'] === 'task end' && l['taskId'] === task.taskId), (l) => l !== undefined);
+      expect(Object.keys(end!).slice(0, 3)).toEqual(['time', 'level', 'msg']);
+      await wire.close();
+      wire = undefined;
+    }
+  });
+
   it('should write them to a file with --audit FILE, and none with --audit off', async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'audit-'));
     const file = path.join(dir, 'audit.jsonl');

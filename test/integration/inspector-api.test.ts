@@ -17,6 +17,7 @@ import { startNatsServer } from './harness/nats-server.js';
 import { connectCustomSdkStdio, connectSdkClientTo, type SdkPeer } from './harness/sdk-client.js';
 import { attachInteractiveHttpWire } from './harness/http-wire.js';
 import { create2025 } from './harness/task-calls.js';
+import { capturingLogger } from '../fixtures/capturing-logger.js';
 
 /** A runtime serving the demo tools to an SDK client in this process, with an inspector. */
 async function embedded(options: Omit<InspectorOptions, 'port'> = {}) {
@@ -354,7 +355,7 @@ describe('attachInspector operators', () => {
 
   it("should not take the read token as an operator's, let an operator's token read, and write the audit line", async () => {
     const lines: Record<string, unknown>[] = [];
-    const audit = { info: (fields: object) => void lines.push({ ...fields }), warn: (fields: object) => void lines.push({ ...fields }) };
+    const audit = capturingLogger(({ fields }) => void lines.push(fields));
     const env = await embedded({ host: '0.0.0.0', token: 'reader', operators: { 'op-1': 'alice' }, audit });
     const { client, base } = env;
     try {

@@ -19,6 +19,7 @@ import { createNatsTaskRuntime, type NatsTaskRuntime } from '../../runtime/backe
 import { graphShare, MAX_SHARED_GRAPH_BYTES } from '../../runtime/core/machine-graphs.js';
 import { machineGraph } from '../../runtime/handlers/machine-graph.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
+import { capturingLogger } from '../fixtures/capturing-logger.js';
 
 const owner: TaskOwner = { session: 's1', principal: null };
 const HELD_MS = 400;
@@ -95,7 +96,7 @@ describe('a NATS run’s handler machine reports', () => {
     expect(bytes).toBeGreaterThan(MAX_SHARED_GRAPH_BYTES);
     const lines: { message: string; fields: Record<string, unknown> | undefined }[] = [];
     const make = async (name: string, role: 'worker' | 'front'): Promise<NatsTaskRuntime> => {
-      const runtime = await createNatsTaskRuntime({ nats: { servers: server.url }, prefix: 'unshared', role, nodeId: `unshared-${name}`, log: (_level, message, fields) => lines.push({ message, fields }) });
+      const runtime = await createNatsTaskRuntime({ nats: { servers: server.url }, prefix: 'unshared', role, nodeId: `unshared-${name}`, logger: capturingLogger(({ message, fields }) => lines.push({ message, fields })) });
       cleanups.push(() => runtime.dispose());
       // Registered on the front too, which checks the name (a front runs nothing).
       runtime.registerHandler('huge', (params, ctx) => {

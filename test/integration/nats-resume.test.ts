@@ -11,6 +11,7 @@ import { ownerKeyOf } from '../../runtime/task-identity.js';
 import type { NatsTaskRuntime, NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import type { TaskHandlerContext } from '../../runtime/index.js';
 import { inProcessNodes } from './harness/nats-nodes.js';
+import { capturingLogger } from '../fixtures/capturing-logger.js';
 
 const owner = { session: 's1', principal: null };
 /** Every log line of every node, with the node that wrote it. */
@@ -34,7 +35,7 @@ const nodes = inProcessNodes((runtime) => runtime.registerHandler('counter', cou
 
 /** A node whose log lines are kept in `logged`. */
 const node = (options: NatsTaskRuntimeOptions & { nodeId: string }): Promise<NatsTaskRuntime> =>
-  nodes.node({ log: (_level, msg, fields) => void logged.push({ node: options.nodeId, msg, fields: fields ?? {} }), ...options });
+  nodes.node({ logger: capturingLogger(({ message, fields }) => void logged.push({ node: options.nodeId, msg: message, fields })), ...options });
 
 describe('resuming a task from its checkpoint', () => {
   it('continues a plain handler from its last checkpoint on another worker, decided by one node of several', async () => {

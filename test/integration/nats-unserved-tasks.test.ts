@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as nativeWorkerExample } from '../../examples/07-nats-worker.js';
 import { createNatsTaskRuntime, type NatsTaskRuntime, type NatsTaskRuntimeOptions } from '../../runtime/backends/nats/nats-runtime.js';
 import { hashToken } from '../../runtime/backends/nats/keys.js';
-import type { NodeLog } from '../../runtime/backends/nats/task-space.js';
+import { capturingLogger } from '../fixtures/capturing-logger.js';
 import { describeHandler, unservedMessage } from '../../runtime/backends/nats/unserved-tasks.js';
 import { closeNodes, clusterStatus, describeNodes, freshPrefix, pollUntil, startNode, type ClusterNode } from './harness/cluster.js';
 import { attachHttpWire } from './harness/http-wire.js';
@@ -34,8 +34,8 @@ interface Logged {
 /** A node with a log kept in memory, and `tools` (handler names) that echo what they got. */
 async function node(options: NatsTaskRuntimeOptions, tools: readonly string[]): Promise<{ runtime: NatsTaskRuntime; logs: Logged[] }> {
   const logs: Logged[] = [];
-  const log: NodeLog = (level, message, fields = {}) => void logs.push({ level, message, fields });
-  const runtime = await createNatsTaskRuntime({ nats: { servers: server.url }, log, ...options });
+  const logger = capturingLogger(({ level, message, fields }) => void logs.push({ level, message, fields }));
+  const runtime = await createNatsTaskRuntime({ nats: { servers: server.url }, logger, ...options });
   runtimes.push(runtime);
   for (const tool of tools) runtime.registerHandler(tool, async (params) => ({ ran: tool, on: runtime.nodeId, params }));
   return { runtime, logs };
@@ -126,7 +126,7 @@ describe('NATS: tasks no live worker serves', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const logs: Logged[] = [];
-    const worker = await createNatsTaskRuntime({ nats: { servers: server.url }, prefix, role: 'worker', nodeId: `${prefix}-worker`, log: (level, message, fields = {}) => void logs.push({ level, message, fields }) });
+    const worker = await createNatsTaskRuntime({ nats: { servers: server.url }, prefix, role: 'worker', nodeId: `${prefix}-worker`, logger: capturingLogger(({ level, message, fields }) => void logs.push({ level, message, fields })) });
     runtimes.push(worker);
     worker.registerHandler('tools/call:z', async () => {
       await held;

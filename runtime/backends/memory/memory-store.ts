@@ -28,6 +28,7 @@ import { expiresAtOf, mayKeepResult } from '../../core/retention.js';
 import { RunHost } from '../../core/run-host.js';
 import type { TaskMetrics } from '../../telemetry/metrics.js';
 import type { MachineGraph } from '../../handlers/machine-graph.types.js';
+import type { NodeLog } from '../../logger.js';
 
 const NO_WATCH: TaskWatch<Entry> = { seen: () => undefined, stop: () => undefined };
 
@@ -128,7 +129,7 @@ export class Entry implements RunPort {
  *
  * @example
  * ```ts
- * const store = new MemoryStore(opts, limiter, audit, 'local', openTaskMetrics());
+ * const store = new MemoryStore(opts, limiter, audit, 'local', openTaskMetrics(), nodeLog(logger, 'local'));
  * const runtime = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (e) => e.hasWork });
  * ```
  */
@@ -140,6 +141,7 @@ export class MemoryStore implements TaskStore<Entry> {
   readonly #audit: AuditLog | null;
   readonly #node: string;
   readonly #metrics: TaskMetrics | null;
+  readonly #log: NodeLog; // the lines a NATS worker writes on the same occasions
   readonly #entries = new Map<string, Entry>();
   readonly #expired: ExpiredMemory;
   readonly #index = new OwnerIndex();
@@ -154,8 +156,9 @@ export class MemoryStore implements TaskStore<Entry> {
   /** Bytes of the ended tasks' results and messages held now (see `kept`). */
   #keptBytes = 0;
 
-  constructor(opts: ResolvedTaskRuntimeOptions, limiter: RequesterLimiter, audit: AuditLog | null, node: string, metrics: TaskMetrics | null = null) {
+  constructor(opts: ResolvedTaskRuntimeOptions, limiter: RequesterLimiter, audit: AuditLog | null, node: string, metrics: TaskMetrics | null = null, log: NodeLog = () => undefined) {
     this.#opts = opts;
+    this.#log = log;
     this.#limiter = limiter;
     this.#audit = audit;
     this.#node = node;
@@ -169,6 +172,7 @@ export class MemoryStore implements TaskStore<Entry> {
       if (!entry || !isTerminalStatus(entry.status)) return;
       this.#remove(entry);
       this.#expired.remember(key);
+      this.#log('info', 'task expired', { taskId: entry.context.taskId });
     }, opts.now);
   }
 
@@ -205,6 +209,7 @@ export class MemoryStore implements TaskStore<Entry> {
     run.send(taskEvents.start(now()));
     // The view is taken before the work begins (one microtask later): the task as it was created.
     const created = viewOf(entry);
+    if (work !== null) this.#log('info', 'task run', { taskId: input.taskId, attempt: 1 });
     run.begin();
     return created;
   }
@@ -321,6 +326,7 @@ export class MemoryStore implements TaskStore<Entry> {
       const previous = entry.status;
       const before = entry.context;
       const why = 'The task stopped unexpectedly';
+      this.#log('warn', 'task stopped unexpectedly', { taskId: entry.context.taskId, status: previous });
       entry.status = 'unknown';
       entry.context = { ...before, error: why, statusMessage: why, updatedAt: this.#opts.now() };
       this.#settle(entry);
@@ -351,6 +357,7 @@ export class MemoryStore implements TaskStore<Entry> {
   #settle(entry: Entry): void {
     this.#limiter.endTask(entry.ownerKey);
     this.#metrics?.ended(entry.status, entry.context);
+    if (entry.hasWork) this.#log('info', 'task end', { taskId: entry.context.taskId, attempt: 1, status: entry.status });
     // This entry's run only: a task created again under the key has its own.
     if (entry.run) this.#host.release(entry.key, entry.run);
     entry.run = null;

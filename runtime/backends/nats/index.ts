@@ -16,5 +16,4 @@ export { connectNats } from './connection.js';
 export type { NatsConnectionOptions, NatsTlsOptions } from './connection.js';
 export { openSessionStore } from './session-store.js';
 export type { SessionDirectory } from './session-store.js';
-export type { NodeLog } from './task-space.js';
 export { NatsBackendError, NatsUnavailableError, LeaseLostError, RevisionMismatchError } from './errors.js';

@@ -36,8 +36,8 @@ import { RunningTasks } from './running-tasks.js';
 import { SharedRates } from './shared-rates.js';
 import { ExpiryBatch } from './expiry-batch.js';
 import { persistently } from './persistently.js';
-import { traceLogFields } from '../../telemetry/tracing.js';
-import { type ExpiryItem, type NodeLog, type RunItem, type TaskSpace } from './task-space.js';
+import { nodeLog } from '../../logger.js';
+import { type ExpiryItem, type RunItem, type TaskSpace } from './task-space.js';
 import { TaskWorker } from './task-worker.js';
 import { DEFAULT_UNSERVED_TIMEOUT_MS, UnservedTasks, type UnservedCheck } from './unserved-tasks.js';
 import { WorkerAnnouncements } from './worker-announcements.js';
@@ -75,8 +75,6 @@ export interface NatsTaskRuntimeOptions extends TaskRuntimeOptions {
    * @default 30_000
    */
   readonly unservedTimeoutMs?: number | null;
-  /** Where the node logs (task runs, lost workers, expiries). @default silent */
-  readonly log?: NodeLog;
 }
 
 /** A runtime on NATS, with what only a cluster has. */
@@ -128,16 +126,15 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   const layout = { prefix: options.prefix ?? 'tasks', replicas: options.replicas ?? 1, storage: options.storage ?? 'file' } as const;
   // Now, not at import: a meter taken before the SDK is registered would measure nothing.
   const metrics = openTaskMetrics();
-  // Every line says its node, and inside a request or a task's run its trace (see `traceLogFields`).
-  const sink = options.log;
-  const log: NodeLog = sink === undefined ? () => undefined : (level, message, fields) => sink(level, message, { node: nodeId, ...fields, ...traceLogFields() });
+  // Every line says its node, and inside a request or a task's run its trace (see `nodeLog`).
+  const log = nodeLog(options.logger, nodeId);
 
   const nc = options.connection ?? (await connectNats({ name: `mcp-tasks ${nodeId}`, ...options.nats }));
   // Creating streams and buckets may time out while a cluster elects its leaders: keep trying.
   const opening = <T>(open: () => Promise<T>): Promise<T> => persistently(open, { giveUpMs: 30_000 });
   const records = await opening(() => RecordStore.open(nc, layout, nodeId, opts.expiredMemory));
   const stopListening = records.removal.listen();
-  const audit = openAudit(options.audit, nodeId, now);
+  const audit = openAudit(options.audit, nodeId, now, options.logger);
   // Status changes are audited where they are written, so once in the cluster (not per node watching).
   if (audit) records.onWrite = (task, previous) => audit.changed(task, previous);
   const timers = await opening(() =>

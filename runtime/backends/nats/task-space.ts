@@ -18,6 +18,7 @@ import { applyEvent, type TaskRecord } from './task-record.js';
 import { persistently } from './persistently.js';
 import type { WorkQueue } from './work-queue.js';
 import type { TaskMetrics } from '../../telemetry/metrics.js';
+import type { NodeLog } from '../../logger.js';
 
 /** A queued run of a task: attempt `attempt` of the task under `key`. */
 export interface RunItem {
@@ -46,8 +47,8 @@ export interface SharedBounds {
   readonly leases: number;
 }
 
-/** Structured log sink: the CLI writes JSON lines; embedders pass their logger. */
-export type NodeLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+/** The node's internal log call, built from the runtime's `logger` (see `runtime/logger.ts`). */
+export type { NodeLog };
 
 export type { RegisteredHandler };
 

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTaskRuntime, suggestedPollInterval, TaskLimitError, TaskNotFoundError, type TaskRuntime, type TaskRuntimeOptions } from '../../../runtime/index.js';
+import { capturingLogger } from '../../fixtures/capturing-logger.js';
 
 type Line = Record<string, unknown>;
 
@@ -147,14 +148,9 @@ describe('audit on the memory backend', () => {
   it('should keep serving when the log sink throws', async () => {
     runtime = createTaskRuntime({
       audit: {
-        logger: {
-          info: () => {
-            throw new Error('disk full');
-          },
-          warn: () => {
-            throw new Error('disk full');
-          },
-        },
+        logger: capturingLogger(() => {
+          throw new Error('disk full');
+        }),
       },
     });
     runtime.registerHandler('quick', async () => ({ ok: true }));
