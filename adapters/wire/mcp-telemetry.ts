@@ -3,7 +3,7 @@
  * named `{mcp.method.name} {target}` (the tool or prompt name; just the method otherwise, resource
  * URIs being too many), with the `mcp.*`, `gen_ai.*`, `jsonrpc.*` and `error.type` attributes, and
  * the `mcp.server.operation.duration` / `mcp.client.operation.duration` histograms (seconds) with
- * the low-cardinality part of them. The caller's trace context rides in `params._meta` (SEP-414).
+ * the low-cardinality part of them, each value bounded (`runtime/telemetry/metric-labels.ts`). The caller's trace context rides in `params._meta` (SEP-414).
  * SDK-free: the server side is wrapped around any transport (`traced-transport.ts`) and the
  * stateless dispatcher, the client side around a requester's peer.
  *
@@ -45,6 +45,12 @@ export { OTHER };
 /**
  * Whether the server serves a tool or prompt of that name: its metric label and span name keep
  * only such a name (any other is the requester's to make up, see `metric-labels.ts`).
+ *
+ * @example
+ * ```ts
+ * const targets: KnownTargets = (kind, name) => (kind === 'tool' ? tools : prompts).has(name);
+ * traceConnections(server, targets);
+ * ```
  */
 export type KnownTargets = (kind: 'tool' | 'prompt', name: string) => boolean;
 
