@@ -20,11 +20,12 @@ import { JsonRpcError, toJsonRpcError } from '../wire/wire-errors.js';
 import { isModern, withInputResponses } from './request-v2.js';
 import { checkSpecParams } from './spec-params.js';
 import { installTaskMethodsV2, register, type TaskMethodsV2 } from './task-methods-v2.js';
-import { installedMcpHandlers, interceptHandlers, registeredNames, type WrappedHandler } from './v2-sdk-internals.js';
+import { installedMcpHandlers, interceptHandlers, isRegistered, registeredNames, type WrappedHandler } from './v2-sdk-internals.js';
 import { guardPlainNames, PLAIN_KINDS, type PlainKind } from '../wire/plain-names.js';
 import { HOST_TASK_TOOL_NAMES, hostTaskTools } from '../wire/host-task-tools.js';
 import { pushOption } from '../dialects/extension-meta.js';
 import { traceConnections } from '../wire/traced-transport.js';
+import type { KnownTargets } from '../wire/mcp-telemetry.js';
 import { plainProgress, progressTokenOf } from '../wire/progress-notifications.js';
 
 /** Options of {@link attachTaskServerV2}. */
@@ -180,8 +181,13 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
     ...(served.resources.size > 0 && { resources: {} }),
   });
   registerWork(runtime, served.tools.values(), options);
+  // What a span name or metric label may name: ours, the task tools, and the McpServer's own as they are now.
+  const mcp = target instanceof McpServer ? target : undefined;
+  const targets: KnownTargets = (kind, name) =>
+    (kind === 'tool' ? served.tools.has(name) || (hostTools !== undefined && (HOST_TASK_TOOL_NAMES as readonly string[]).includes(name)) : served.prompts.has(name)) ||
+    (mcp !== undefined && isRegistered(mcp, kind === 'tool' ? 'tools' : 'prompts', name));
   // A span per request, on whatever transport the SDK connects this instance to.
-  traceConnections(server);
+  traceConnections(server, targets);
 
   // A task is not a result the SDK's checks let through: taskable requests are answered here,
   // ahead of them; a plain legacy-era call goes on to the SDK's path, checks and all.

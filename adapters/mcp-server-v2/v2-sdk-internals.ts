@@ -68,6 +68,19 @@ export function registeredNames(mcp: object, kind: keyof typeof MCP_KINDS): stri
 }
 
 /**
+ * Whether a v2 `McpServer` has `name` registered for one kind now (it may register more at any time).
+ *
+ * @throws Error naming the field when the SDK changed it
+ * @example
+ * ```ts
+ * isRegistered(mcp, 'tools', 'ping'); // true
+ * ```
+ */
+export function isRegistered(mcp: object, kind: keyof typeof MCP_KINDS, name: string): boolean {
+  return Object.hasOwn(readV2Field(mcp, MCP_KINDS[kind].registered) as object, name);
+}
+
+/**
  * Makes a v2 `McpServer` install its own handlers of one kind now (it does so once, at its first
  * registration of that kind, and would throw if another handler held the method by then), and
  * returns what it installed for `methods`, as the SDK holds them.

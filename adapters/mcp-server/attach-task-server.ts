@@ -14,7 +14,8 @@ import type { TaskServerDefinitions, TaskToolDefinition } from '../wire/definiti
 import type { TaskHost } from './request-context.js';
 import { installPrompts, installResources, installTools } from './request-handlers.js';
 import { installTaskMethods } from './task-methods.js';
-import { isMcpServer, keepPlainHandlers, type PlainHandlers } from './plain-registrations.js';
+import { isMcpServer, isPlainRegistered, keepPlainHandlers, type PlainHandlers } from './plain-registrations.js';
+import type { KnownTargets } from '../wire/mcp-telemetry.js';
 import { registerWork } from '../wire/register-work.js';
 import type { StandaloneInputOptions } from '../wire/standalone-inputs.js';
 import { HOST_TASK_TOOL_NAMES } from '../wire/host-task-tools.js';
@@ -75,9 +76,13 @@ export function attachTaskServer(server: Server | McpServer, options: AttachTask
   const prompts = new Map((options.prompts ?? []).map((p) => [p.name, p]));
   const resources = new Map((options.resources ?? []).map((r) => [r.uri, r]));
   let plain: Partial<Record<'tools' | 'prompts' | 'resources', PlainHandlers>> = {};
+  // The task tools' names are taken too: an McpServer tool of that name would never be reached.
+  const toolNames = new Set<string>([...tools.keys(), ...(options.taskTools === true && tools.size > 0 ? HOST_TASK_TOOL_NAMES : [])]);
+  const mcp = isMcpServer(server) ? server : undefined;
+  // What a span name or metric label may name: ours, and the McpServer's own as they are now.
+  const targets: KnownTargets = (kind, name) =>
+    (kind === 'tool' ? toolNames.has(name) : prompts.has(name)) || (mcp !== undefined && isPlainRegistered(mcp, kind === 'tool' ? 'tools' : 'prompts', name));
   if (isMcpServer(server)) {
-    // The task tools' names are taken too: an McpServer tool of that name would never be reached.
-    const toolNames = new Set([...tools.keys(), ...(options.taskTools === true && tools.size > 0 ? HOST_TASK_TOOL_NAMES : [])]);
     plain = keepPlainHandlers(server, { tools: toolNames, prompts: new Set(prompts.keys()), resources: new Set(resources.keys()) });
     server = server.server;
   }
@@ -95,7 +100,7 @@ export function attachTaskServer(server: Server | McpServer, options: AttachTask
   registerWork(runtime, tools.values(), options);
 
   const host = server as unknown as TaskHost;
-  const connection = wireConnection(host, runtime, { fastLane: options.fastLane ?? true, ...(options.standaloneInput && { standaloneInput: options.standaloneInput }) });
+  const connection = wireConnection(host, runtime, { fastLane: options.fastLane ?? true, targets, ...(options.standaloneInput && { standaloneInput: options.standaloneInput }) });
   if (tools.size > 0) installTools(host, connection, tools, plain.tools, options.taskTools === true);
   if (prompts.size > 0) installPrompts(host, connection, prompts, plain.prompts);
   if (resources.size > 0) installResources(host, connection, resources, plain.resources);

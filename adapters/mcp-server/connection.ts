@@ -16,6 +16,7 @@ import { StandaloneInputs, type StandaloneInputOptions } from '../wire/standalon
 import type { ConnectionContext } from './request-handlers.js';
 import { FastLane } from './fast-lane.js';
 import { traceConnections } from '../wire/traced-transport.js';
+import type { KnownTargets } from '../wire/mcp-telemetry.js';
 import { StatusNotifications } from '../wire/status-notifications.js';
 import { assertSdkInternals } from './sdk-internals-check.js';
 import { sdkCancelHandler } from './sdk-internals.js';
@@ -24,7 +25,7 @@ import type { OpenTaskRequests } from './task-execution.js';
 /**
  * Wires one connection of a task host to the runtime. Call before `connect()`.
  *
- * @param options - `fastLane: false` leaves every request to the SDK (see `fast-lane.ts`)
+ * @param options - `fastLane: false` leaves every request to the SDK (see `fast-lane.ts`); `targets`: the server's tools and prompts, the only names its spans and metrics keep
  * @throws SdkInternalsError when the SDK's internals are not the expected ones
  * @example
  * ```ts
@@ -32,7 +33,7 @@ import type { OpenTaskRequests } from './task-execution.js';
  * installTools(host, connection, tools);
  * ```
  */
-export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { readonly fastLane?: boolean; readonly standaloneInput?: StandaloneInputOptions } = {}): ConnectionContext {
+export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { readonly fastLane?: boolean; readonly standaloneInput?: StandaloneInputOptions; readonly targets?: KnownTargets } = {}): ConnectionContext {
   // Every task server and client host is wired here first: a changed SDK fails at start-up.
   assertSdkInternals();
   const open: OpenTaskRequests = new Map();
@@ -44,7 +45,7 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
   // cancels and of the connection's end at the transport itself.
   const lane = options.fastLane === false ? undefined : FastLane.for(host);
   // After the lane: its spans see every request first, the lane's and the SDK's alike.
-  traceConnections(host);
+  traceConnections(host, options.targets);
   const previousOnClose = host.onclose;
   host.onclose = () => {
     statusNotes.close();

@@ -41,6 +41,19 @@ export function isMcpServer(server: Server | McpServer): server is McpServer {
 }
 
 /**
+ * Whether `mcp` has `name` registered for one kind now (it may register more at any time).
+ *
+ * @throws SdkInternalsError when the installed SDK changed the internals relied on
+ * @example
+ * ```ts
+ * isPlainRegistered(mcp, 'tools', 'ping'); // true
+ * ```
+ */
+export function isPlainRegistered(mcp: McpServer, kind: PlainKind, name: string): boolean {
+  return Object.hasOwn(readSdkField(mcp, INTERNALS[kind].registered) as object, name);
+}
+
+/**
  * Keeps `mcp`'s own handlers for every kind the task definitions serve, and refuses any name both
  * would serve: now, and for registrations made after this call.
  *

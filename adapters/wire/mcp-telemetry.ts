@@ -3,7 +3,7 @@
  * named `{mcp.method.name} {target}` (the tool or prompt name; just the method otherwise, resource
  * URIs being too many), with the `mcp.*`, `gen_ai.*`, `jsonrpc.*` and `error.type` attributes, and
  * the `mcp.server.operation.duration` / `mcp.client.operation.duration` histograms (seconds) with
- * the low-cardinality part of them. The caller's trace context rides in `params._meta` (SEP-414).
+ * the low-cardinality part of them, each value bounded (`runtime/telemetry/metric-labels.ts`). The caller's trace context rides in `params._meta` (SEP-414).
  * SDK-free: the server side is wrapped around any transport (`traced-transport.ts`) and the
  * stateless dispatcher, the client side around a requester's peer.
  *
@@ -11,6 +11,7 @@
  */
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Histogram, type Span } from '@opentelemetry/api';
 import { extractTraceContext, injectTraceContext, lazyInstrument, tracer } from '../../runtime/telemetry/tracing.js';
+import { boundedErrorCode, boundedErrorType, boundedMethod, boundedProtocolVersion, boundedTarget, OTHER } from '../../runtime/telemetry/metric-labels.js';
 
 /** The project's own attribute of a span that concerns one task (a `tasks/*` request, a task created). */
 export const TASK_ID_ATTRIBUTE = 'mcp_task_actors.task.id';
@@ -39,22 +40,19 @@ const clientDuration = lazyInstrument((meter) =>
  */
 const CALLER_CODES: ReadonlySet<number> = new Set([-32700, -32600, -32601, -32602, -32002]);
 
-/** The conventions' value for a name outside a known set (and their fallback `error.type`). */
-export const OTHER = '_OTHER';
+export { OTHER };
 
-/** Every MCP method name a histogram series may carry; any other is {@link OTHER}. */
-const MCP_METHODS: ReadonlySet<string> = new Set([
-  'initialize', 'ping', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read',
-  'resources/subscribe', 'resources/unsubscribe', 'completion/complete', 'logging/setLevel', 'sampling/createMessage', 'elicitation/create', 'roots/list',
-  'tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'tasks/delete', 'tasks/update', 'subscriptions/listen',
-]);
-
-/** A refused request's histogram attributes: an unknown method becomes {@link OTHER}, and no tool or prompt name is kept. */
-function boundNames(metric: Attributes): void {
-  if (!MCP_METHODS.has(String(metric['mcp.method.name']))) metric['mcp.method.name'] = OTHER;
-  delete metric['gen_ai.tool.name'];
-  delete metric['gen_ai.prompt.name'];
-}
+/**
+ * Whether the server serves a tool or prompt of that name: its metric label and span name keep
+ * only such a name (any other is the requester's to make up, see `metric-labels.ts`).
+ *
+ * @example
+ * ```ts
+ * const targets: KnownTargets = (kind, name) => (kind === 'tool' ? tools : prompts).has(name);
+ * traceConnections(server, targets);
+ * ```
+ */
+export type KnownTargets = (kind: 'tool' | 'prompt', name: string) => boolean;
 
 /** What is known of the connection a request came over or goes out on. */
 export interface McpPeerInfo {
@@ -62,6 +60,8 @@ export interface McpPeerInfo {
   readonly network?: 'pipe' | 'tcp' | undefined;
   readonly sessionId?: string | undefined;
   readonly protocolVersion?: string | undefined;
+  /** The server's tools and prompts; absent on the requester's side, whose names are its own choice. */
+  readonly targets?: KnownTargets | undefined;
 }
 
 /** One JSON-RPC request or notification, as both sides see it. */
@@ -87,37 +87,47 @@ const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : un
  */
 export function mcpOperation(message: McpMessage, peer: McpPeerInfo): { name: string; attributes: Attributes; metric: Attributes } {
   const { method, params } = message;
-  const metric: Attributes = { 'mcp.method.name': method };
-  let target: string | undefined;
-  if (method === 'tools/call') {
-    target = text(params?.['name']);
-    metric['gen_ai.operation.name'] = 'execute_tool';
-    if (target !== undefined) metric['gen_ai.tool.name'] = target;
-  } else if (method === 'prompts/get') {
-    target = text(params?.['name']);
-    if (target !== undefined) metric['gen_ai.prompt.name'] = target;
-  }
-  if (peer.protocolVersion !== undefined) metric['mcp.protocol.version'] = peer.protocolVersion;
-  if (peer.network !== undefined) metric['network.transport'] = peer.network;
-  if (peer.network === 'tcp') metric['network.protocol.name'] = 'http';
-  const attributes: Attributes = { ...metric };
+  // The span keeps what was asked (a span is one request); the metric only bounded values.
+  const attributes: Attributes = { 'mcp.method.name': method };
+  const metric: Attributes = { 'mcp.method.name': boundedMethod(method) };
+  const both = (key: string, value: string, bounded = value): void => {
+    attributes[key] = value;
+    metric[key] = bounded;
+  };
+  const target = targetOf(message);
+  if (method === 'tools/call') both('gen_ai.operation.name', 'execute_tool');
+  if (target !== undefined) both(method === 'tools/call' ? 'gen_ai.tool.name' : 'gen_ai.prompt.name', target, peer.targets === undefined ? target : boundedTarget(target, (name) => peer.targets!(kindOf(method), name)));
+  if (peer.protocolVersion !== undefined) both('mcp.protocol.version', peer.protocolVersion, boundedProtocolVersion(peer.protocolVersion));
+  if (peer.network !== undefined) both('network.transport', peer.network);
+  if (peer.network === 'tcp') both('network.protocol.name', 'http');
   if (message.id !== undefined) attributes['jsonrpc.request.id'] = String(message.id);
   if (peer.sessionId !== undefined) attributes['mcp.session.id'] = peer.sessionId;
   const uri = method.startsWith('resources/') ? text(params?.['uri']) : undefined;
   if (uri !== undefined) attributes['mcp.resource.uri'] = uri;
   const taskId = method.startsWith('tasks/') ? text(params?.['taskId']) : undefined;
   if (taskId !== undefined) attributes[TASK_ID_ATTRIBUTE] = taskId;
-  return { name: spanName(message), attributes, metric };
+  return { name: spanName(message, peer), attributes, metric };
 }
 
 /** How a request ended: a JSON-RPC result or error, or neither (cancelled, connection gone). */
 export type McpOutcome = { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } } | { readonly abandoned: string };
 
-/** The span name of a request: `{mcp.method.name} {target}`, the target a tool or prompt name. */
-function spanName(message: McpMessage): string {
-  const { method } = message;
-  const target = method === 'tools/call' || method === 'prompts/get' ? text(message.params?.['name']) : undefined;
-  return target === undefined ? method : `${method} ${target}`;
+/** The tool or prompt a request names, if it is a `tools/call` or `prompts/get`. */
+function targetOf(message: McpMessage): string | undefined {
+  return message.method === 'tools/call' || message.method === 'prompts/get' ? text(message.params?.['name']) : undefined;
+}
+
+const kindOf = (method: string): 'tool' | 'prompt' => (method === 'tools/call' ? 'tool' : 'prompt');
+
+/**
+ * The span name of a request: `{mcp.method.name} {target}`, the target a tool or prompt name. A
+ * name a requester made up is not one (the conventions keep span names low-cardinality): an
+ * unknown method is {@link OTHER}, an unknown tool or prompt leaves the method alone.
+ */
+function spanName(message: McpMessage, peer: McpPeerInfo): string {
+  const method = boundedMethod(message.method);
+  const target = targetOf(message);
+  return target === undefined || (peer.targets !== undefined && !peer.targets(kindOf(message.method), target)) ? method : `${method} ${target}`;
 }
 
 /** One request being served or sent: its span, and the context its work runs in. */
@@ -152,16 +162,13 @@ export class McpOperation {
     this.#ended = true;
     const metric = this.#metric;
     if (metric === null) return this.span.end();
-    let errorType: string | undefined;
+    let errorType: number | string | undefined;
     let message: string | undefined;
     if ('error' in outcome) {
       const { code } = outcome.error;
-      metric['rpc.response.status_code'] = String(code);
-      // The caller's mistake (an unknown method, tool or prompt): its names are the caller's to
-      // choose, and a series each on the histogram would let a client grow it without bound.
-      if (CALLER_CODES.has(code)) boundNames(metric);
+      metric['rpc.response.status_code'] = boundedErrorCode(code);
       this.span.setAttribute('rpc.response.status_code', String(code));
-      if (this.#side === 'client' || !CALLER_CODES.has(code)) errorType = String(code);
+      if (this.#side === 'client' || !CALLER_CODES.has(code)) errorType = code;
       message = outcome.error.message;
     } else if ('abandoned' in outcome) {
       errorType = outcome.abandoned;
@@ -173,8 +180,8 @@ export class McpOperation {
       if (taskId !== undefined) this.span.setAttribute(TASK_ID_ATTRIBUTE, taskId);
     }
     if (errorType !== undefined) {
-      metric['error.type'] = errorType;
-      this.span.setAttribute('error.type', errorType);
+      metric['error.type'] = boundedErrorType(errorType);
+      this.span.setAttribute('error.type', String(errorType));
       this.span.setStatus({ code: SpanStatusCode.ERROR, ...(message !== undefined && { message }) });
     }
     this.span.end();
@@ -198,7 +205,7 @@ export function startServerOperation(message: McpMessage, peer: McpPeerInfo): Mc
   const meta = message.params?.['_meta'];
   const parent = isRecord(meta) ? extractTraceContext(meta, ambient) : ambient;
   const around = parent === ambient ? undefined : trace.getSpan(ambient)?.spanContext();
-  const span = tracer().startSpan(spanName(message), { kind: SpanKind.SERVER, ...(around !== undefined && { links: [{ context: around }] }) }, parent);
+  const span = tracer().startSpan(spanName(message, peer), { kind: SpanKind.SERVER, ...(around !== undefined && { links: [{ context: around }] }) }, parent);
   return new McpOperation(span, trace.setSpan(parent, span), message, peer, 'server');
 }
 
@@ -213,7 +220,7 @@ export function startServerOperation(message: McpMessage, peer: McpPeerInfo): Mc
  */
 export function startClientOperation(message: McpMessage, peer: McpPeerInfo): { operation: McpOperation; params: Record<string, unknown> | undefined } {
   const parent = context.active();
-  const span = tracer().startSpan(spanName(message), { kind: SpanKind.CLIENT }, parent);
+  const span = tracer().startSpan(spanName(message, peer), { kind: SpanKind.CLIENT }, parent);
   const ctx = trace.setSpan(parent, span);
   const operation = new McpOperation(span, ctx, message, peer, 'client');
   const meta: Record<string, unknown> = {};

@@ -8,7 +8,7 @@
  * @module
  */
 import { context } from '@opentelemetry/api';
-import { startServerOperation, type McpOperation } from './mcp-telemetry.js';
+import { startServerOperation, type KnownTargets, type McpOperation } from './mcp-telemetry.js';
 import { requestKey } from './request-info.js';
 
 /** What is used of a transport (both SDK lines' transports are such). */
@@ -32,6 +32,7 @@ const isId = (v: unknown): v is string | number => typeof v === 'string' || type
  * SDK installs its message handler in `connect`, the fast lane its own just after; this wrapper
  * goes in front of both).
  *
+ * @param targets - the server's tools and prompts: a name it does not serve is kept out of span names and metric labels
  * @example
  * ```ts
  * const server = new Server(info, options);
@@ -39,11 +40,11 @@ const isId = (v: unknown): v is string | number => typeof v === 'string' || type
  * await server.connect(transport);
  * ```
  */
-export function traceConnections(peer: ConnectingPeer): void {
+export function traceConnections(peer: ConnectingPeer, targets?: KnownTargets): void {
   const connect = (peer.connect as (transport: TraceableTransport, ...rest: unknown[]) => Promise<void>).bind(peer);
   (peer as { connect: (transport: TraceableTransport, ...rest: unknown[]) => Promise<void> }).connect = async (transport, ...rest) => {
     await connect(transport, ...rest);
-    traceTransport(transport);
+    traceTransport(transport, targets);
   };
 }
 
@@ -52,13 +53,14 @@ export function traceConnections(peer: ConnectingPeer): void {
  * SERVER span from its arrival to its response. A request that gets no response ends its span
  * when cancelled (`error.type` `cancelled`) or when the connection closes (`connection_closed`).
  *
+ * @param targets - the server's tools and prompts (see {@link traceConnections})
  * @example
  * ```ts
  * await server.connect(transport);
  * traceTransport(transport);
  * ```
  */
-export function traceTransport(transport: TraceableTransport): void {
+export function traceTransport(transport: TraceableTransport, targets?: KnownTargets): void {
   const open = new Map<string, McpOperation>();
   let protocolVersion: string | undefined;
   const inner = transport.onmessage as ((message: unknown, extra?: unknown) => void) | undefined;
@@ -75,7 +77,7 @@ export function traceTransport(transport: TraceableTransport): void {
     const version = protocolVersion ?? versionOf(meta?.['io.modelcontextprotocol/protocolVersion']) ?? versionOf(headersOf(extra)?.['mcp-protocol-version']);
     const operation = startServerOperation(
       { method, ...(isId(id) && { id }), ...(params && { params }) },
-      { network: networkOf(extra), sessionId: transport.sessionId, protocolVersion: version },
+      { network: networkOf(extra), sessionId: transport.sessionId, protocolVersion: version, targets },
     );
     // A notification gets no answer: its span covers its dispatch.
     if (!isId(id)) {

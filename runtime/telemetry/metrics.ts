@@ -14,6 +14,7 @@
  */
 import { metrics, type Attributes, type Counter, type Histogram, type Meter, type MeterProvider, type UpDownCounter } from '@opentelemetry/api';
 import { INSTRUMENTATION_SCOPE, isNoopMeter } from './tracing.js';
+import { boundedDialect, boundedLimit, boundedMethod } from './metric-labels.js';
 import type { TaskStatus } from '../../machines/index.js';
 
 /** The instrumentation scope of every metric of this package. */
@@ -32,7 +33,7 @@ export const TaskMetricName = {
   limitRefused: 'mcp_task_actors.limit.refused',
 } as const;
 
-/** The attribute names (low cardinality only: never a task id, a requester or a URL). */
+/** The attribute names (low cardinality only: never a task id, a requester or a URL; each value bounded by `metric-labels.ts`). */
 export const TaskMetricAttribute = {
   /** The MCP method that created the task (`tools/call`, …): the semantic conventions' own name. */
   method: 'mcp.method.name',
@@ -110,19 +111,23 @@ export class TaskMetrics {
   }
 
   /** A task was created through this node. */
-  created(method: string, dialect: string): void {
+  created(taskMethod: string, taskDialect: string): void {
+    const method = boundedMethod(taskMethod);
+    const dialect = boundedDialect(taskDialect);
     this.#created.add(1, this.#attrs(`c\u0000${method}\u0000${dialect}`, () => ({ [TaskMetricAttribute.method]: method, [TaskMetricAttribute.dialect]: dialect })));
   }
 
   /** A task ended, by the write of this node: counted, and its duration (creation to end) measured. */
   ended(status: TaskStatus, task: { readonly method: string; readonly createdAt: number; readonly updatedAt: number }): void {
-    const attributes = this.#attrs(`e\u0000${status}\u0000${task.method}`, () => ({ [TaskMetricAttribute.status]: status, [TaskMetricAttribute.method]: task.method }));
+    const method = boundedMethod(task.method);
+    const attributes = this.#attrs(`e\u0000${status}\u0000${method}`, () => ({ [TaskMetricAttribute.status]: status, [TaskMetricAttribute.method]: method }));
     this.#ended.add(1, attributes);
     this.#duration.record(Math.max(0, task.updatedAt - task.createdAt) / 1000, attributes);
   }
 
   /** A task's first run started on this node, `ms` after the task was created (clocks of two nodes: never below 0). */
-  queued(method: string, ms: number): void {
+  queued(taskMethod: string, ms: number): void {
+    const method = boundedMethod(taskMethod);
     this.#queued.record(Math.max(0, ms) / 1000, this.#attrs(`q\u0000${method}`, () => ({ [TaskMetricAttribute.method]: method })));
   }
 
@@ -148,7 +153,8 @@ export class TaskMetrics {
   }
 
   /** A call was refused over limit `limit` (the name a `TaskLimitError` carries). */
-  refused(limit: string): void {
+  refused(name: string): void {
+    const limit = boundedLimit(name);
     this.#refused.add(1, this.#attrs(`l\u0000${limit}`, () => ({ [TaskMetricAttribute.limit]: limit })));
   }
 }

@@ -12,7 +12,7 @@
  */
 import { context as otel } from '@opentelemetry/api';
 import type { Implementation } from '../mcp-shapes.js';
-import { startServerOperation } from '../mcp-telemetry.js';
+import { startServerOperation, type KnownTargets } from '../mcp-telemetry.js';
 import type { TaskRuntime } from '../../../runtime/index.js';
 import { TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
 import { registerWork } from '../register-work.js';
@@ -125,17 +125,18 @@ export function createStatelessHandler(options: StatelessHandlerOptions): Statel
       return errorReply(message.id, error);
     }
   };
-  return (message, context) => traced(message, context, dispatch);
+  const targets: KnownTargets = (kind, name) => (kind === 'tool' ? served.tools : served.prompts).has(name);
+  return (message, context) => traced(message, context, dispatch, targets);
 }
 
 /**
  * One request in its SERVER span (see `mcp-telemetry.ts`): a stream's span ends when the stream
  * is handed over, as the response has then begun.
  */
-async function traced(message: Parameters<StatelessHandler>[0], context: StatelessRequestContext, dispatch: StatelessHandler): Promise<StatelessReply> {
+async function traced(message: Parameters<StatelessHandler>[0], context: StatelessRequestContext, dispatch: StatelessHandler, targets: KnownTargets): Promise<StatelessReply> {
   const params = typeof message.params === 'object' && message.params !== null && !Array.isArray(message.params) ? (message.params as Record<string, unknown>) : undefined;
   // The only version this wire serves (a request naming another is refused, in its span).
-  const operation = startServerOperation({ method: message.method, id: message.id, ...(params && { params }) }, { network: context.headers ? 'tcp' : 'pipe', protocolVersion: PROTOCOL_2026_07_28 });
+  const operation = startServerOperation({ method: message.method, id: message.id, ...(params && { params }) }, { network: context.headers ? 'tcp' : 'pipe', protocolVersion: PROTOCOL_2026_07_28, targets });
   const reply = await otel.with(operation.context, () => dispatch(message, context));
   const body = 'body' in reply && typeof reply.body === 'object' && reply.body !== null ? (reply.body as { result?: unknown; error?: { code: number; message: string } }) : undefined;
   operation.end(body?.error ? { error: body.error } : { result: body?.result });

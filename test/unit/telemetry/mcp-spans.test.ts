@@ -121,17 +121,18 @@ describe('server spans (SDK v1)', () => {
     expect(point?.attributes['jsonrpc.request.id']).toBeUndefined();
   });
 
-  it('should keep the names a caller chooses off the histogram when the request is refused: an unknown method is _OTHER, an unknown tool unnamed', async () => {
+  it('should keep the names a caller chooses off the histogram and span names: an unknown method or tool is _OTHER, the span keeps what was asked', async () => {
     const { send, answer } = await v1Server();
     await send({ jsonrpc: '2.0', id: 1, method: 'made/up-1', params: {} });
     await send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'no_such_tool_1', arguments: {} } });
     await Promise.all([answer(1), answer(2)]);
-    // The span keeps what was asked (spans are per request); the series do not.
-    expect(otel.span('made/up-1').attributes['mcp.method.name']).toBe('made/up-1');
+    // The span keeps what was asked in its attributes (spans are per request); its name and the series do not.
+    expect(otel.span('_OTHER').attributes['mcp.method.name']).toBe('made/up-1');
+    expect(otel.span('tools/call').attributes['gen_ai.tool.name']).toBe('no_such_tool_1');
     const metric = (await otel.metrics()).scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'mcp.server.operation.duration');
     const refused = metric?.dataPoints.filter((p) => p.attributes['rpc.response.status_code'] !== undefined) ?? [];
     expect(refused.map((p) => p.attributes['mcp.method.name']).sort()).toEqual(['_OTHER', 'tools/call']);
-    for (const p of refused) expect(p.attributes['gen_ai.tool.name']).toBeUndefined();
+    expect(refused.find((p) => p.attributes['mcp.method.name'] === 'tools/call')?.attributes['gen_ai.tool.name']).toBe('_OTHER');
   });
 });
 
