@@ -20,7 +20,7 @@ import type { NodeLog } from './task-space.js';
  * ```
  */
 export function serverForLog(server: string): string {
-  return server.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@/?#]*@/i, '$1').replace(/[?#].*$/, '');
+  return server.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, '$1').replace(/[?#].*$/, '');
 }
 
 /**
