@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { closeNodes, freshPrefix, runCli, startNode, type ClusterNode, type LogLine, type NodeOptions } from './harness/cluster.js';
 import { attachHttpWire } from './harness/http-wire.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
-import { create2025 } from './harness/task-calls.js';
+import { create2025, SEP_TASK } from './harness/task-calls.js';
 
 const nodes: ClusterNode[] = [];
 const servers: NatsServer[] = [];
@@ -76,6 +76,8 @@ describe('serve --nats through a NATS outage', () => {
       for (const [method, params] of [
         ['tasks/get', { taskId: long.taskId }],
         ['tools/call', { name: 'sleep', arguments: { ms: 10 }, task: { ttl: 60_000 } }],
+        // SEP-1686 (the v1 line; on v2 the key asks for no task and the plain call is served).
+        ...(sdk === 'v1' ? ([['tools/call', { name: 'sleep', arguments: { ms: 10 }, _meta: { [SEP_TASK]: { taskId: 'sep-1', keepAlive: 60_000 } } }]] as const) : []),
       ] as const) {
         const started = Date.now();
         const answer = await wire.request(method, params, { timeoutMs: 15_000 });

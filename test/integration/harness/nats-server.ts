@@ -324,13 +324,6 @@ export async function startNatsCluster(size = 3, options: NatsClusterOptions = {
     urls,
     log,
     stop,
-    async halt() {
-      if (child) await killChild(child, 3_000);
-    },
-    async resume() {
-      if (removed) throw new Error('nats-server was stopped; its store dir is gone');
-      await launch();
-    },
     [Symbol.asyncDispose]() {
       return cluster.stop();
     },
