@@ -69,6 +69,7 @@ export {
   TaskLimitError,
   RuntimeDisposedError,
   RuntimeDrainingError,
+  StoreUnavailableError,
   TaskFailure,
   SubtaskFailedError,
 } from './runtime/errors.js';

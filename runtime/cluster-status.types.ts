@@ -25,6 +25,8 @@ export interface NodeStatus {
   readonly lastSeen: number;
   /** Its heartbeat is younger than three periods (memory: always). */
   readonly up: boolean;
+  /** It is shutting down: it takes no new task while its running ones finish (up, but leaving). */
+  readonly draining: boolean;
   /** Handlers it started since it started (memory: tasks created, each runs in the process). */
   readonly tasksRun: number;
   /** Tasks it runs now. */

@@ -27,6 +27,7 @@ export const TaskErrorCode = {
   failed: 'TASK_FAILED',
   limited: 'LIMIT_EXCEEDED',
   draining: 'RUNTIME_DRAINING',
+  storeUnavailable: 'STORE_UNAVAILABLE',
 } as const;
 /** One runtime error code. */
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
@@ -265,6 +266,35 @@ export class RuntimeDrainingError extends TaskRuntimeError {
 }
 
 /**
+ * The task store (NATS) did not answer: the server is away, restarting or electing a leader. The
+ * call did nothing the requester can rely on; the task and its result, if any, are still kept,
+ * so the same call is worth retrying after `retryAfterMs`. Raised only for failures the backend
+ * declares transient (see `TaskStore.isTransient`): a fault of the program is not one.
+ *
+ * @example
+ * ```ts
+ * try { await runtime.get(id, owner); } catch (e) { if (e instanceof StoreUnavailableError) await sleep(e.retryAfterMs); }
+ * ```
+ */
+export class StoreUnavailableError extends TaskRuntimeError {
+  /** When a retry may succeed, in ms. */
+  readonly retryAfterMs: number;
+  constructor(retryAfterMs: number, options?: ErrorOptions) {
+    super(TaskErrorCode.storeUnavailable, `The task store is unavailable (${causeOf(options?.cause)}); retry after ${retryAfterMs} ms`, options);
+    this.name = 'StoreUnavailableError';
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/**
+ * What the store threw, by its class only: the message goes to requesters, and a backend's own
+ * message may name servers and addresses that are the operator's business (the log has them).
+ */
+function causeOf(cause: unknown): string {
+  return cause instanceof Error ? `it did not answer: ${cause.name}` : 'it did not answer';
+}
+
+/**
  * Thrown by a handler to end its task `failed` while keeping a result, e.g. a tool result with
  * `isError: true` in a dialect where that means failure. `tasks/result` can still return it.
  *
@@ -328,6 +358,7 @@ export const errors = {
   TaskLimitError,
   RuntimeDisposedError,
   RuntimeDrainingError,
+  StoreUnavailableError,
   TaskFailure,
 } as const;
 
@@ -343,20 +374,4 @@ export const errors = {
  */
 export function isTaskRuntimeError(value: unknown, code?: TaskErrorCode): value is TaskRuntimeError {
   return value instanceof TaskRuntimeError && (code === undefined || value.code === code);
-}
-
-/**
- * Failures that go away by themselves: no JetStream leader yet, timeouts, a lost connection. A
- * decided answer (not found, duplicate, terminal…) or a fault of the program (a value that is
- * not JSON, a type error) would fail the same way on every try.
- *
- * @param error - what an operation threw
- * @example
- * ```ts
- * if (isTransient(error)) await retryLater();
- * ```
- */
-export function isTransient(error: unknown): boolean {
-  if (error instanceof TaskRuntimeError) return false;
-  return !(error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError || error instanceof ReferenceError);
 }

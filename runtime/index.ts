@@ -59,6 +59,7 @@ export {
   TaskLimitError,
   RuntimeDisposedError,
   RuntimeDrainingError,
+  StoreUnavailableError,
   TaskFailure,
   SubtaskFailedError,
 } from './errors.js';

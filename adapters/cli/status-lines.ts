@@ -23,7 +23,7 @@ function serves(n: NodeStatus): string[] {
  */
 export function statusLines(report: ClusterStatus): string[] {
   const { nodes, leases, durable, counts } = report;
-  const lines = ['Nodes:', ...nodes.flatMap((n) => [`  ${n.nodeId}  ${n.role.padEnd(6)}  ${n.up ? 'up' : 'down'}  last seen ${new Date(n.lastSeen).toISOString()}  tasks run ${n.tasksRun}  running ${n.running}`, ...serves(n), ...securityLines(n.security)])];
+  const lines = ['Nodes:', ...nodes.flatMap((n) => [`  ${n.nodeId}  ${n.role.padEnd(6)}  ${n.up ? (n.draining ? 'draining' : 'up') : 'down'}  last seen ${new Date(n.lastSeen).toISOString()}  tasks run ${n.tasksRun}  running ${n.running}`, ...serves(n), ...securityLines(n.security)])];
   if (nodes.length === 0) lines.push('  (none)');
   lines.push('Leases:', ...leases.map((l) => `  ${l.taskKey}  ${l.nodeId}  ${l.expired ? 'EXPIRED' : `until ${new Date(l.expiresAt).toISOString()}`}`));
   if (leases.length === 0) lines.push('  (none)');

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { isTerminalStatus } from '../../machines/index.js';
 import type { ClusterStatus } from '../../runtime/cluster-status.types.js';
 import type { TaskObserver, TaskRuntime } from '../../runtime/index.js';
+import { DRAINING_REASON } from '../../runtime/core/drain.js';
 import { registeredWork } from '../wire/work-registry.js';
 import type { StatusSource } from './status-endpoint.js';
 
@@ -20,7 +21,7 @@ import type { StatusSource } from './status-endpoint.js';
  * const runtime: LocalStatusRuntime = createTaskRuntime();
  * ```
  */
-export type LocalStatusRuntime = Pick<TaskRuntime, 'subscribe' | 'observe' | 'security' | 'stats'>;
+export type LocalStatusRuntime = Pick<TaskRuntime, 'subscribe' | 'observe' | 'security' | 'stats' | 'readiness'>;
 
 /**
  * A status source over `runtime`. Make it before the first task: it counts the tasks created from
@@ -54,6 +55,8 @@ export function localStatusSource(runtime: LocalStatusRuntime): StatusSource {
         }
       }
       const security = runtime.security();
+      // A process that drains says so in its readiness (see `Drain.reasons`).
+      const draining = (await runtime.readiness()).reasons.includes(DRAINING_REASON);
       const node = {
         nodeId: security.node,
         role: 'both',
@@ -61,6 +64,7 @@ export function localStatusSource(runtime: LocalStatusRuntime): StatusSource {
         pid: process.pid,
         lastSeen: Date.now(),
         up: true,
+        draining,
         tasksRun,
         // Tasks not yet ended (one in input_required included: in one process it keeps its actor).
         running: runtime.stats().live,

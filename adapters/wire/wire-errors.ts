@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isTaskRuntimeError, TaskErrorCode, TaskFailure, type RuntimeDrainingError, type TaskHandler, type TaskLimitError, type TaskOutcome } from '../../runtime/index.js';
+import { isTaskRuntimeError, TaskErrorCode, TaskFailure, type RuntimeDrainingError, type StoreUnavailableError, type TaskHandler, type TaskLimitError, type TaskOutcome } from '../../runtime/index.js';
 
 /**
  * JSON-RPC error codes used by the task methods.
@@ -26,6 +26,11 @@ export const JsonRpcCode = {
    * think HTTP 503): retry after `data.retryAfterMs`, on another node behind the same address.
    */
   shuttingDown: -32030,
+  /**
+   * The task store did not answer (NATS away or restarting; implementation-defined server error,
+   * think HTTP 503): nothing was decided, retry the same call after `data.retryAfterMs`.
+   */
+  storeUnavailable: -32031,
 } as const;
 
 /**
@@ -127,6 +132,8 @@ export function toJsonRpcError(error: unknown, action = 'Failed to retrieve task
     }
     case TaskErrorCode.draining:
       return new JsonRpcError(JsonRpcCode.shuttingDown, error.message, { reason: 'shutting-down', retryAfterMs: (error as RuntimeDrainingError).retryAfterMs });
+    case TaskErrorCode.storeUnavailable:
+      return new JsonRpcError(JsonRpcCode.storeUnavailable, error.message, { reason: 'store-unavailable', retryAfterMs: (error as StoreUnavailableError).retryAfterMs });
     case TaskErrorCode.timeout:
     case TaskErrorCode.disposed:
     case TaskErrorCode.failed:

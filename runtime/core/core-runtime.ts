@@ -8,7 +8,7 @@
  */
 import { isTerminalStatus, taskEvents, type TaskInput, type TaskOwner } from '../../machines/index.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { InvalidArgumentError, RuntimeDisposedError, TaskLimitError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskTerminalError, TaskTimeoutError, isTransient } from '../errors.js';
+import { InvalidArgumentError, RuntimeDisposedError, TaskLimitError, TaskExpiredError, TaskNotCompletedError, TaskNotFoundError, TaskTerminalError, TaskTimeoutError } from '../errors.js';
 import { eventsForUpdate } from '../external-update.js';
 import type { RequesterLimiter } from '../limits.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
@@ -24,10 +24,7 @@ import { viewOf } from './view.js';
 import type { TaskMetrics } from '../telemetry/metrics.js';
 import { closeOf, Drain, DRAIN, type Drainable } from './drain.js';
 import { carrierOf, storableTrace } from '../telemetry/tracing.js';
-
-/** How often a wait re-reads a remote store that did not answer, and for how long at most. */
-const UNREACHABLE_RETRY_MS = 250;
-const UNREACHABLE_GIVE_UP_MS = 120_000;
+import { reportingOutages, StoreOutage, type CoreLog } from './store-outage.js';
 
 /** A handler as registered, with how it may be retried. */
 export interface RegisteredHandler {
@@ -49,6 +46,8 @@ export interface CoreParts<S extends TaskState> {
   readonly push?: { readonly registry: PushRegistry; readonly queue: PushQueue } | undefined;
   /** The node's task metrics; `null` when none are taken. */
   readonly metrics?: TaskMetrics | null;
+  /** Where the core logs (a wait that starts riding a store outage out); silent without. */
+  readonly log?: CoreLog | undefined;
 }
 
 /** How a look-up reads: past the task's retention (a waiter that saw it end), by a caller that already watches it. */
@@ -96,6 +95,8 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
   const pacing = opts.limits.pollsPerSecond === null ? null : new PollPacing();
   let disposed = false;
   const drain = new Drain(store);
+  // What the backend says passes (NATS: timeouts, a lost connection) is an outage; nothing else is.
+  const outage = new StoreOutage((error) => store.isTransient(error), parts.log);
 
   function keyOf(taskId: string, owner: TaskOwner): string {
     return store.keyOf(ownerKeyOf(owner), taskId);
@@ -170,22 +171,11 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
   }
 
   /**
-   * Runs a read of a wait again while a remote store does not answer (NATS restarting, a leader
-   * being elected: a timeout, not an answer about the task): the task and its result are still
-   * there, so the wait reads again shortly rather than fail, or, worse, answer an end without its
-   * result. An answer about the task (not found, expired…) is final; so is the wait's own abort.
+   * Runs a read of a wait again while the store does not answer (see {@link StoreOutage.rideOut}):
+   * an answer about the task (not found, expired…) is final; so is the wait's own abort.
    */
-  async function throughOutage<T>(read: () => Promise<T>, signal: AbortSignal | undefined, deadline = Infinity): Promise<T> {
-    // Wall time, not the runtime's clock: a test's frozen clock must not make this endless.
-    const giveUp = Date.now() + UNREACHABLE_GIVE_UP_MS;
-    for (;;) {
-      try {
-        return await read();
-      } catch (error) {
-        if (disposed || store.rereadMs === null || !isTransient(error) || signal?.aborted || Date.now() >= giveUp || now() >= deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, UNREACHABLE_RETRY_MS));
-      }
-    }
+  function throughOutage<T>(read: () => Promise<T>, taskId: string, signal: AbortSignal | undefined, deadline = Infinity): Promise<T> {
+    return outage.rideOut(read, { signal, deadline, now, stopped: () => disposed, taskId });
   }
 
   /** Resolves once the task ends (or is gone), re-reading it on every change the store reports. */
@@ -212,9 +202,9 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       // away; a requester's poll answers at once, and the requester polls again.
       // Watched already: the store may answer from what it knows without a round trip (NATS, a task it just created).
       const read = (): Promise<{ key: string; state: S }> => polled(taskId, owner, o, { pastRetention: o.countsAsPoll === false, watched: watch !== null });
-      const first = await (o.countsAsPoll === false ? throughOutage(read, o.signal) : read());
+      const first = await (o.countsAsPoll === false ? throughOutage(read, taskId, o.signal) : read());
       const key = first.key;
-      if (isTerminalStatus(first.state.status)) return await throughOutage(() => outcomeOf(key, first.state), o.signal);
+      if (isTerminalStatus(first.state.status)) return await throughOutage(() => outcomeOf(key, first.state), taskId, o.signal);
       const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
       let fresh: S | null = watch === null ? null : first.state;
       // The first state may be what the store knew without a read (a task this node just
@@ -229,7 +219,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
           // rides out an outage as the first one would have, deadline or not.
           const until = unconfirmed && o.countsAsPoll === false ? Infinity : deadline;
           if (fresh === null) unconfirmed = false;
-          found = fresh === null ? await throughOutage(() => find(taskId, owner, { pastRetention: true }), o.signal, until) : { key, state: fresh };
+          found = fresh === null ? await throughOutage(() => find(taskId, owner, { pastRetention: true }), taskId, o.signal, until) : { key, state: fresh };
           fresh = null;
         } catch (error) {
           // Deleted right after it ended: the outcome is what the end said (no result survives a
@@ -238,7 +228,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
           throw error;
         }
         watch.seen(found.state);
-        if (isTerminalStatus(found.state.status)) return await throughOutage(() => outcomeOf(key, found.state), o.signal);
+        if (isTerminalStatus(found.state.status)) return await throughOutage(() => outcomeOf(key, found.state), taskId, o.signal);
         if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('Aborted');
         const left = deadline - now();
         if (left <= 0 && unconfirmed) continue;
@@ -307,7 +297,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     return created;
   }
 
-  const runtime: Drainable = {
+  const core: Drainable = {
     options: opts,
 
     registerHandler(name, handler, handlerOptions = {}) {
@@ -452,5 +442,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       await store.dispose();
     },
   };
+  // A requester whose call the store cannot serve now is told so, and to retry.
+  const runtime = reportingOutages(core, outage);
   return runtime;
 }

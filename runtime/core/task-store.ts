@@ -110,6 +110,14 @@ export interface TaskStore<S extends TaskState = TaskState> {
   readonly watchesBySequence: boolean;
   /** How often a waiter reads the task again in case a change was not seen (NATS), or `null`. */
   readonly rereadMs: number | null;
+  /**
+   * Whether a failure of this store passes by itself (NATS: a timeout, a lost connection, no
+   * JetStream leader yet): a positive list, each backend its own. The core rides such a failure
+   * out in a server's own wait and answers a requester's call with `StoreUnavailableError`;
+   * anything else (a plain `Error` is a fault of the program) surfaces at once. A store in the
+   * process (memory) declares none.
+   */
+  isTransient(error: unknown): boolean;
   subscribe(listener: (change: TaskChange) => void, key?: string): () => void;
   onInputRequest(listener: (request: InputRequest) => void, key?: string): () => void;
   stats(): { live: number; retained: number };

@@ -136,6 +136,8 @@ export class Entry implements RunPort {
 export class MemoryStore implements TaskStore<Entry> {
   readonly rereadMs = null;
   readonly watchesBySequence = false;
+  /** Nothing passes by itself in the process: every failure is an answer or a fault. */
+  readonly isTransient = (): boolean => false;
   readonly #opts: ResolvedTaskRuntimeOptions;
   readonly #limiter: RequesterLimiter;
   readonly #audit: AuditLog | null;

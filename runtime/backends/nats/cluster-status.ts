@@ -65,7 +65,7 @@ export function clusterStatusReader(nc: NatsConnection, layout: ClusterStatusLay
       const { nodes: bucket, leases, store } = await opening;
       const now = Date.now();
       const nodes = (await listNodes(bucket)).map((n) => ({
-        nodeId: n.nodeId, role: n.role, host: n.host, pid: n.pid, lastSeen: n.lastSeen, up: now - n.lastSeen < 3 * HEARTBEAT_MS, tasksRun: n.tasksRun, running: n.running, security: n.security ?? null,
+        nodeId: n.nodeId, role: n.role, host: n.host, pid: n.pid, lastSeen: n.lastSeen, up: now - n.lastSeen < 3 * HEARTBEAT_MS, draining: n.draining === true, tasksRun: n.tasksRun, running: n.running, security: n.security ?? null,
         // The handlers a worker announces (a front tells from them a task no live worker serves).
         handlers: n.handlers ?? [],
       }));

@@ -18,6 +18,7 @@ import { RequesterLimiter } from '../../limits.js';
 import { resolveTaskRuntimeOptions, type TaskRuntimeOptions } from '../../options.js';
 import type { TaskRuntime } from '../../task-runtime.types.js';
 import { connectNats, type NatsConnectionOptions } from './connection.js';
+import { logConnection } from './connection-log.js';
 import { EventFeed } from './event-feed.js';
 import { runExpiry } from './expiry.js';
 import { FailoverMonitor } from './failover.js';
@@ -130,6 +131,8 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   const log = nodeLog(options.logger, nodeId);
 
   const nc = options.connection ?? (await connectNats({ name: `mcp-tasks ${nodeId}`, ...options.nats }));
+  // A drop and a return of the connection are said in the log, as they happen.
+  const stopLoggingConnection = logConnection(nc, log);
   // Creating streams and buckets may time out while a cluster elects its leaders: keep trying.
   const opening = <T>(open: () => Promise<T>): Promise<T> => persistently(open, { giveUpMs: 30_000 });
   const records = await opening(() => RecordStore.open(nc, layout, nodeId, opts.expiredMemory));
@@ -177,9 +180,12 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
   if (worker) background.push(worker.run(stop.signal).catch((e: unknown) => log('error', 'worker loop stopped', { error: String(e) })));
   // A node that runs handlers announces their names with its heartbeat: front nodes tell from them
   // a task no live worker serves. A front's own handlers (registered to accept tasks) are not announced.
+  // Set when the drain begins: `status` shows the node as draining from its next beat (at once).
+  let draining = false;
   const heartbeat = startHeartbeat(nodes, { nodeId, role }, () => ({
     tasksRun: worker?.tasksRun ?? 0,
     running: worker?.running ?? 0,
+    draining,
     security: audit?.report(),
     ...(worker && { handlers: [...space.handlers.keys()] }),
   }));
@@ -208,7 +214,11 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
 
   // Once every stream and bucket is open: the ones the probe expects to find.
   const readiness = await opening(() => NatsReadiness.start(nc, layout.prefix));
-  const store = new NatsStore(space, opts, { running, worker, audit, unserved, readiness });
+  const onDrain = (): void => {
+    draining = true;
+    heartbeat.soon();
+  };
+  const store = new NatsStore(space, opts, { running, worker, audit, unserved, readiness, onDrain });
   // Webhooks: registrations in a shared bucket, deliveries from a work queue every node serves.
   const push =
     opts.push === null
@@ -217,7 +227,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
           registry: await opening(() => NatsPushRegistry.open(nc, layout)),
           queue: await opening(() => NatsPushQueue.open(nc, { ...layout, allow: opts.push!.allow, ackWaitMs: opts.push!.ackWaitMs, metrics, ...opts.push!.options })),
         };
-  const core = createCoreRuntime(opts, store, { limiter, handlers: space.handlers, hasWork: (record) => record.work !== null, push, metrics });
+  const core = createCoreRuntime(opts, store, { limiter, handlers: space.handlers, hasWork: (record) => record.work !== null, push, metrics, log });
   // A task ended for its lost (or handed-over) run takes its live subtasks with it: the core's
   // cancel, which cascades through theirs.
   // Awaited (bounded) by the hand-over that ended the task: the cancels are written before the
@@ -253,6 +263,7 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       space.feed.close();
       stopListening();
       await Promise.race([Promise.allSettled(background), new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
+      stopLoggingConnection();
       if (!options.connection) await nc.drain().catch(() => nc.close());
     },
   };

@@ -22,6 +22,7 @@ import type { RunningTasks } from './running-tasks.js';
 import { KeptReadings } from './kept-readings.js';
 import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { persistently } from './persistently.js';
+import { isNatsTransient } from './transient.js';
 import { applyToTask, removeTask, type TaskSpace } from './task-space.js';
 import type { TaskWorker } from './task-worker.js';
 import type { NatsReadiness } from './nats-readiness.js';
@@ -48,6 +49,8 @@ const WAIT_REREAD_MS = 2_000;
 export class NatsStore implements TaskStore<TaskRecord> {
   readonly rereadMs = WAIT_REREAD_MS;
   readonly watchesBySequence = true;
+  /** Timeouts, a lost connection, JetStream not answering yet: the NATS backend's one list. */
+  readonly isTransient = isNatsTransient;
   readonly maxPosition = Number.MAX_SAFE_INTEGER;
   readonly #space: TaskSpace;
   readonly #opts: ResolvedTaskRuntimeOptions;
@@ -69,13 +72,16 @@ export class NatsStore implements TaskStore<TaskRecord> {
   readonly #kept: KeptReadings;
   /** The connection and the task space's streams, for `unready`. */
   readonly #readiness: NatsReadiness | null;
+  /** Told when the node begins to drain (its heartbeat says so). */
+  readonly #onDrain: () => void;
 
   constructor(
     space: TaskSpace,
     opts: ResolvedTaskRuntimeOptions,
-    parts: { running: RunningTasks | null; worker: TaskWorker | null; audit: AuditLog | null; unserved?: UnservedTasks | null; readiness?: NatsReadiness | null },
+    parts: { running: RunningTasks | null; worker: TaskWorker | null; audit: AuditLog | null; unserved?: UnservedTasks | null; readiness?: NatsReadiness | null; onDrain?: () => void },
   ) {
     this.#readiness = parts.readiness ?? null;
+    this.#onDrain = parts.onDrain ?? (() => undefined);
     this.#space = space;
     this.#opts = opts;
     this.#running = parts.running;
@@ -288,6 +294,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
   }
 
   async stopTaking(): Promise<void> {
+    this.#onDrain();
     await this.#worker?.stopTaking();
   }
 

@@ -24,6 +24,8 @@ export interface NodeRecord {
   readonly tasksRun: number;
   /** Tasks it runs now. */
   readonly running: number;
+  /** It is shutting down (SIGTERM, `runtime.close`): it takes no new task; absent from older nodes. */
+  readonly draining?: boolean | undefined;
   /** Its counters of suspicious requesters (`runtime.security()`); absent from older nodes. */
   readonly security?: SecurityReport | undefined;
   /**
@@ -73,7 +75,7 @@ export async function openNodeBucket(nc: NatsConnection, layout: { prefix: strin
 export function startHeartbeat(
   kv: KV,
   base: { readonly nodeId: string; readonly role: NodeRecord['role'] },
-  counters: () => { tasksRun: number; running: number; security?: SecurityReport | undefined; handlers?: readonly string[] | undefined },
+  counters: () => { tasksRun: number; running: number; draining?: boolean | undefined; security?: SecurityReport | undefined; handlers?: readonly string[] | undefined },
 ): Heartbeat {
   const startedAt = Date.now();
   const key = hashToken(base.nodeId);

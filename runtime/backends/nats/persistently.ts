@@ -4,15 +4,16 @@
  *
  * @module
  */
-import { isTransient } from '../../errors.js';
 import { isLimitRefusal } from './errors.js';
+import { isNatsTransient } from './transient.js';
 
 /**
  * Runs a write until it succeeds, for writes whose outcome is already decided (a handler's
  * result, a queued run): while JetStream elects a new leader or a server restarts, requests fail
  * for a few seconds, and giving up would lose what the write carries. Stops, rethrowing the last
  * error, after `giveUpMs`, once `stillWanted` says no, or at once on an answer that waiting does
- * not change (a program fault, a stream full by its limits).
+ * not change: anything {@link isNatsTransient} does not list (a program fault, a decided answer),
+ * and a stream full by its limits.
  *
  * @param op - the write (must be safe to repeat)
  * @param options - how long to keep trying, and whether the write is still wanted
@@ -27,7 +28,7 @@ export async function persistently<T>(op: () => Promise<T>, options: { readonly 
     try {
       return await op();
     } catch (error) {
-      if (Date.now() + delay > deadline || options.stillWanted?.() === false || !isTransient(error) || isLimitRefusal(error)) throw error;
+      if (Date.now() + delay > deadline || options.stillWanted?.() === false || !isNatsTransient(error) || isLimitRefusal(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }

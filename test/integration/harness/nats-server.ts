@@ -51,6 +51,10 @@ export interface NatsServer extends AsyncDisposable {
   kill(): Promise<void>;
   /** Stops the process (SIGTERM) and starts it again on the same port with the same store dir. */
   restart(): Promise<void>;
+  /** Stops the process (SIGTERM, by pid) and keeps its store dir: an outage, until {@link NatsServer.resume}. */
+  halt(): Promise<void>;
+  /** Starts a {@link NatsServer.halt}ed server again, on the same port with the same store dir. */
+  resume(): Promise<void>;
 }
 
 /** Finds the server binary: `NATS_SERVER`, then PATH, then Debian's `/usr/sbin`. */
@@ -173,6 +177,13 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     async restart() {
       if (removed) throw new Error('nats-server was stopped; its store dir is gone');
       if (child) await killChild(child, 3_000);
+      await launch();
+    },
+    async halt() {
+      if (child) await killChild(child, 3_000);
+    },
+    async resume() {
+      if (removed) throw new Error('nats-server was stopped; its store dir is gone');
       await launch();
     },
     [Symbol.asyncDispose]() {

@@ -93,3 +93,22 @@ describe('GET /status in front of the MCP endpoint', () => {
     await runtime.dispose();
   });
 });
+
+describe('localStatusSource', () => {
+  it('should show the process as draining once its drain begins, while its task still runs', async () => {
+    const runtime = createTaskRuntime();
+    let finish: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    runtime.registerHandler('gate', async () => (await gate, { done: true }));
+    const source = localStatusSource(runtime);
+    const owner = { session: 's', principal: null };
+    await runtime.create({ taskId: 'g', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'gate', params: {} });
+    expect((await source.read()).nodes[0]).toMatchObject({ up: true, draining: false });
+    const closing = runtime.close({ drainMs: 10_000 });
+    // Before: the node read as up, with nothing saying it was leaving.
+    await expect.poll(async () => (await source.read()).nodes[0]?.draining, { timeout: 2_000 }).toBe(true);
+    finish();
+    await closing;
+    await source.close();
+  });
+});

@@ -4,6 +4,8 @@
  * under test is what a wait does when a read fails for a reason that is not the task's).
  */
 import { describe, expect, it } from 'vitest';
+import { errors as natsErrors } from '@nats-io/transport-node';
+import { isNatsTransient } from '../../../runtime/backends/nats/transient.js';
 import { MemoryStore } from '../../../runtime/backends/memory/memory-store.js';
 import { createCoreRuntime, type RegisteredHandler } from '../../../runtime/core/core-runtime.js';
 import { RequesterLimiter } from '../../../runtime/limits.js';
@@ -11,8 +13,11 @@ import { resolveTaskRuntimeOptions } from '../../../runtime/options.js';
 
 const owner = { session: 's1', principal: null };
 
-/** A runtime whose store's reads fail (a timeout, as NATS answers while away) while `failing` says so. */
-function flakyRuntime(o: { readonly knowsWithoutRead?: boolean } = {}) {
+/**
+ * A runtime whose store's reads fail while `failing` says so: with a NATS timeout, as NATS
+ * answers while away (or with `o.fault`), and judged by the NATS backend's list of what passes.
+ */
+function flakyRuntime(o: { readonly knowsWithoutRead?: boolean; readonly fault?: () => Error; readonly log?: (level: string, message: string, fields?: Record<string, unknown>) => void } = {}) {
   const opts = resolveTaskRuntimeOptions({});
   const limiter = new RequesterLimiter(opts.limits, opts.now);
   const inner = new MemoryStore(opts, limiter, null, 'local');
@@ -28,19 +33,20 @@ function flakyRuntime(o: { readonly knowsWithoutRead?: boolean } = {}) {
           state.reads++;
           if (state.failing > 0) {
             state.failing--;
-            return Promise.reject(new Error('TimeoutError: timeout'));
+            return Promise.reject(o.fault?.() ?? new natsErrors.TimeoutError());
           }
           return target.read(key);
         };
       }
       // A store that may miss a change (as NATS does): re-read on a timer, and reachable only over a network.
       if (prop === 'rereadMs') return 2_000;
+      if (prop === 'isTransient') return isNatsTransient;
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
   const handlers = new Map<string, RegisteredHandler>();
-  const runtime = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (entry) => entry.hasWork });
+  const runtime = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (entry) => entry.hasWork, log: o.log });
   return { runtime, state };
 }
 
@@ -71,7 +77,8 @@ describe('a wait over a store that stops answering for a moment', () => {
     await runtime.create({ taskId: 'n', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'now', params: {} });
     await runtime.waitForTerminal('n', owner, { countsAsPoll: false });
     state.failing = 1;
-    await expect(runtime.waitForOutcome('n', owner)).rejects.toThrow('TimeoutError');
+    // Told the store is unavailable and to retry, never the store's bare timeout.
+    await expect(runtime.waitForOutcome('n', owner)).rejects.toMatchObject({ name: 'StoreUnavailableError', code: 'STORE_UNAVAILABLE', retryAfterMs: 1_000 });
     state.failing = 2;
     expect((await runtime.waitForOutcome('n', owner, { countsAsPoll: false })).result).toEqual({ done: true });
     await runtime.dispose();
@@ -96,6 +103,57 @@ describe('a wait over a store that stops answering for a moment', () => {
   it('still fails the wait with the task\'s own error when the task is gone', async () => {
     const { runtime } = flakyRuntime();
     await expect(runtime.waitForOutcome('missing', owner, { countsAsPoll: false })).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    await runtime.dispose();
+  });
+});
+
+describe('what the core rides out: only what the backend lists as passing', () => {
+  it('should fail a server\'s own wait at once on a plain Error (a fault of the program), reading once', async () => {
+    const { runtime, state } = flakyRuntime({ fault: () => new Error('a bug in the backend') });
+    runtime.registerHandler('now', async () => ({ done: true }));
+    await runtime.create({ taskId: 'n', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'now', params: {} });
+    await runtime.waitForTerminal('n', owner, { countsAsPoll: false });
+    state.failing = 1_000;
+    const reads = state.reads;
+    const started = Date.now();
+    // Before: a plain Error counted as transient, and the wait re-read it for 120 s, silently.
+    await expect(runtime.waitForOutcome('n', owner, { countsAsPoll: false })).rejects.toThrow('a bug in the backend');
+    expect(state.reads - reads).toBe(1);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    // Not dressed up as an outage either: a requester sees the fault as it is.
+    await expect(runtime.get('n', owner)).rejects.not.toMatchObject({ name: 'StoreUnavailableError' });
+    await runtime.dispose();
+  });
+
+  it('should retry a NATS timeout in a server\'s own wait, logging one warn for the outage, not one per retry or per wait', async () => {
+    const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+    const { runtime, state } = flakyRuntime({ log: (level, message, fields) => lines.push({ level, message, ...(fields && { fields }) }) });
+    runtime.registerHandler('now', async () => ({ done: true }));
+    await runtime.create({ taskId: 'n', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'now', params: {} });
+    await runtime.waitForTerminal('n', owner, { countsAsPoll: false });
+    expect(lines).toEqual([]);
+    // Two waits at once, each meeting several failed reads (250 ms apart).
+    state.failing = 6;
+    const [a, b] = await Promise.all([runtime.waitForOutcome('n', owner, { countsAsPoll: false }), runtime.waitForOutcome('n', owner, { countsAsPoll: false })]);
+    expect(a.result).toEqual({ done: true });
+    expect(b.result).toEqual({ done: true });
+    expect(state.failing).toBe(0);
+    expect(lines).toEqual([{ level: 'warn', message: 'task store unreachable: waiting for it', fields: { taskId: 'n', giveUpMs: 120_000, error: 'TimeoutError: timeout' } }]);
+    // A later outage is a new one: it is logged again.
+    state.failing = 1;
+    await runtime.waitForOutcome('n', owner, { countsAsPoll: false });
+    expect(lines.filter((l) => l.level === 'warn')).toHaveLength(2);
+    await runtime.dispose();
+  });
+
+  it('should answer a requester\'s get during an outage with StoreUnavailableError carrying retryAfterMs, its cause the NATS timeout', async () => {
+    const { runtime, state } = flakyRuntime();
+    runtime.registerHandler('now', async () => ({ done: true }));
+    await runtime.create({ taskId: 'n', owner, dialect: 'sep-1686', method: 'tools/call', handler: 'now', params: {} });
+    state.failing = 1;
+    const error = await runtime.get('n', owner).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'StoreUnavailableError', retryAfterMs: 1_000, message: 'The task store is unavailable (it did not answer: TimeoutError); retry after 1000 ms' });
+    expect((error as Error).cause).toBeInstanceOf(natsErrors.TimeoutError);
     await runtime.dispose();
   });
 });
