@@ -20,6 +20,8 @@ import { NatsObserver } from './nats-observer.js';
 import type { FeedEvent, Revisioned } from './record-store.js';
 import type { RunningTasks } from './running-tasks.js';
 import { KeptReadings } from './kept-readings.js';
+import { OwnerBytes } from './owner-bytes.js';
+import type { KeptNow } from '../../core/task-store.js';
 import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { persistently } from './persistently.js';
 import { applyToTask, removeTask, type TaskSpace } from './task-space.js';
@@ -67,6 +69,8 @@ export class NatsStore implements TaskStore<TaskRecord> {
   readonly #fresh: FreshTasks;
   /** What the task space keeps, for the retention limits (read at most once a second). */
   readonly #kept: KeptReadings;
+  /** What each requester's ended tasks keep, for `maxRetainedBytesPerRequester` (heard, no read). */
+  readonly #ownerBytes: OwnerBytes;
   /** The connection and the task space's streams, for `unready`. */
   readonly #readiness: NatsReadiness | null;
 
@@ -84,6 +88,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
     this.#unserved = parts.unserved ?? null;
     this.#fresh = new FreshTasks(space.feed, Date.now);
     this.#kept = new KeptReadings(space.store, Date.now);
+    this.#ownerBytes = new OwnerBytes(space.feed, opts.now);
     this.#stopCounting = space.feed.watchAll((key, event) => {
       if (event.kind === 'task.deleted' || event.kind === 'task.created') this.#retained.delete(key);
       else if (isTerminalStatus(event.view.status)) {
@@ -267,8 +272,10 @@ export class NatsStore implements TaskStore<TaskRecord> {
     return this.#space.feed.watchAll(deliver);
   }
 
-  kept(ownerKey: string, what: { readonly tasks: boolean; readonly bytes: boolean }): { tasks: number; bytes: number } | Promise<{ tasks: number; bytes: number }> {
-    return this.#kept.kept(ownerKey, what);
+  kept(ownerKey: string, what: { readonly tasks: boolean; readonly bytes: boolean }): KeptNow | Promise<KeptNow> {
+    const read = !what.tasks && !what.bytes ? { tasks: 0, bytes: 0 } : this.#kept.kept(ownerKey, what);
+    const withOwner = (kept: { tasks: number; bytes: number }): KeptNow => ({ ...kept, ownerBytes: this.#ownerBytes.of(ownerKey) });
+    return read instanceof Promise ? read.then(withOwner) : withOwner(read);
   }
 
   stats(): { live: number; retained: number } {
@@ -302,6 +309,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
   async dispose(): Promise<void> {
     this.#readiness?.close();
     this.#stopCounting();
+    this.#ownerBytes.close();
     this.#fresh.close();
     // Observers hold a watch on the records: stopped here, or it would outlive a shared connection.
     await Promise.all([...this.#observers].map((o) => o.close()));
