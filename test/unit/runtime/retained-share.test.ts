@@ -37,7 +37,7 @@ describe('maxRetainedBytesPerRequester', () => {
 });
 
 describe('KeptBytes', () => {
-  const context = { statusMessage: 'done', error: null, partials: undefined };
+  const context = { statusMessage: 'done', error: null };
 
   it('should count what an ended task keeps: its record, outcome and messages, no outcome when cancelled', () => {
     expect(keptBytesOf({ status: 'completed', context }, 2_000, 1_024)).toBe(1_024 + 2_000 + 4);
