@@ -3,7 +3,8 @@
  * backends: requester A may keep at most `maxRetainedBytesPerRequester` bytes of ended tasks
  * (default a quarter of `maxRetainedBytes`); past it A's next task is refused naming the limit and
  * its flag, while B creates tasks as before; deleting one of A's tasks frees its share. On NATS the
- * share is counted across the cluster: A's tasks created on one front count on the other. Before,
+ * share is counted across the cluster: A's tasks created on one front count on the other, and on a
+ * front started after they ended. Before,
  * the budget was node-wide only: one requester filled it and every other one was refused.
  */
 import { randomUUID } from 'node:crypto';
@@ -89,6 +90,19 @@ describe.each(['memory', 'nats'] as const)('maxRetainedBytesPerRequester (%s)', 
     } finally {
       stop();
     }
+  }, 30_000);
+
+  it.runIf(backend === 'nats')('should count, on a front started later, the tasks that ended before it started', async () => {
+    const prefix = `late${randomUUID().slice(0, 8)}`;
+    const limits = { createsPerSecond: null, pollsPerSecond: null, maxRetainedBytes: BUDGET };
+    await nodes.node({ prefix, role: 'worker', nodeId: `w-${prefix}`, limits });
+    const a = await nodes.node({ prefix, role: 'front', nodeId: `a-${prefix}`, limits });
+    await run(a, alice);
+    await run(a, alice);
+    // Front c never heard those tasks end: it reads what is kept as it starts.
+    const c = await nodes.node({ prefix, role: 'front', nodeId: `c-${prefix}`, limits });
+    expect(await create(c, alice).catch((e: unknown) => e)).toMatchObject({ limit: 'maxRetainedBytesPerRequester' });
+    await run(c, bob);
   }, 30_000);
 
   it('should leave a requester unbounded but for the node budget when the share is off', async () => {

@@ -71,6 +71,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
   readonly #kept: KeptReadings;
   /** What each requester's ended tasks keep, for `maxRetainedBytesPerRequester` (heard, no read). */
   readonly #ownerBytes: OwnerBytes;
+  #ownerBytesLoaded = false;
   /** The connection and the task space's streams, for `unready`. */
   readonly #readiness: NatsReadiness | null;
 
@@ -89,6 +90,8 @@ export class NatsStore implements TaskStore<TaskRecord> {
     this.#fresh = new FreshTasks(space.feed, Date.now);
     this.#kept = new KeptReadings(space.store, Date.now);
     this.#ownerBytes = new OwnerBytes(space.feed, opts.now);
+    // What ended before this node started: read once, only where the share is judged.
+    if (opts.limits.maxRetainedBytesPerRequester !== null) this.#ownerBytes.load(space.store);
     this.#stopCounting = space.feed.watchAll((key, event) => {
       if (event.kind === 'task.deleted' || event.kind === 'task.created') this.#retained.delete(key);
       else if (isTerminalStatus(event.view.status)) {
@@ -275,6 +278,9 @@ export class NatsStore implements TaskStore<TaskRecord> {
   kept(ownerKey: string, what: { readonly tasks: boolean; readonly bytes: boolean }): KeptNow | Promise<KeptNow> {
     const read = !what.tasks && !what.bytes ? { tasks: 0, bytes: 0 } : this.#kept.kept(ownerKey, what);
     const withOwner = (kept: { tasks: number; bytes: number }): KeptNow => ({ ...kept, ownerBytes: this.#ownerBytes.of(ownerKey) });
+    // A node just started counts the tasks kept before it first (a wait of its first creates only).
+    const loading = this.#ownerBytes.ready();
+    if (loading && !this.#ownerBytesLoaded) return Promise.all([read, loading.then(() => (this.#ownerBytesLoaded = true))]).then(([kept]) => withOwner(kept));
     return read instanceof Promise ? read.then(withOwner) : withOwner(read);
   }
 

@@ -7,18 +7,20 @@
  *
  * A task is counted from its end until its `task.deleted` event, a `task.created` under its key,
  * or the end of its retention (expiry removes a task without an event: past its retention it is
- * gone for every reader). What a node did not hear is not counted: the tasks that ended before it
- * started (at most one more share per requester on a node just started, for as long as those
- * tasks are kept), and an end event lost in an outage (its task then counts nothing). The node's
- * `maxRetainedBytes` reads the streams themselves and bounds those cases.
+ * gone for every reader). The tasks that ended before the node started are read once from the
+ * records bucket when it starts ({@link OwnerBytes.load}; its first creates wait for that, up to
+ * {@link LOAD_WAIT_MS}). An end event lost in an outage is not counted (its task then counts
+ * nothing); the node's `maxRetainedBytes` reads the streams themselves and bounds that.
  *
  * @module
  */
+import type { KvWatchEntry } from '@nats-io/kv';
 import { isTerminalStatus } from '../../../machines/index.js';
 import { KeptBytes, keptBytesOf } from '../../core/kept-bytes.js';
 import type { EventFeed } from './event-feed.js';
 import { ownerToken } from './keys.js';
 import type { FeedEvent } from './record-store.js';
+import type { TaskRecord } from './task-record.js';
 
 /**
  * What one ended task keeps on NATS besides its values: its record (about 0.9 KB) and its events
@@ -31,6 +33,14 @@ const MAX_COUNTED = 100_000;
 
 /** How often tasks past their retention are forgotten. */
 const PRUNE_MS = 1_000;
+
+/** The longest a create waits for the records this node found at its start to be counted, ms. */
+export const LOAD_WAIT_MS = 2_000;
+
+/** Where the records kept at a node's start are read from (`RecordStore.watchRecords`). */
+export interface RecordsAtStart {
+  watchRecords(): Promise<{ readonly updates: AsyncIterable<KvWatchEntry> & { stop(): void }; readonly initial: number }>;
+}
 
 /**
  * Counts, from the feed, the bytes every requester's ended tasks keep.
@@ -47,6 +57,11 @@ export class OwnerBytes {
   readonly #now: () => number;
   readonly #stop: () => void;
   #pruned = 0;
+  /** While the records at start are read: the keys the feed told of since (it is newer), else `null`. */
+  #heardWhileLoading: Set<string> | null = null;
+  /** Settles once the records at start are counted, or {@link LOAD_WAIT_MS} after the load began. */
+  #loaded: Promise<void> | null = null;
+  #closed = false;
 
   constructor(feed: Pick<EventFeed, 'watchAll'>, now: () => number) {
     this.#now = now;
@@ -58,12 +73,62 @@ export class OwnerBytes {
    * so the count is by owner token, the same for the owner key on every node.
    */
   heard(key: string, event: FeedEvent): void {
+    this.#heardWhileLoading?.add(key);
     if (event.kind === 'task.deleted' || event.kind === 'task.created') return this.#kept.remove(key);
     const record = event.record;
     if (record === undefined || !isTerminalStatus(record.status)) return;
+    this.#count(key, record);
+  }
+
+  #count(key: string, record: TaskRecord): void {
     const owner = key.slice(0, key.indexOf('.'));
     this.#kept.add(key, owner, keptBytesOf(record, record.outcomeBytes ?? 0, NATS_RECORD_BYTES), record.expiresAt ?? Infinity);
     if (this.#kept.size > MAX_COUNTED) this.#kept.prune(this.#now(), MAX_COUNTED);
+  }
+
+  /**
+   * Counts the ended tasks the records bucket holds now (once, as the node starts): those that
+   * ended before this node heard the feed. A key the feed told of meanwhile keeps what it told.
+   *
+   * @example
+   * ```ts
+   * owners.load(space.store);
+   * await owners.ready(); // before judging a create
+   * ```
+   */
+  load(source: RecordsAtStart): void {
+    if (this.#loaded) return;
+    this.#heardWhileLoading = new Set();
+    const reading = this.#read(source).catch(() => undefined).finally(() => (this.#heardWhileLoading = null));
+    const waited = new Promise<void>((resolve) => setTimeout(resolve, LOAD_WAIT_MS).unref());
+    this.#loaded = Promise.race([reading, waited]);
+  }
+
+  /** Settles once the records at start are counted (or after {@link LOAD_WAIT_MS}); at once without a load. */
+  ready(): Promise<void> | null {
+    return this.#loaded;
+  }
+
+  async #read(source: RecordsAtStart): Promise<void> {
+    const { updates, initial } = await source.watchRecords();
+    try {
+      if (initial === 0 || this.#closed) return;
+      for await (const entry of updates) {
+        if (this.#closed) return;
+        if (entry.operation === 'PUT' && !this.#heardWhileLoading?.has(entry.key)) {
+          try {
+            const record = entry.json<TaskRecord>();
+            if (isTerminalStatus(record.status)) this.#count(entry.key, record);
+          } catch {
+            // Not a task record (nothing else is written there): skipped.
+          }
+        }
+        // The bucket's entries at the start are all in once none is pending behind this one.
+        if (entry.delta === 0 || entry.isUpdate) return;
+      }
+    } finally {
+      updates.stop();
+    }
   }
 
   /** Bytes `ownerKey`'s ended tasks keep, as far as this node heard. */
@@ -78,6 +143,7 @@ export class OwnerBytes {
 
   /** Stops following the feed. */
   close(): void {
+    this.#closed = true;
     this.#stop();
   }
 }
