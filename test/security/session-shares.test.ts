@@ -6,7 +6,6 @@
  * deleted or expired frees its place. Before, one client looping on `initialize` filled the whole
  * table (`--max-sessions`) and every other requester got 503 for up to an hour.
  */
-import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoDefinitions } from '../../adapters/cli/demo-tools.js';
 import { bearerTokens, startHttpEndpoint, type HttpEndpoint } from '../../adapters/http/index.js';
@@ -15,49 +14,9 @@ import { attachTaskServerV2 } from '../../adapters/mcp-server-v2/index.js';
 import { McpServer } from '@modelcontextprotocol/server';
 import { createTaskRuntime, type TaskRuntime } from '../../runtime/index.js';
 import { pollUntil } from '../integration/harness/cluster.js';
+import { expectRefusedForShare, initialize, send } from '../integration/harness/session-requests.js';
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 const TOKENS = { 'token-a': 'alice', 'token-b': 'bob' };
-
-interface Answer {
-  readonly status: number;
-  readonly retryAfter: string | undefined;
-  readonly sessionId: string | undefined;
-  readonly body: string;
-}
-
-/** One HTTP request from `from` (a loopback address of its own: another peer), with a bearer token if given. */
-function send(url: string, o: { method?: string; from?: string; token?: string; sessionId?: string; body?: string } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-  if (o.token) headers['authorization'] = `Bearer ${o.token}`;
-  if (o.sessionId) headers['mcp-session-id'] = o.sessionId;
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: o.method ?? 'POST', headers, localAddress: o.from ?? '127.0.0.1' }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        const id = res.headers['mcp-session-id'];
-        resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], sessionId: Array.isArray(id) ? id[0] : id, body });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(o.body ?? (o.method === undefined ? INITIALIZE : undefined));
-  });
-}
-
-const initialize = (url: string, o: { from?: string; token?: string } = {}): Promise<Answer> => send(url, o);
-
-function expectRefusedForShare(answer: Answer): void {
-  expect(answer.status).toBe(503);
-  expect(answer.retryAfter).toBe('60');
-  const { error } = JSON.parse(answer.body) as { error: { code: number; message: string; data: unknown } };
-  expect(error.code).toBe(-32029);
-  expect(error.message).toContain('maxSessionsPerRequester');
-  expect(error.message).toContain('--max-sessions-per-requester');
-  expect(error.data).toEqual({ limit: 'maxSessionsPerRequester', retryAfterMs: 60_000 });
-}
 
 let runtime: TaskRuntime | undefined;
 let endpoint: HttpEndpoint | undefined;
