@@ -182,6 +182,7 @@ export const LIMIT_FLAGS: Readonly<Record<string, string>> = {
   maxRequestBytes: '--max-request-bytes',
   maxRetainedTasks: '--max-retained-tasks',
   maxRetainedBytes: '--max-retained-bytes',
+  maxRetainedBytesPerRequester: '--max-retained-bytes-per-requester',
 };
 
 /**

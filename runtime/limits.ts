@@ -53,11 +53,26 @@ export interface RequesterLimits {
    * Bytes of kept tasks the node may hold (memory: this process's ended tasks, their results,
    * failure details, messages and partial results as JSON and 1 KiB per record; NATS: the task
    * space's records and results buckets and event stream); past it, every new task is refused
-   * until kept tasks expire or are deleted. Node-wide, not per requester.
+   * until kept tasks expire or are deleted. Node-wide: each requester may hold at most its share
+   * of it, `maxRetainedBytesPerRequester`.
    * @default 268_435_456 (256 MiB)
    */
   readonly maxRetainedBytes: number | null;
+  /**
+   * Bytes of ended tasks one requester (owner key) may have kept at once, counted as
+   * `maxRetainedBytes` counts them on memory (results, failure details, messages and partial
+   * results as JSON, plus a cost per record: 1 KiB on memory, 4 KiB on NATS, where a record's
+   * events are kept with it); past it, that requester's new tasks are refused until some of its
+   * kept tasks expire or are deleted, while every other requester is served as before. So no one
+   * requester fills the node's budget for the others. On NATS, counted across the cluster from
+   * the task events every node receives (see `owner-bytes.ts`).
+   * @default a quarter of `maxRetainedBytes` (67_108_864 with its default); `null` when that is off
+   */
+  readonly maxRetainedBytesPerRequester: number | null;
 }
+
+/** A requester's default share of the node's `maxRetainedBytes`: a quarter, so one requester never holds it all. */
+export const RETAINED_BYTES_SHARE = 0.25;
 
 /** The defaults of {@link RequesterLimits}. */
 export const DEFAULT_LIMITS: RequesterLimits = {
@@ -70,6 +85,7 @@ export const DEFAULT_LIMITS: RequesterLimits = {
   maxRequestBytes: 4_194_304,
   maxRetainedTasks: 10_000,
   maxRetainedBytes: 268_435_456,
+  maxRetainedBytesPerRequester: 67_108_864,
 };
 
 interface Bucket {
@@ -91,6 +107,7 @@ export const NO_LIMITS: RequesterLimits = {
   maxRequestBytes: null,
   maxRetainedTasks: null,
   maxRetainedBytes: null,
+  maxRetainedBytesPerRequester: null,
 };
 
 /**
@@ -101,18 +118,35 @@ export const NO_LIMITS: RequesterLimits = {
  * @example
  * ```ts
  * resolveLimits({ pollsPerSecond: 5 }).maxConcurrentTasks; // 100
+ * resolveLimits({ maxRetainedBytes: 1_000_000 }).maxRetainedBytesPerRequester; // 250_000
  * resolveLimits(undefined).pollsPerSecond; // null
  * ```
  */
 export function resolveLimits(limits?: Partial<RequesterLimits>): RequesterLimits {
   if (limits === undefined) return NO_LIMITS;
-  const resolved = { ...DEFAULT_LIMITS, ...limits };
+  // Unless given, the share follows the node budget it is a share of (raised, lowered or off).
+  const share = shareOf(limits.maxRetainedBytes === undefined ? DEFAULT_LIMITS.maxRetainedBytes : limits.maxRetainedBytes);
+  const resolved = { ...DEFAULT_LIMITS, maxRetainedBytesPerRequester: share, ...limits };
   for (const [name, value] of Object.entries(resolved)) {
     if (value !== null && (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)) {
       throw new InvalidArgumentError(`limit ${name} must be a positive number or null, got ${String(value)}`);
     }
   }
   return resolved;
+}
+
+/**
+ * A requester's default share of a node budget of `nodeBytes` (see {@link RETAINED_BYTES_SHARE}):
+ * at least one byte, `null` when the budget is off.
+ *
+ * @example
+ * ```ts
+ * shareOf(268_435_456); // 67_108_864
+ * shareOf(null); // null
+ * ```
+ */
+export function shareOf(nodeBytes: number | null): number | null {
+  return nodeBytes === null ? null : Math.max(1, Math.floor(nodeBytes * RETAINED_BYTES_SHARE));
 }
 
 /**

@@ -55,6 +55,10 @@ Transport (one of):
   --session-idle-timeout MS  close an HTTP session after this long without a request (default 3600000)
   --max-sessions N           with --http: sessions kept at once; past it a new initialize gets 503 with
                              Retry-After, existing sessions are never closed for it (default 5000; 'off')
+  --max-sessions-per-requester N
+                             with --http: sessions one principal (with --auth-token) or else one peer
+                             address (loopback too) may keep here; past it its initialize gets 503 with
+                             Retry-After, other requesters are served (default 100; 'off')
   --session-park MS          with --http: a session with nothing in flight this long keeps only its record
                              until its next request (SDK v1; at once past 200 such sessions; default 30000;
                              'off')
@@ -119,6 +123,10 @@ naming the limit and when to retry; 'off' lifts a limit:
   --max-retained-bytes N     bytes of kept tasks on this node: results, failure details, messages, 1 KiB
                              per record (with --nats: the task space's buckets and events); past it every
                              new task is refused (default 268435456)
+  --max-retained-bytes-per-requester N
+                             bytes of ended tasks one requester may keep, counted as --max-retained-bytes
+                             counts them (across the cluster with --nats); past it that requester's new
+                             tasks are refused, the others' are not (default a quarter of --max-retained-bytes)
 With --nats the limits hold across the cluster (rates shared between nodes every 250 ms).
 
 Cluster (with --nats; without it, everything runs in this process):
@@ -193,6 +201,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'max-request-bytes': { type: 'string' },
       'max-retained-tasks': { type: 'string' },
       'max-retained-bytes': { type: 'string' },
+      'max-retained-bytes-per-requester': { type: 'string' },
       'poll-frequency': { type: 'string' },
       'page-size': { type: 'string' },
       heartbeat: { type: 'string' },
@@ -202,6 +211,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       'push-ack-wait': { type: 'string' },
       'session-idle-timeout': { type: 'string' },
       'max-sessions': { type: 'string' },
+      'max-sessions-per-requester': { type: 'string' },
       'session-park': { type: 'string' },
       'header-timeout': { type: 'string' },
       'body-timeout': { type: 'string' },
@@ -281,6 +291,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   setLimit('maxRequestBytes', 'max-request-bytes');
   setLimit('maxRetainedTasks', 'max-retained-tasks');
   setLimit('maxRetainedBytes', 'max-retained-bytes');
+  setLimit('maxRetainedBytesPerRequester', 'max-retained-bytes-per-requester');
   runtimeOptions.limits = limits;
   const audit = auditOption(values.audit, values['node-id']);
   if (audit) runtimeOptions.audit = audit;
@@ -410,12 +421,15 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const maxPendingBodyBytes = pendingFlag === 'off' ? null : number('max-pending-body-bytes', pendingFlag);
   const sessionsFlag = values['max-sessions'];
   const maxSessions = sessionsFlag === 'off' ? null : number('max-sessions', sessionsFlag);
+  const perRequesterFlag = values['max-sessions-per-requester'];
+  const maxSessionsPerRequester = perRequesterFlag === 'off' ? null : number('max-sessions-per-requester', perRequesterFlag);
   const parkFlag = values['session-park'];
   const parkAfterMs = parkFlag === 'off' ? null : (number('session-park', parkFlag) ?? DEFAULT_SESSION_PARK_MS);
   const front = {
     draining: shutdown.probes.draining,
     logger: cliLogger,
     ...(maxSessions !== undefined && { maxSessions }),
+    ...(maxSessionsPerRequester !== undefined && { maxSessionsPerRequester }),
     ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
     ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),
     ...(maxBodyBytes !== undefined && { maxBodyBytes }),

@@ -17,6 +17,7 @@ import { originGuard } from './origin-guard.js';
 import { requestTarget } from '../wire/request-target.js';
 import { isRelayable, placesHere, sessionRecordOf, spreadRequestIds } from './session-restore.js';
 import { SessionPool, SESSION_DEFAULTS, type Held } from './session-pool.js';
+import { sessionRequester } from '../wire/requester-sessions.js';
 import { isStatelessPost, serveStateless } from './stateless-http.js';
 import { checkMessage } from '../mcp-server/stdio-transport.js';
 import { isMcpServer } from '../mcp-server/plain-registrations.js';
@@ -85,6 +86,7 @@ export function createHandlerV1(options: HttpHandlerOptionsV1, bind: string): Ht
     parkAfterMs: options.parkAfterMs ?? null,
     maxActive: options.maxActiveSessions ?? SESSION_DEFAULTS.maxActive,
     maxSessions: options.maxSessions === undefined ? SESSION_DEFAULTS.maxSessions : options.maxSessions,
+    ...(options.maxSessionsPerRequester !== undefined && { maxPerRequester: options.maxSessionsPerRequester }),
   });
   const inFlight = new InFlightIds();
   /** Aborted on close: ends the stateless wire's subscription streams. */
@@ -131,7 +133,7 @@ export function createHandlerV1(options: HttpHandlerOptionsV1, bind: string): Ht
     const principal = auth?.clientId ?? null;
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
-    const found = sessionId === undefined ? undefined : await pool.get(sessionId);
+    const found = sessionId === undefined ? undefined : await pool.get(sessionId, req.socket.remoteAddress);
     // Another principal's session does not exist for this one: the same answer as an unknown id.
     const existing = found && (found.record.principal ?? null) === principal ? found : undefined;
     if (existing && sessionId !== undefined) {
@@ -177,6 +179,12 @@ export function createHandlerV1(options: HttpHandlerOptionsV1, bind: string): Ht
         res.setHeader('retry-after', '60');
         return replyError(res, 503, -32000, `Server busy: it keeps ${options.maxSessions ?? SESSION_DEFAULTS.maxSessions} sessions already (maxSessions, --max-sessions); retry later, or end sessions you no longer use (DELETE)`, { limit: 'maxSessions' });
       }
+      const requester = sessionRequester(principal, req.socket.remoteAddress);
+      const overShare = pool.refusalFor(requester);
+      if (overShare) {
+        res.setHeader('retry-after', overShare.retryAfter);
+        return void res.writeHead(overShare.status, { 'content-type': 'application/json' }).end(JSON.stringify(overShare.body));
+      }
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: async (id) => {
@@ -184,7 +192,7 @@ export function createHandlerV1(options: HttpHandlerOptionsV1, bind: string): Ht
           const held: Held = { transport, server, record, touched: Date.now(), inFlight: 0, active: Date.now() };
           // In flight before it is added: a session is never parked before its initialize is answered.
           res.once('close', pool.enter(held));
-          pool.add(id, held);
+          pool.add(id, held, requester);
           // Shared before the reply leaves, so the client's next request may go to any node.
           await options.sessions?.remember(id, record);
         },

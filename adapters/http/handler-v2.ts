@@ -31,6 +31,7 @@ export function createHandlerV2(options: HttpHandlerOptionsV2, bind: string): Ht
   const endpoint = createTaskHttpHandlerV2(options.createServer as TaskServerFactoryV2, {
     ...(options.sessionIdleMs !== undefined && { sessionIdleMs: options.sessionIdleMs }),
     ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
+    ...(options.maxSessionsPerRequester !== undefined && { maxSessionsPerRequester: options.maxSessionsPerRequester }),
     ...(options.draining !== undefined && { draining: options.draining }),
   });
   const authenticated = new WeakMap<IncomingMessage, HttpAuthInfo>();

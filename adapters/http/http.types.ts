@@ -107,6 +107,16 @@ interface HttpHandlerBase {
    */
   readonly maxSessions?: number | null;
   /**
+   * The most of those sessions one requester keeps: one principal (with `authenticate`), or, when
+   * anonymous, one peer address (`req.socket.remoteAddress`; loopback like any other, and behind a
+   * proxy every anonymous requester has the proxy's). Past it, that requester's `initialize` is
+   * answered 503 with `Retry-After` and JSON-RPC error -32029 naming `maxSessionsPerRequester`,
+   * while others are served; a session closed or expired frees its place. Counted by this process,
+   * as `maxSessions` is (on SDK v2: its 2025-11-25 sessions). `null`: no cap.
+   * @default 100
+   */
+  readonly maxSessionsPerRequester?: number | null;
+  /**
    * A session with no request for this long is closed (its tasks stay until their keepAlive, but
    * are bound to a session nobody holds any more). @default 3_600_000 (1 hour)
    */

@@ -6,7 +6,9 @@
  * client's answer) is parked after `parkAfterMs`, or at once when more than `maxActive` are active,
  * keeping only its record (a few hundred bytes); its next request takes it up again exactly as
  * another node of a cluster takes up a session it did not begin (`resumeSession`). Sessions, active
- * and parked, are capped at `maxSessions`.
+ * and parked, are capped at `maxSessions`, and those of one requester (a principal, or a peer
+ * address when anonymous) at `maxPerRequester`: the table is this process's, and so is each share
+ * of it (a session begun on another node counts here once taken up here).
  *
  * @module
  */
@@ -15,6 +17,7 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import type { SessionDirectory } from '../../runtime/backends/nats/session-store.js';
 import { awaitsAnyResponse } from '../mcp-server/sdk-internals.js';
 import { resumeSession, type SessionRecord } from './session-restore.js';
+import { DEFAULT_MAX_SESSIONS_PER_REQUESTER, RequesterSessions, sessionRequester, type SessionShareRefusal } from '../wire/requester-sessions.js';
 
 /** A session this process serves: its SDK transport and server, and its shared record. */
 export interface Held {
@@ -42,6 +45,8 @@ export interface SessionPoolOptions {
   readonly maxActive: number;
   /** The most sessions (active and parked) this process keeps; `null`: no cap. */
   readonly maxSessions: number | null;
+  /** The most of those one requester keeps (see `requester-sessions.ts`); `null`: no cap. @default 100 */
+  readonly maxPerRequester?: number | null;
 }
 
 /** Defaults of the pool's options, as `startHttpEndpoint` uses them. */
@@ -65,9 +70,12 @@ export class SessionPool {
   readonly #parkedShared = new Map<string, number>();
   readonly #resuming = new Map<string, Promise<Held | undefined>>();
   readonly #sweeper: NodeJS.Timeout;
+  /** Who keeps each session, active or parked: every requester's share. */
+  readonly #shares: RequesterSessions;
 
   constructor(options: SessionPoolOptions) {
     this.#o = options;
+    this.#shares = new RequesterSessions(options.maxPerRequester === undefined ? DEFAULT_MAX_SESSIONS_PER_REQUESTER : options.maxPerRequester);
     this.#sweeper = setInterval(() => this.sweep(Date.now()), Math.max(100, Math.min(1_000, options.parkAfterMs ?? 60_000, options.idleMs)));
     this.#sweeper.unref();
   }
@@ -87,28 +95,43 @@ export class SessionPool {
     return this.#o.maxSessions === null || this.size < this.#o.maxSessions;
   }
 
+  /** The refusal of `requester`'s new session when it keeps its share here already, else `null`. */
+  refusalFor(requester: string): SessionShareRefusal | null {
+    return this.#shares.refusal(requester);
+  }
+
+  /** Sessions `requester` keeps here now, active and parked. */
+  countOf(requester: string): number {
+    return this.#shares.count(requester);
+  }
+
   /** The session if it has an SDK server here now (a relayed message is for a request one of those holds). */
   active(sessionId: string): Held | undefined {
     return this.#active.get(sessionId);
   }
 
-  /** The session, taken up again when parked here or begun on another node; `undefined` when unknown or ended. */
-  get(sessionId: string): Held | Promise<Held | undefined> | undefined {
+  /**
+   * The session, taken up again when parked here or begun on another node; `undefined` when unknown or ended.
+   *
+   * @param peer - the address the request came from: an anonymous session begun on another node counts against it here
+   */
+  get(sessionId: string, peer?: string): Held | Promise<Held | undefined> | undefined {
     const held = this.#active.get(sessionId);
     if (held) return held;
     if (!this.#parked.has(sessionId) && !this.#o.directory) return undefined;
     // Concurrent first requests share one take-up (one server).
     let taking = this.#resuming.get(sessionId);
     if (!taking) {
-      taking = this.#takeUp(sessionId).finally(() => this.#resuming.delete(sessionId));
+      taking = this.#takeUp(sessionId, peer).finally(() => this.#resuming.delete(sessionId));
       this.#resuming.set(sessionId, taking);
     }
     return taking;
   }
 
-  /** A session begun here (its initialize answered). */
-  add(sessionId: string, held: Held): void {
+  /** A session begun here (its initialize answered), counted against `requester` (see `sessionRequester`). */
+  add(sessionId: string, held: Held, requester: string): void {
     this.#active.set(sessionId, held);
+    this.#shares.add(sessionId, requester);
     this.#parkIfCrowded();
   }
 
@@ -129,7 +152,7 @@ export class SessionPool {
   track(transport: StreamableHTTPServerTransport): void {
     transport.onclose = () => {
       const id = transport.sessionId;
-      if (id !== undefined && this.#active.get(id)?.transport === transport) this.#active.delete(id);
+      if (id !== undefined && this.#active.get(id)?.transport === transport) this.#end(id);
     };
   }
 
@@ -139,14 +162,22 @@ export class SessionPool {
     for (const [id, held] of this.#active) {
       if (held.inFlight > 0) continue;
       if (now - held.active >= idleMs) {
-        this.#active.delete(id);
+        this.#end(id);
         void held.transport.close();
         // Idle everywhere (no node refreshed it either): the session ends for the whole cluster.
         void directory?.recall(id).then((r) => (r && now - (r.lastSeen ?? 0) >= idleMs ? directory.forget(id) : undefined)).catch(() => undefined);
       } else if (parkAfterMs !== null && now - held.active >= parkAfterMs) this.#park(id, held);
     }
-    for (const [id, parked] of this.#parked) if (now - parked.seen >= idleMs) this.#parked.delete(id);
-    for (const [id, seen] of this.#parkedShared) if (now - seen >= idleMs) this.#parkedShared.delete(id);
+    for (const [id, parked] of this.#parked) if (now - parked.seen >= idleMs) this.#end(id);
+    for (const [id, seen] of this.#parkedShared) if (now - seen >= idleMs) this.#end(id);
+  }
+
+  /** A session ends here: forgotten, active or parked, and its requester's share is free. */
+  #end(sessionId: string): void {
+    this.#active.delete(sessionId);
+    this.#parked.delete(sessionId);
+    this.#parkedShared.delete(sessionId);
+    this.#shares.remove(sessionId);
   }
 
   /** Closes every session's transport and forgets them all. */
@@ -156,10 +187,11 @@ export class SessionPool {
     this.#active.clear();
     this.#parked.clear();
     this.#parkedShared.clear();
+    this.#shares.clear();
     await Promise.allSettled(open.map((s) => s.transport.close()));
   }
 
-  async #takeUp(sessionId: string): Promise<Held | undefined> {
+  async #takeUp(sessionId: string, peer: string | undefined): Promise<Held | undefined> {
     const { idleMs, directory } = this.#o;
     const local = this.#parked.get(sessionId);
     const record = local?.record ?? (await directory?.recall(sessionId)) ?? null;
@@ -171,6 +203,8 @@ export class SessionPool {
     this.#parkedShared.delete(sessionId);
     const held: Held = { ...resumed, record, touched: Date.now(), inFlight: 0, active: Date.now() };
     this.#active.set(sessionId, held);
+    // Parked here: counted already. Begun on another node: counted here from now on.
+    this.#shares.add(sessionId, sessionRequester(record.principal ?? null, peer));
     this.#parkIfCrowded();
     return held;
   }

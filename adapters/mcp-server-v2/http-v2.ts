@@ -13,6 +13,7 @@ import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, WebSt
 import { BodyRefusal, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PENDING_BODY_BYTES, PendingBodies, readBody } from '../wire/http-body.js';
 import { requestTarget } from '../wire/request-target.js';
 import { refuseInbound } from './inbound-checks.js';
+import { DEFAULT_MAX_SESSIONS_PER_REQUESTER, RequesterSessions, sessionRequester } from '../wire/requester-sessions.js';
 
 /** Makes one server instance (already hosting tasks, see `attachTaskServerV2`). */
 export type TaskServerFactoryV2 = () => Server | McpServer | Promise<Server | McpServer>;
@@ -32,6 +33,14 @@ export interface TaskHttpHandlerV2Options {
    */
   readonly maxSessions?: number | null;
   /**
+   * The most of those sessions one requester keeps: one principal, or, when anonymous, one peer
+   * address (`fetch`'s `peer`; loopback like any other). Past it, that requester's `initialize` is
+   * answered 503 with `Retry-After` and JSON-RPC error -32029 naming `maxSessionsPerRequester`,
+   * while others are served; a session closed or expired frees its place. `null`: no cap.
+   * @default 100
+   */
+  readonly maxSessionsPerRequester?: number | null;
+  /**
    * While it returns a number (ms), a new 2025-11-25 session's `initialize` is answered 503 with
    * `Retry-After` and JSON-RPC error -32030 naming the shutdown (the server drains).
    * @default never draining
@@ -41,8 +50,11 @@ export interface TaskHttpHandlerV2Options {
 
 /** A web-standard MCP endpoint: one request in, one response out. */
 export interface TaskHttpHandlerV2 {
-  /** Serves one HTTP request; `authInfo` is the principal the caller authenticated, if any. */
-  fetch(request: Request, options?: { readonly authInfo?: AuthInfo }): Promise<Response>;
+  /**
+   * Serves one HTTP request; `authInfo` is the principal the caller authenticated, if any, `peer`
+   * the address the request came from (an anonymous requester's sessions are counted by it).
+   */
+  fetch(request: Request, options?: { readonly authInfo?: AuthInfo; readonly peer?: string }): Promise<Response>;
   /** Closes every 2025-11-25 session and the 2026-07-28 leg. */
   close(): Promise<void>;
 }
@@ -73,17 +85,22 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: T
   // Sessions nobody uses any more are closed: each holds a server, its transport and its watchers.
   const idleMs = options.sessionIdleMs ?? 3_600_000;
   const maxSessions = options.maxSessions === undefined ? 5_000 : options.maxSessions;
+  const shares = new RequesterSessions(options.maxSessionsPerRequester === undefined ? DEFAULT_MAX_SESSIONS_PER_REQUESTER : options.maxSessionsPerRequester);
+  const end = (id: string): void => {
+    sessions.delete(id);
+    shares.remove(id);
+  };
   const sweeper = setInterval(() => {
     const now = Date.now();
     for (const [id, session] of sessions) {
       if (now - session.seen < idleMs) continue;
-      sessions.delete(id);
+      end(id);
       void session.transport.close().catch(() => undefined);
     }
   }, Math.max(100, Math.min(idleMs, 60_000)));
   sweeper.unref();
 
-  const legacy = async (request: Request, authInfo: AuthInfo | undefined): Promise<Response> => {
+  const legacy = async (request: Request, authInfo: AuthInfo | undefined, peer: string | undefined): Promise<Response> => {
     const principal = authInfo?.clientId ?? null;
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId !== null) {
@@ -103,11 +120,17 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: T
       busy.headers.set('retry-after', '60');
       return busy;
     }
+    const requester = sessionRequester(principal, peer);
+    const overShare = shares.refusal(requester);
+    if (overShare) return new Response(JSON.stringify(overShare.body), { status: overShare.status, headers: { 'content-type': 'application/json', 'retry-after': overShare.retryAfter } });
     // No session yet: this must be the initialize that opens one (the transport checks that).
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, principal, seen: Date.now() }),
-      onsessionclosed: (id) => void sessions.delete(id),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, principal, seen: Date.now() });
+        shares.add(id, requester);
+      },
+      onsessionclosed: end,
     });
     const server = await factory();
     await server.connect(transport);
@@ -118,7 +141,7 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: T
 
   return {
     async fetch(request, options = {}) {
-      if (await isLegacyRequest(request).catch(() => false)) return legacy(request, options.authInfo);
+      if (await isLegacyRequest(request).catch(() => false)) return legacy(request, options.authInfo, options.peer);
       const refused = await refusedModern(request);
       if (refused !== undefined) return refused;
       return modern.fetch(request, options.authInfo ? { authInfo: options.authInfo } : {});
@@ -127,6 +150,7 @@ export function createTaskHttpHandlerV2(factory: TaskServerFactoryV2, options: T
       clearInterval(sweeper);
       const open = [...sessions.values()];
       sessions.clear();
+      shares.clear();
       await Promise.all(open.map((s) => s.transport.close().catch(() => undefined)));
       await modern.close?.();
     },
@@ -265,7 +289,8 @@ export function nodeRequestServer(
         signal: left.signal,
       });
       const authInfo = await authenticate?.(req);
-      const response = await handler.fetch(request, authInfo ? { authInfo } : {});
+      const peer = req.socket.remoteAddress;
+      const response = await handler.fetch(request, { ...(authInfo && { authInfo }), ...(peer !== undefined && { peer }) });
       res.writeHead(response.status, Object.fromEntries(response.headers));
       const stream = response.body;
       if (!stream) return void res.end();

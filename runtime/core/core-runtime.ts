@@ -15,7 +15,7 @@ import type { ResolvedTaskRuntimeOptions } from '../options.js';
 import { checkRequest, checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../task-identity.js';
 import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskView, WaitOptions } from '../task-runtime.types.js';
 import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
-import type { TaskState, TaskStore, TaskWatch } from './task-store.js';
+import type { KeptNow, TaskState, TaskStore, TaskWatch } from './task-store.js';
 import type { RunExtras } from './task-run.types.js';
 import { coreFamilyRules } from './core-family.js';
 import type { PushRegistry } from '../push/push-registry.js';
@@ -143,22 +143,27 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
   }
 
   /**
-   * Refuses a new task past the retention limits: the requester keeps too many tasks, or the node
-   * holds too many bytes of kept results. Nothing kept is evicted for it: what was promised stays.
+   * Refuses a new task past the retention limits: the requester keeps too many tasks or more than
+   * its share of bytes, or the node holds too many bytes of kept results. Nothing kept is evicted for it: what was promised stays.
    */
   function checkKept(ownerKey: string): Promise<void> | undefined {
-    const { maxRetainedTasks, maxRetainedBytes } = opts.limits;
-    if (maxRetainedTasks === null && maxRetainedBytes === null) return undefined;
+    const { maxRetainedTasks, maxRetainedBytes, maxRetainedBytesPerRequester } = opts.limits;
+    if (maxRetainedTasks === null && maxRetainedBytes === null && maxRetainedBytesPerRequester === null) return undefined;
     const kept = store.kept(ownerKey, { tasks: maxRetainedTasks !== null, bytes: maxRetainedBytes !== null });
     if (kept instanceof Promise) return kept.then(judgeKept);
     judgeKept(kept);
     return undefined;
   }
 
-  function judgeKept(kept: { readonly tasks: number; readonly bytes: number }): void {
-    const { maxRetainedTasks, maxRetainedBytes } = opts.limits;
+  function judgeKept(kept: KeptNow): void {
+    const { maxRetainedTasks, maxRetainedBytes, maxRetainedBytesPerRequester } = opts.limits;
     if (maxRetainedTasks !== null && kept.tasks >= maxRetainedTasks) {
       throw new TaskLimitError('maxRetainedTasks', `${maxRetainedTasks} kept tasks per requester`, null, { when: 'retry once one of your tasks has expired, or delete one you no longer need' });
+    }
+    // Before the node's budget: a requester over its own share is told so, and the others, under
+    // theirs, are refused only once the node's budget is full.
+    if (maxRetainedBytesPerRequester !== null && kept.ownerBytes >= maxRetainedBytesPerRequester) {
+      throw new TaskLimitError('maxRetainedBytesPerRequester', `${maxRetainedBytesPerRequester} bytes of kept results and messages per requester`, null, { when: 'retry once one of your ended tasks has expired, or delete one you no longer need' });
     }
     if (maxRetainedBytes !== null && kept.bytes >= maxRetainedBytes) {
       throw new TaskLimitError('maxRetainedBytes', `${maxRetainedBytes} bytes of kept results and messages on this server`, null, { when: 'retry once kept tasks have expired' });

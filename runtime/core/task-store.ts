@@ -124,10 +124,11 @@ export interface TaskStore<S extends TaskState = TaskState> {
   /**
    * What is kept now, for the retention limits: how many tasks `ownerKey` has stored (running or
    * ended, until removed), and how many bytes of results and messages the backend holds (memory:
-   * this process's ended tasks; NATS: the task space's buckets). May be a reading up to a second
-   * old. Only what `what` asks for is read.
+   * this process's ended tasks; NATS: the task space's buckets), and `ownerBytes`: how many bytes
+   * `ownerKey`'s ended tasks keep (see `kept-bytes.ts`; on NATS, across the cluster). May be a
+   * reading up to a second old. Only what `what` asks for is read (`ownerBytes` costs no read).
    */
-  kept(ownerKey: string, what: { readonly tasks: boolean; readonly bytes: boolean }): { tasks: number; bytes: number } | Promise<{ tasks: number; bytes: number }>;
+  kept(ownerKey: string, what: { readonly tasks: boolean; readonly bytes: boolean }): KeptNow | Promise<KeptNow>;
   security(): SecurityReport;
   observe(): TaskObserver;
   /**
@@ -145,4 +146,11 @@ export interface TaskStore<S extends TaskState = TaskState> {
   /** Why the backend cannot take work now, one line each (empty: it can). */
   unready(): readonly string[] | Promise<readonly string[]>;
   dispose(): Promise<void>;
+}
+
+/** What {@link TaskStore.kept} reads. */
+export interface KeptNow {
+  readonly tasks: number;
+  readonly bytes: number;
+  readonly ownerBytes: number;
 }

@@ -40,7 +40,7 @@ async function rssOf(pid: number): Promise<number> {
 describe('memory one client can pin', () => {
   let server: HttpServerProcess;
   beforeAll(async () => {
-    server = await spawnHttpServer(['--max-retained-bytes', String(BUDGET), '--max-creates-per-second', 'off', '--max-running-tasks', 'off', '--max-sessions', '5000'], GC_ON_SIGNAL);
+    server = await spawnHttpServer(['--max-retained-bytes', String(BUDGET), '--max-creates-per-second', 'off', '--max-running-tasks', 'off', '--max-sessions', '5000', '--max-retained-bytes-per-requester', 'off', '--max-sessions-per-requester', 'off'], GC_ON_SIGNAL);
   }, 30_000);
   afterAll(async () => {
     await server?.close();

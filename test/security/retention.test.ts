@@ -68,7 +68,8 @@ describe.each(['memory', 'nats'] as const)('retention limits (%s)', (backend) =>
 
   it('should refuse every new task past maxRetainedBytes, keeping what was kept', async () => {
     const budget = 60_000;
-    const [a] = await open({ maxRetainedBytes: budget });
+    // Each requester's share off: the node's budget is what is filled here.
+    const [a] = await open({ maxRetainedBytes: budget, maxRetainedBytesPerRequester: null });
     const kept: string[] = [];
     let refusal: unknown;
     for (let i = 0; i < 20 && refusal === undefined; i++) {

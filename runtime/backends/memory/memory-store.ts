@@ -25,6 +25,7 @@ import type { InputAnswer, InputRequest, TaskChange, TaskView } from '../../task
 import { MemoryObservation } from './memory-observer.js';
 import { OwnerIndex } from './owner-index.js';
 import { expiresAtOf, mayKeepResult } from '../../core/retention.js';
+import { KeptBytes, keptBytesOf } from '../../core/kept-bytes.js';
 import { RunHost } from '../../core/run-host.js';
 import type { TaskMetrics } from '../../telemetry/metrics.js';
 import type { MachineGraph } from '../../handlers/machine-graph.types.js';
@@ -70,8 +71,6 @@ export class Entry implements RunPort {
   failure: unknown = undefined;
   /** Characters of the JSON of its result and failure detail, as the outcome's check counted them. */
   outcomeBytes = 0;
-  /** What it counts against the node's kept bytes once it has ended (see `MemoryStore.kept`). */
-  keptBytes = 0;
   expiresAt: number | null = null;
   /** Wakes of waiters and watchers of this task. */
   watchers: Set<(ended: TaskView | null) => void> | null = null;
@@ -155,8 +154,8 @@ export class MemoryStore implements TaskStore<Entry> {
   readonly #host: RunHost;
   #seq = 0;
   #disposed = false;
-  /** Bytes of the ended tasks' results and messages held now (see `kept`). */
-  #keptBytes = 0;
+  /** Bytes of the ended tasks' results and messages held now, per requester and in all (see `kept`). */
+  readonly #keptBytes = new KeptBytes();
 
   constructor(opts: ResolvedTaskRuntimeOptions, limiter: RequesterLimiter, audit: AuditLog | null, node: string, metrics: TaskMetrics | null = null, log: NodeLog = () => undefined) {
     this.#opts = opts;
@@ -273,8 +272,8 @@ export class MemoryStore implements TaskStore<Entry> {
     return this.#inputListeners.add(listener, key);
   }
 
-  kept(ownerKey: string): { tasks: number; bytes: number } {
-    return { tasks: this.#index.count(ownerKey), bytes: this.#keptBytes };
+  kept(ownerKey: string): { tasks: number; bytes: number; ownerBytes: number } {
+    return { tasks: this.#index.count(ownerKey), bytes: this.#keptBytes.total, ownerBytes: this.#keptBytes.of(ownerKey) };
   }
 
   stats(): { live: number; retained: number } {
@@ -369,10 +368,7 @@ export class MemoryStore implements TaskStore<Entry> {
     }
     // What it keeps from now until removed: its record, its outcome (result and failure detail:
     // a failure may keep a detail without a result), its messages, its intermediate results.
-    const c = entry.context;
-    const outcome = entry.status === 'completed' || entry.status === 'failed' ? entry.outcomeBytes : 0;
-    entry.keptBytes = RECORD_BYTES + outcome + (c.statusMessage?.length ?? 0) + (c.error?.length ?? 0) + (c.partials !== undefined && c.partials.length > 0 ? JSON.stringify(c.partials).length : 0);
-    this.#keptBytes += entry.keptBytes;
+    this.#keptBytes.add(entry.key, entry.ownerKey, keptBytesOf(entry, entry.outcomeBytes, RECORD_BYTES));
     const expiresAt = expiresAtOf(entry.status, entry.context);
     if (expiresAt !== null) {
       entry.expiresAt = expiresAt;
@@ -394,8 +390,7 @@ export class MemoryStore implements TaskStore<Entry> {
 
   #remove(entry: Entry): void {
     this.#entries.delete(entry.key);
-    this.#keptBytes -= entry.keptBytes;
-    entry.keptBytes = 0;
+    this.#keptBytes.remove(entry.key);
     this.#observation.removed(entry);
     this.#index.remove(entry.ownerKey, entry.seq);
     this.#scheduler.cancel(entry.key);

@@ -20,6 +20,8 @@ import { NatsObserver } from './nats-observer.js';
 import type { FeedEvent, Revisioned } from './record-store.js';
 import type { RunningTasks } from './running-tasks.js';
 import { KeptReadings } from './kept-readings.js';
+import { OwnerBytes } from './owner-bytes.js';
+import type { KeptNow } from '../../core/task-store.js';
 import { newRecord, pendingInputsOf, type TaskRecord } from './task-record.js';
 import { persistently } from './persistently.js';
 import { isNatsTransient } from './transient.js';
@@ -70,6 +72,9 @@ export class NatsStore implements TaskStore<TaskRecord> {
   readonly #fresh: FreshTasks;
   /** What the task space keeps, for the retention limits (read at most once a second). */
   readonly #kept: KeptReadings;
+  /** What each requester's ended tasks keep, for `maxRetainedBytesPerRequester` (heard, no read). */
+  readonly #ownerBytes: OwnerBytes;
+  #ownerBytesLoaded = false;
   /** The connection and the task space's streams, for `unready`. */
   readonly #readiness: NatsReadiness | null;
   /** Told when the node begins to drain (its heartbeat says so). */
@@ -90,6 +95,9 @@ export class NatsStore implements TaskStore<TaskRecord> {
     this.#unserved = parts.unserved ?? null;
     this.#fresh = new FreshTasks(space.feed, Date.now);
     this.#kept = new KeptReadings(space.store, Date.now);
+    this.#ownerBytes = new OwnerBytes(space.feed, opts.now);
+    // What ended before this node started: read once, only where the share is judged.
+    if (opts.limits.maxRetainedBytesPerRequester !== null) this.#ownerBytes.load(space.store);
     this.#stopCounting = space.feed.watchAll((key, event) => {
       if (event.kind === 'task.deleted' || event.kind === 'task.created') this.#retained.delete(key);
       else if (isTerminalStatus(event.view.status)) {
@@ -273,8 +281,13 @@ export class NatsStore implements TaskStore<TaskRecord> {
     return this.#space.feed.watchAll(deliver);
   }
 
-  kept(ownerKey: string, what: { readonly tasks: boolean; readonly bytes: boolean }): { tasks: number; bytes: number } | Promise<{ tasks: number; bytes: number }> {
-    return this.#kept.kept(ownerKey, what);
+  kept(ownerKey: string, what: { readonly tasks: boolean; readonly bytes: boolean }): KeptNow | Promise<KeptNow> {
+    const read = !what.tasks && !what.bytes ? { tasks: 0, bytes: 0 } : this.#kept.kept(ownerKey, what);
+    const withOwner = (kept: { tasks: number; bytes: number }): KeptNow => ({ ...kept, ownerBytes: this.#ownerBytes.of(ownerKey) });
+    // A node just started counts the tasks kept before it first (a wait of its first creates only).
+    const loading = this.#ownerBytes.ready();
+    if (loading && !this.#ownerBytesLoaded) return Promise.all([read, loading.then(() => (this.#ownerBytesLoaded = true))]).then(([kept]) => withOwner(kept));
+    return read instanceof Promise ? read.then(withOwner) : withOwner(read);
   }
 
   stats(): { live: number; retained: number } {
@@ -309,6 +322,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
   async dispose(): Promise<void> {
     this.#readiness?.close();
     this.#stopCounting();
+    this.#ownerBytes.close();
     this.#fresh.close();
     // Observers hold a watch on the records: stopped here, or it would outlive a shared connection.
     await Promise.all([...this.#observers].map((o) => o.close()));

@@ -51,7 +51,7 @@ export async function keepOutcome(space: TaskSpace, run: WritingRun, outcome: Se
     const json = kept ? JSON.stringify(kept.value ?? null) : '';
     const inline = kept && Buffer.byteLength(json, 'utf8') <= INLINE_RESULT_BYTES ? { value: JSON.parse(json) as unknown } : undefined;
     if (kept && !inline) await keep(() => space.store.putResult(run.key, kept.value));
-    const extra = { hasResult: kept !== null, failure: outcome.status === 'failed' ? outcome.failure : null, ...(inline && { inline }) };
+    const extra = { hasResult: kept !== null, failure: outcome.status === 'failed' ? outcome.failure : null, outcomeBytes: outcome.bytes, ...(inline && { inline }) };
     const writeId = randomUUID();
     // Its retention timer goes out in this node's next batch; the lease is held until it has.
     const out = await keep(() => applyToTask(space, run.key, ending, { extra: () => extra, only: run.ours, writeId, batchTimer: true }));

@@ -57,6 +57,12 @@ export interface TaskRecord {
   readonly inline?: { readonly value: unknown };
   /** The `detail` of a handler's `TaskFailure`, JSON-safe. */
   readonly failure: unknown;
+  /**
+   * Characters of the JSON of the result and failure detail its outcome kept, as the outcome's
+   * check counted them (set by the write that ended it): what the task counts against its
+   * requester's `maxRetainedBytesPerRequester` on every node, without reading the result.
+   */
+  readonly outcomeBytes?: number;
   /** The attempt queued after the last lost one: a loss is decided once, by one node. */
   readonly requeued?: number;
   /** The last checkpoint its handler kept (`ctx.checkpoint`): where a resumed run starts. */
