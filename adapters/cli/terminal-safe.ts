@@ -12,8 +12,10 @@
  */
 
 // C0 controls but newline and tab, DEL, and C1: what a multi-line text may not carry raw.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 // A one-line field may not break its line either: newline, tab, and the Unicode line and paragraph separators.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 // What JSON.stringify leaves raw but a terminal (C1) or a JavaScript reader (U+2028/U+2029) takes as more than text.
 const UNSAFE_JSON = /[\u007f-\u009f\u2028\u2029]/g;

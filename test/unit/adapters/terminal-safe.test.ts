@@ -8,6 +8,7 @@ import { safeJson, safeLine, safeText } from '../../../adapters/cli/terminal-saf
 
 // Every sequence a server could use on a terminal: CSI, OSC 52 / 0 / 8, DCS, BEL, CR, C1 CSI and OSC, DEL.
 const HOSTILE = 'ok\x1b[2J\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\\x1bPq#0\x1b\\\r\u009b2K\u009d0;t\u009c\u007f\u0000';
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 describe('safeText', () => {
@@ -42,6 +43,7 @@ describe('safeJson', () => {
     const value = { statusMessage: HOSTILE, taskId: 'a\u2028b\u2029c\nd', n: 1, nested: [{ text: '\u0085' }] };
     const json = safeJson(value);
     expect(JSON.parse(json)).toEqual(value);
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
     expect(json).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
     expect(json).toContain('\\u009b');
     expect(json).toContain('\\u2028');
