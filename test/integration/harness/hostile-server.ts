@@ -39,6 +39,8 @@ export interface HostileServer {
   readonly url: string;
   /** The times (`Date.now()`) of every `tasks/get`. */
   readonly polls: number[];
+  /** Resolves with the time (`Date.now()`) the first task was created (`tools/call` of `task`). */
+  readonly created: Promise<number>;
   /** Resolves once the `flood` tool's answer is written out (its last byte handed to the socket). */
   readonly flooded: Promise<void>;
   close(): Promise<void>;
@@ -63,6 +65,12 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
+// What `GET /status` of `mcp-tasks serve` answers, with hostile names in it.
+function statusReport(taskId: string): Record<string, unknown> {
+  const node = { nodeId: `node ${HOSTILE}`, role: 'both', host: `host ${HOSTILE}`, pid: 1, security: null, up: true, lastSeen: 0, tasksRun: 1, running: 1, handlers: [`tool ${HOSTILE}`] };
+  return { nodes: [node], leases: [{ taskKey: taskId, nodeId: node.nodeId, expiresAt: 0, expired: false }], durable: [], counts: { [`working${HOSTILE}`]: 1 } };
+}
+
 /**
  * Starts the hostile server on a free loopback port.
  *
@@ -75,6 +83,8 @@ function json(res: ServerResponse, status: number, value: unknown): void {
 export async function startHostileServer(options: HostileOptions = {}): Promise<HostileServer> {
   const taskId = options.taskId ?? DEFAULT_TASK_ID;
   const polls: number[] = [];
+  let createdAt!: (at: number) => void;
+  const created = new Promise<number>((resolve) => (createdAt = resolve));
   let floodDone!: () => void;
   const flooded = new Promise<void>((resolve) => (floodDone = resolve));
   const task = (status: string, id = taskId): Record<string, unknown> => ({
@@ -107,7 +117,10 @@ export async function startHostileServer(options: HostileOptions = {}): Promise<
           ],
         });
       case 'tools/call': {
-        if (params['name'] === 'task') return reply({ task: task('working') });
+        if (params['name'] === 'task') {
+          createdAt(Date.now());
+          return reply({ task: task('working') });
+        }
         if (params['name'] === 'boom') return json(res, 200, { jsonrpc: '2.0', id: message.id, error: { code: -32602, message: `bad arguments ${HOSTILE}` } });
         // A plain call answered as an event stream: progress (hostile, or a flood), then the result.
         const token = (params['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
@@ -133,6 +146,8 @@ export async function startHostileServer(options: HostileOptions = {}): Promise<
         const done = polls.length >= (options.completeAtPoll ?? 2);
         return reply(task(done ? 'completed' : 'working', options.answerTaskId ?? String(params['taskId'])));
       }
+      case 'tasks/list':
+        return reply({ tasks: [task('working')] });
       case 'tasks/result':
         return reply({ content: [{ type: 'text', text: `result ${HOSTILE}` }], structuredContent: { said: HOSTILE } });
       default:
@@ -145,6 +160,7 @@ export async function startHostileServer(options: HostileOptions = {}): Promise<
       if (options.refuse !== undefined) {
         return json(res, options.refuse, { jsonrpc: '2.0', error: { code: -32001, message: `Unauthorized ${HOSTILE}` }, id: null });
       }
+      if (req.method === 'GET' && req.url === '/status') return json(res, 200, statusReport(taskId));
       // No standalone stream: the SDK takes 405 as "this server has none".
       if (req.method !== 'POST') return void res.writeHead(405).end();
       const message = JSON.parse(await readBody(req)) as Message;
@@ -157,6 +173,7 @@ export async function startHostileServer(options: HostileOptions = {}): Promise<
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     polls,
+    created,
     flooded,
     close: () =>
       new Promise<void>((resolve) => {
