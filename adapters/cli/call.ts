@@ -18,7 +18,8 @@ import { CALL_HELP } from './call-help.js';
 import { CallOutput, outputMode } from './call-output.js';
 import { connectRequester, type RequesterConnection } from './requester-connection.js';
 import { connectionSettings, CONNECTION_FLAG_SPECS, UsageError } from './requester-flags.js';
-import { reasonOf } from './request-failure.js';
+import { failureSentence, httpErrorOf, httpErrorSentence, isConnectionLost } from './request-failure.js';
+import { safeLine } from './terminal-safe.js';
 import { terminalInputHandler, InputMissing } from './terminal-input.js';
 
 /**
@@ -88,16 +89,16 @@ export async function call(argv: readonly string[]): Promise<number> {
   const ttl = msFlag(values.ttl, '--ttl');
   const out = new CallOutput(outputMode(values, process.stderr), process, 'mcp-tasks call');
 
-  const lines = new LineReader();
+  const lines = new LineReader(process.stdin, { question: () => out.question() });
   const inputMissing = new InputMissing(!values.detach && answer === undefined && process.stdin.isTTY !== true);
   const client = new Client({ name: 'mcp-tasks-call', version: '0.1.0' });
   const sampleReply = values['sample-reply'] ?? '(canned reply)';
-  const hosting = hostClientTasks(client, { lines, answer, sampleReply, pollFrequency: settings.pollFrequency, ...(inputMissing.applies && { onInputMissing: (what: string) => inputMissing.report(what) }) });
+  const hosting = hostClientTasks(client, { lines, answer, sampleReply, pollFrequency: settings.pollFrequency, out: { write: (line: string) => out.aside(line.trimEnd()) }, ...(inputMissing.applies && { onInputMissing: (what: string) => inputMissing.report(what) }) });
   let connection: RequesterConnection;
   try {
     connection = await connectRequester(client, settings, { onInputRequest: terminalInputHandler({ lines, answer, sampleReply, inputMissing }) });
   } catch (error) {
-    out.error(`cannot reach ${settings.where}: ${reasonOf(error)}`, EXIT.transport);
+    out.error(failureSentence(settings.where, error, true), EXIT.transport);
     out.close();
     await hosting.dispose();
     process.stdin.destroy();
@@ -164,7 +165,7 @@ export async function follow(running: TaskCall, connection: RequesterConnection,
     if (start.kind === 'task') {
       out.started(start.taskId, sessionNeeded(connection, running) ? connection.sessionId : undefined);
       if (options.detach) {
-        if (outputModeIsHuman(out)) process.stdout.write(`${start.taskId}\n`);
+        if (outputModeIsHuman(out)) process.stdout.write(`${safeLine(start.taskId)}\n`);
         out.note(`task ${start.taskId} runs on; fetch it later with: ${fetchLater(start.taskId)}`);
         return EXIT.completed;
       }
@@ -195,8 +196,15 @@ export async function follow(running: TaskCall, connection: RequesterConnection,
       out.error(error.message, EXIT.usage);
       return EXIT.usage;
     }
-    // The server refused the call (an unknown tool, bad arguments) or the connection broke.
-    out.error(`${where} answered with an error: ${reasonOf(error)}`, EXIT.transport);
+    // An HTTP error (401, 403, 5xx) names its status and the server's words; a connection lost
+    // while a task runs says how to fetch it later; else the server refused the call (an unknown
+    // tool, bad arguments).
+    const http = httpErrorOf(error);
+    const taskId = running.taskId;
+    if (http !== null) out.error(httpErrorSentence(where, http), EXIT.transport);
+    else if (taskId !== undefined && isConnectionLost(error)) {
+      out.error(`lost the connection to ${where} while following task ${taskId}; it may still run: fetch it later with: ${fetchLater(taskId)}`, EXIT.transport);
+    } else out.error(failureSentence(where, error, false), EXIT.transport);
     return EXIT.transport;
   } finally {
     clearTimeout(cancelling);

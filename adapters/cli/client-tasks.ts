@@ -12,6 +12,7 @@ import { renderInOwnDialect } from '../dialects/index.js';
 import { createTaskRuntime, type TaskView } from '../../runtime/index.js';
 import { answerElicitation, cannedSample, type LineReader } from './terminal-answers.js';
 import { elicitOrReport, InputMissing } from './terminal-input.js';
+import { safeLine } from './terminal-safe.js';
 
 /** Options of {@link hostClientTasks}: the answers `call` gives, and where status lines go. */
 export interface ClientTaskHostingOptions {
@@ -28,7 +29,7 @@ export interface ClientTaskHostingOptions {
    * question is then left unanswered.
    */
   readonly onInputMissing?: (what: string) => void;
-  /** Where status lines are written. @default process.stderr */
+  /** Where status lines are written (each one safe line: ids and messages come from the server). @default process.stderr */
   readonly out?: { write(line: string): unknown };
 }
 
@@ -72,7 +73,7 @@ export function hostClientTasks(client: Client, options: ClientTaskHostingOption
     // A change the server cannot see (submitted → working in 2025-11-25) prints nothing new.
     if (last.get(task.taskId) === line) return;
     last.set(task.taskId, line);
-    out.write(`${line}\n`);
+    out.write(`${safeLine(line)}\n`);
   });
   attachTaskHost(client, {
     runtime,

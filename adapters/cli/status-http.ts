@@ -5,7 +5,7 @@
  * @module
  */
 import type { ClusterStatus } from '../../runtime/cluster-status.types.js';
-import { reasonOf } from './request-failure.js';
+import { errorOfBody, reasonOf } from './request-failure.js';
 
 /** How long the server may take to answer, in ms. */
 const ANSWER_TIMEOUT_MS = 15_000;
@@ -70,19 +70,6 @@ function isStatus(value: unknown): value is ClusterStatus {
   );
 }
 
-/** The error a server's JSON body gives (`{ error }` here, `{ error: { message } }` from the MCP endpoint), if any. */
-function errorOf(body: string): string | null {
-  try {
-    const parsed = JSON.parse(body) as { error?: unknown };
-    const e = parsed.error as string | { message?: unknown } | undefined;
-    if (typeof e === 'string') return e;
-    if (typeof e?.message === 'string') return e.message;
-  } catch {
-    // Not JSON: the text itself, below.
-  }
-  return null;
-}
-
 /**
  * Reads the status at `url`: the report, or the one sentence that says why not (naming the URL).
  *
@@ -103,7 +90,7 @@ export async function fetchStatus(url: URL, headers: Readonly<Record<string, str
     return { failure: `cannot reach ${url.href}: ${reasonOf(error)}` };
   }
   if (status !== 200) {
-    const said = errorOf(body) ?? (body.trim().slice(0, 200) || '(no body)');
+    const said = errorOfBody(body) ?? (body.trim().slice(0, 200) || '(no body)');
     if (status === 401 || status === 403) return { failure: `${url.href} refused (HTTP ${status}): ${said}` };
     const hint = status === 404 ? ' (is it mcp-tasks serve --http?)' : '';
     return { failure: `${url.href} answered HTTP ${status}${hint}: ${said}` };

@@ -14,6 +14,7 @@ import type { ClusterStatus } from '../../runtime/cluster-status.types.js';
 import { NATS_FLAG_SPECS, NATS_FLAGS_HELP, natsSettings, type NatsSettings } from './nats-flags.js';
 import { fetchStatus, requestHeaders, statusUrl } from './status-http.js';
 import { statusLines } from './status-lines.js';
+import { safeJson, safeLine } from './terminal-safe.js';
 
 /** Help text of `mcp-tasks status`. */
 export const STATUS_HELP = `Usage: mcp-tasks status --nats URL [--json] [options]
@@ -100,9 +101,11 @@ export async function status(argv: readonly string[]): Promise<number> {
     read = await fromNats(nats);
   }
   if ('failure' in read) {
-    process.stderr.write(`mcp-tasks status: ${read.failure}\n`);
+    // The failure quotes what the server (or NATS) said: one safe line.
+    process.stderr.write(`mcp-tasks status: ${safeLine(read.failure)}\n`);
     return EXIT.transport;
   }
-  process.stdout.write(values.json ? `${JSON.stringify(read.report)}\n` : `${statusLines(read.report).join('\n')}\n`);
+  // Node ids, handler names, task keys come from the server (or the buckets): each line made safe.
+  process.stdout.write(values.json ? `${safeJson(read.report)}\n` : `${statusLines(read.report).map(safeLine).join('\n')}\n`);
   return EXIT.ok;
 }

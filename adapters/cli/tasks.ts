@@ -13,7 +13,8 @@ import type { RequesterTask } from '../../machines/index.js';
 import { hostClientTasks } from './client-tasks.js';
 import { CallOutput, outputMode } from './call-output.js';
 import { EXIT, follow } from './call.js';
-import { reasonOf } from './request-failure.js';
+import { failureSentence, reasonOf } from './request-failure.js';
+import { safeJson, safeLine } from './terminal-safe.js';
 import { connectRequester, type RequesterConnection } from './requester-connection.js';
 import { CONNECTION_FLAG_SPECS, connectionSettings, UsageError } from './requester-flags.js';
 import { TASKS_HELP } from './tasks-help.js';
@@ -23,9 +24,9 @@ import { InputMissing, terminalInputHandler } from './terminal-input.js';
 const SUBCOMMANDS = ['list', 'get', 'result', 'cancel'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
-/** One task as a human line. */
+/** One task as a human line: what the server sent (id, status, message) cannot break it or reach the terminal raw. */
 function taskLine(task: RequesterTask): string {
-  return `${task.taskId}  ${task.status}${task.statusMessage ? `  ${task.statusMessage}` : ''}`;
+  return `${safeLine(task.taskId)}  ${safeLine(task.status)}${task.statusMessage ? `  ${safeLine(task.statusMessage)}` : ''}`;
 }
 
 /** One task as JSON: what the requester reads of it, whatever the dialect. */
@@ -76,17 +77,17 @@ export async function tasks(argv: readonly string[]): Promise<number> {
     }
   }
   const out = new CallOutput(outputMode(values, process.stderr), process, `mcp-tasks tasks ${sub}`);
-  const lines = new LineReader();
+  const lines = new LineReader(process.stdin, { question: () => out.question() });
   const inputMissing = new InputMissing(answer === undefined && process.stdin.isTTY !== true);
   const sampleReply = values['sample-reply'] ?? '(canned reply)';
   const client = new Client({ name: 'mcp-tasks-tasks', version: '0.1.0' });
-  const hosting = hostClientTasks(client, { lines, answer, sampleReply, pollFrequency: settings.pollFrequency, ...(inputMissing.applies && { onInputMissing: (what: string) => inputMissing.report(what) }) });
+  const hosting = hostClientTasks(client, { lines, answer, sampleReply, pollFrequency: settings.pollFrequency, out: { write: (line: string) => out.aside(line.trimEnd()) }, ...(inputMissing.applies && { onInputMissing: (what: string) => inputMissing.report(what) }) });
   let connection: RequesterConnection | undefined;
   try {
     try {
       connection = await connectRequester(client, settings, { onInputRequest: terminalInputHandler({ lines, answer, sampleReply, inputMissing }) });
     } catch (error) {
-      out.error(`cannot reach ${settings.where}: ${reasonOf(error)}`, EXIT.transport);
+      out.error(failureSentence(settings.where, error, true), EXIT.transport);
       return EXIT.transport;
     }
     return await run(sub as Subcommand, id, connection, out, inputMissing, values.json === true);
@@ -100,7 +101,7 @@ export async function tasks(argv: readonly string[]): Promise<number> {
 
 async function run(sub: Subcommand, id: string | undefined, connection: RequesterConnection, out: CallOutput, inputMissing: InputMissing, json: boolean): Promise<number> {
   const { tasks: client, settings } = connection;
-  const print = (task: RequesterTask): void => void process.stdout.write(json ? `${JSON.stringify(taskJson(task))}\n` : `${taskLine(task)}\n`);
+  const print = (task: RequesterTask): void => void process.stdout.write(json ? `${safeJson(taskJson(task))}\n` : `${taskLine(task)}\n`);
   if (sub === 'result') return follow(client.task(id!), connection, out, { detach: false, inputMissing });
   try {
     if (sub === 'list') {
@@ -125,7 +126,7 @@ async function run(sub: Subcommand, id: string | undefined, connection: Requeste
     // An anonymous task is bound to the session that made it: the likeliest reason it is not found.
     const anonymous = settings.target.kind === 'http' && settings.sessionId === undefined && !('authorization' in settings.headers);
     const hint = anonymous && /not found/i.test(reasonOf(error)) ? " (a task of an anonymous requester belongs to the session that made it: pass the --session-id 'call --detach' printed)" : '';
-    out.error(`${settings.where} answered with an error: ${reasonOf(error)}${hint}`, EXIT.transport);
+    out.error(`${failureSentence(settings.where, error, false)}${hint}`, EXIT.transport);
     return EXIT.transport;
   }
 }

@@ -7,19 +7,36 @@
  */
 import { createInterface } from 'node:readline';
 import type { CreateMessageResult, ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { safeLine, safeText } from './terminal-safe.js';
+
+/** Options of {@link LineReader}. */
+export interface LineReaderOptions {
+  /**
+   * Takes the live status line down while a question is asked (ends the spinner's line, stops its
+   * redraws that would wipe the prompt and the typed answer); returns what puts it back.
+   */
+  readonly question?: () => () => void;
+  /** Whether the terminal echoes what is typed (a TTY does; piped lines are echoed here). @default input.isTTY */
+  readonly echoes?: boolean;
+}
 
 /** Lines typed (or piped) on stdin, handed out one per question, in order. */
 export class LineReader {
   readonly #queue: string[] = [];
   readonly #waiting: ((line: string | null) => void)[] = [];
   #closed = false;
+  readonly #question: (() => () => void) | undefined;
+  /** Whether the terminal shows what is typed itself. */
+  readonly echoes: boolean;
 
   /** Whether stdin has ended (nothing more can be typed). */
   get ended(): boolean {
     return this.#closed && this.#queue.length === 0;
   }
 
-  constructor(input: NodeJS.ReadableStream = process.stdin) {
+  constructor(input: NodeJS.ReadableStream & { readonly isTTY?: boolean } = process.stdin, options: LineReaderOptions = {}) {
+    this.#question = options.question;
+    this.echoes = options.echoes ?? input.isTTY === true;
     const rl = createInterface({ input, terminal: false });
     rl.on('line', (line) => {
       const next = this.#waiting.shift();
@@ -30,6 +47,14 @@ export class LineReader {
       this.#closed = true;
       for (const wake of this.#waiting.splice(0)) wake(null);
     });
+  }
+
+  /**
+   * Starts asking a question on the terminal (see {@link LineReaderOptions.question}); call what
+   * it returns once the question is answered.
+   */
+  beginQuestion(): () => void {
+    return this.#question?.() ?? (() => undefined);
   }
 
   /**
@@ -80,18 +105,26 @@ export async function answerElicitation(
   answer: Record<string, unknown> | undefined,
   signal?: AbortSignal,
 ): Promise<ElicitResult> {
-  process.stderr.write(`? ${params.message}\n`);
-  if (answer) return { action: 'accept', content: answer as ElicitResult['content'] & object };
-  const schema = 'requestedSchema' in params ? params.requestedSchema : undefined;
-  const fields = Object.entries((schema?.properties ?? {}) as Record<string, Field>);
-  const content: Record<string, string | number | boolean> = {};
-  for (const [name, field] of fields) {
-    process.stderr.write(`  ${field.title ?? name}${field.description ? ` (${field.description})` : ''}: `);
-    const line = await lines.next(signal);
-    if (line === null || (line === '' && Object.keys(content).length === 0)) return { action: 'decline' };
-    content[name] = convert(line, field);
+  // On its own line, below the spinner (taken down until answered); what the server wrote is made safe.
+  const done = lines.beginQuestion();
+  try {
+    process.stderr.write(`? ${safeText(params.message)}\n`);
+    if (answer) return { action: 'accept', content: answer as ElicitResult['content'] & object };
+    const schema = 'requestedSchema' in params ? params.requestedSchema : undefined;
+    const fields = Object.entries((schema?.properties ?? {}) as Record<string, Field>);
+    const content: Record<string, string | number | boolean> = {};
+    for (const [name, field] of fields) {
+      process.stderr.write(`  ${safeLine(field.title ?? name)}${field.description ? ` (${safeLine(field.description)})` : ''}: `);
+      const line = await lines.next(signal);
+      // A terminal echoed what was typed (and the newline); piped lines are echoed here, so the next line starts below.
+      if (!lines.echoes) process.stderr.write(`${line === null ? '' : safeLine(line)}\n`);
+      if (line === null || (line === '' && Object.keys(content).length === 0)) return { action: 'decline' };
+      content[name] = convert(line, field);
+    }
+    return { action: 'accept', content };
+  } finally {
+    done();
   }
-  return { action: 'accept', content };
 }
 
 /**

@@ -22,6 +22,40 @@ const STATUSES: ReadonlySet<string> = new Set(Object.values(TaskStatus));
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const numberOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
+/**
+ * The bounds of a poll interval a server suggests, ms: below 25 ms a requester would poll as fast
+ * as its event loop turns (a suggested `1e-9`), above 60 s not at all in a human's patience (and
+ * past 2^31 ms Node's timers fire at once: a suggested `1e12` polled ~650 times a second).
+ *
+ * @example
+ * ```ts
+ * clampSuggestedPoll(1e-9); // 25
+ * ```
+ */
+export const SUGGESTED_POLL_BOUNDS = { minMs: 25, maxMs: 60_000 } as const;
+
+/**
+ * A server's suggested poll interval within {@link SUGGESTED_POLL_BOUNDS}; `null` (no usable
+ * suggestion: the requester keeps its own) for anything that is not a finite number.
+ *
+ * @example
+ * ```ts
+ * clampSuggestedPoll(1e12); // 60000
+ * clampSuggestedPoll(500);  // 500
+ * ```
+ */
+export function clampSuggestedPoll(raw: unknown): number | null {
+  const ms = numberOrNull(raw);
+  return ms === null ? null : Math.min(SUGGESTED_POLL_BOUNDS.maxMs, Math.max(SUGGESTED_POLL_BOUNDS.minMs, ms));
+}
+
+// A task answered for another id than the one asked (a confused or hostile server) is refused:
+// following it would show (and act on) someone else's task as this one.
+function sameTask(asked: string, task: RequesterTask, method: string): RequesterTask {
+  if (task.taskId === asked) return task;
+  throw new TaskClientError(TaskClientErrorCode.pollFailed, `${method} for task ${JSON.stringify(asked)} was answered with another task, ${JSON.stringify(task.taskId).slice(0, 200)}: refused`);
+}
+
 // A failed task's error: SEP-1686's string, or the message of 2026-07-28's JSON-RPC error object.
 function errorText(error: unknown): string | null {
   if (typeof error === 'string') return error;
@@ -60,7 +94,7 @@ export function toRequesterTask(raw: unknown): RequesterTask {
     taskId: raw['taskId'],
     status: raw['status'] as TaskStatus,
     statusMessage: typeof raw['statusMessage'] === 'string' ? raw['statusMessage'] : null,
-    pollFrequency: numberOrNull(raw['pollFrequency'] ?? raw['pollInterval'] ?? raw['pollIntervalMs']),
+    pollFrequency: clampSuggestedPoll(raw['pollFrequency'] ?? raw['pollInterval'] ?? raw['pollIntervalMs']),
     retention: numberOrNull(raw['keepAlive'] ?? raw['ttl'] ?? raw['ttlMs']),
     error: errorText(raw['error']),
     ...(inputRequests !== undefined && { inputRequests }),
@@ -164,7 +198,7 @@ export class TaskWire {
 
   async getTask(taskId: string): Promise<RequesterTask> {
     const answer = (await this.client.request({ method: 'tasks/get', params: this.params(taskId) }, AnyResultSchema)) as Record<string, unknown>;
-    const task = toRequesterTask(answer);
+    const task = sameTask(taskId, toRequesterTask(answer), 'tasks/get');
     if (task.status === 'completed' && isRecord(answer['result'])) this.#inlineResult = withoutResultType(answer['result']);
     return task;
   }
@@ -188,7 +222,7 @@ export class TaskWire {
   /** `tasks/cancel`; on 2026-07-28 it is only acknowledged, so the task is read after it. */
   async cancelTask(taskId: string): Promise<RequesterTask> {
     const answer = await this.client.request({ method: 'tasks/cancel', params: { taskId } }, AnyResultSchema);
-    return this.dialect === '2026-07-28' ? this.getTask(taskId) : toRequesterTask(answer);
+    return this.dialect === '2026-07-28' ? this.getTask(taskId) : sameTask(taskId, toRequesterTask(answer), 'tasks/cancel');
   }
 
   /**
