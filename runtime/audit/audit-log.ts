@@ -12,6 +12,7 @@ import { suggestedPollInterval } from '../core/poll-pacing.js';
 import { AuditEvent, type AuditLogger, type AuditOptions, type SecurityReport } from './audit.types.js';
 import { SuspicionCounters, type SuspicionFlag } from './suspicion-counters.js';
 import { traceLogFields } from '../telemetry/tracing.js';
+import { shownSession, shownTaskId } from '../secrets.js';
 
 /**
  * The runtime calls the audit names in its lines (`op`).
@@ -129,12 +130,14 @@ export class AuditLog {
   #flag(flag: SuspicionFlag | null): void {
     if (flag === null) return;
     const { reason, count, threshold, windowMs } = flag;
-    this.#write('warn', { event: AuditEvent.suspicious, session: flag.owner.session, principal: flag.owner.principal, node: this.node, reason, count, threshold, windowMs }, AuditEvent.suspicious);
+    this.#write('warn', { event: AuditEvent.suspicious, session: shownSession(flag.owner.session), principal: flag.owner.principal, node: this.node, reason, count, threshold, windowMs }, AuditEvent.suspicious);
   }
 
   #line(level: 'info' | 'warn', event: AuditEvent, taskId: string | null, owner: TaskOwner, fields: Record<string, unknown>): void {
     if (!this.#logger) return;
-    this.#write(level, { event, taskId, session: owner.session, principal: owner.principal, node: this.node, ...fields }, event);
+    // Audit lines are shipped and kept: a session id and a bearer task id (credentials) go shortened.
+    const shownId = taskId === null ? null : shownTaskId(taskId, owner);
+    this.#write(level, { event, taskId: shownId, session: shownSession(owner.session), principal: owner.principal, node: this.node, ...fields }, event);
   }
 
   #write(level: 'info' | 'warn', fields: object, message: string): void {
