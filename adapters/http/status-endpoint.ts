@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { shownSession } from '../../runtime/secrets.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClusterStatus } from '../../runtime/cluster-status.types.js';
 import { requestTarget } from '../wire/request-target.js';
@@ -36,12 +35,6 @@ export interface StatusEndpointOptions {
   readonly source: StatusSource;
   /** The operator access check (`operatorAccess`). */
   readonly access: (req: IncomingMessage) => OperatorRefusal;
-}
-
-/** The report as it is served: a suspect's session id (a credential when anonymous) shortened. */
-function withSessionsShortened(report: ClusterStatus): ClusterStatus {
-  const nodes = report.nodes.map((node) => (node.security === null ? node : { ...node, security: { ...node.security, top: node.security.top.map((r) => ({ ...r, session: shownSession(r.session) })) } }));
-  return { ...report, nodes };
 }
 
 function json(res: ServerResponse, status: number, value: unknown, head = false): void {
@@ -80,7 +73,7 @@ export function withStatusEndpoint(handle: HttpHandler, options: StatusEndpointO
       // The task space is away (NATS down), or the runtime is shutting down: say so, not 500.
       return json(res, 503, { error: `Service Unavailable: the status could not be read: ${error instanceof Error ? error.message : String(error)}` });
     }
-    json(res, 200, withSessionsShortened(report), req.method === 'HEAD');
+    json(res, 200, report, req.method === 'HEAD');
   };
   return Object.assign(serve, {
     close: async () => {

@@ -124,7 +124,10 @@ export class AuditLog {
 
   /** This node's counters now. */
   report(): SecurityReport {
-    return this.counters.report(this.node);
+    const report = this.counters.report(this.node);
+    // Served (/status, `mcp-tasks status`, the inspector) and published with every heartbeat on
+    // NATS: a suspect's session id goes shortened, as in the audit lines.
+    return { ...report, top: report.top.map((r) => ({ ...r, session: shownSession(r.session) })) };
   }
 
   #flag(flag: SuspicionFlag | null): void {
