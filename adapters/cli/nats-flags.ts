@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { NatsConnectionOptions } from '../../runtime/backends/nats/connection.js';
+import { natsUrlCredentials, type NatsConnectionOptions } from '../../runtime/backends/nats/connection.js';
 
 /** The `parseArgs` option specs of every NATS flag. */
 export const NATS_FLAG_SPECS = {
@@ -22,7 +22,8 @@ export const NATS_FLAG_SPECS = {
 
 /** Help lines of the NATS flags. */
 export const NATS_FLAGS_HELP = `NATS (env var in brackets; the flag wins):
-  --nats URL[,URL...]        NATS server(s) [MCP_TASKS_NATS_URL]
+  --nats URL[,URL...]        NATS server(s); nats://USER:PASS@HOST or nats://TOKEN@HOST logs in with
+                             those (never printed) [MCP_TASKS_NATS_URL]
   --nats-token TOKEN         token authentication [MCP_TASKS_NATS_TOKEN]
   --nats-user USER           user/password authentication [MCP_TASKS_NATS_USER]
   --nats-pass PASS           [MCP_TASKS_NATS_PASS]
@@ -62,12 +63,13 @@ export function natsSettings(values: NatsFlagValues, env: NodeJS.ProcessEnv): Na
   };
   const url = pick('nats', 'MCP_TASKS_NATS_URL');
   if (url === undefined) return null;
-  const connection: { -readonly [K in keyof NatsConnectionOptions]: NatsConnectionOptions[K] } = {
-    servers: url.split(',').map((u) => u.trim()).filter((u) => u !== ''),
-  };
-  const token = pick('nats-token', 'MCP_TASKS_NATS_TOKEN');
-  const user = pick('nats-user', 'MCP_TASKS_NATS_USER');
-  const pass = pick('nats-pass', 'MCP_TASKS_NATS_PASS');
+  // Credentials written into a URL log in (unless given apart) and are never printed: the
+  // settings carry the servers without them.
+  const inUrl = natsUrlCredentials(url.split(',').map((u) => u.trim()).filter((u) => u !== ''));
+  const connection: { -readonly [K in keyof NatsConnectionOptions]: NatsConnectionOptions[K] } = { servers: inUrl.servers };
+  const given = { token: pick('nats-token', 'MCP_TASKS_NATS_TOKEN'), user: pick('nats-user', 'MCP_TASKS_NATS_USER'), pass: pick('nats-pass', 'MCP_TASKS_NATS_PASS') };
+  const apart = given.token !== undefined || given.user !== undefined || given.pass !== undefined;
+  const { token, user, pass } = apart ? given : inUrl;
   const creds = pick('nats-creds', 'MCP_TASKS_NATS_CREDS');
   const ca = pick('nats-ca', 'MCP_TASKS_NATS_CA');
   const cert = pick('nats-cert', 'MCP_TASKS_NATS_CERT');

@@ -40,6 +40,7 @@ export const OTEL_FLAG_HELP = `  --otel                     report traces and me
  *
  * @returns the SDK's handle: `shutdown()` flushes what is still buffered and stops it (once, at exit)
  * @param options - `serviceName` unless `OTEL_SERVICE_NAME` says otherwise (default `mcp-tasks`);
+ *   `serviceVersion` (default the package's);
  *   `metricReaders` replace the OTLP metric export the environment would configure (a Prometheus
  *   reader, say)
  * @throws MissingPeerDependencyError when `@opentelemetry/sdk-node` is not installed
@@ -49,12 +50,44 @@ export const OTEL_FLAG_HELP = `  --otel                     report traces and me
  * process.on('SIGTERM', () => void otel.shutdown().finally(() => process.exit(0)));
  * ```
  */
-export async function startOtel(options: { serviceName?: string; metricReaders?: MetricReader[] }): Promise<{ shutdown(): Promise<void> }> {
-  const { NodeSDK } = await loadForCommand(OTEL_SDK_NODE, 'mcp-tasks serve --otel', () => import('@opentelemetry/sdk-node'));
+export async function startOtel(options: { serviceName?: string; serviceVersion?: string; metricReaders?: MetricReader[] }): Promise<{ shutdown(): Promise<void> }> {
+  const { NodeSDK, resources } = await loadForCommand(OTEL_SDK_NODE, 'mcp-tasks serve --otel', () => import('@opentelemetry/sdk-node'));
   const serviceName = process.env['OTEL_SERVICE_NAME'] ?? options.serviceName ?? DEFAULT_OTEL_SERVICE_NAME;
   const readers = options.metricReaders ?? [];
-  // Given readers replace the OTLP metric export the environment would configure.
-  const sdk = new NodeSDK({ serviceName, ...(readers.length > 0 && { metricReaders: readers }) });
+  // The process's identity without its arguments: the SDK's default process detector exports the
+  // command line (`process.command_args`), and with it every token given as a flag, to every
+  // exporter and to `target_info` on the unauthenticated /metrics. The environment's
+  // OTEL_RESOURCE_ATTRIBUTES still apply (the env detector), over these.
+  const resource = resources.defaultResource().merge(resources.resourceFromAttributes(processIdentity(options.serviceVersion ?? DEFAULT_OTEL_SERVICE_VERSION)));
+  const sdk = new NodeSDK({
+    serviceName,
+    resource,
+    resourceDetectors: [resources.envDetector, resources.hostDetector],
+    // Given readers replace the OTLP metric export the environment would configure.
+    ...(readers.length > 0 && { metricReaders: readers }),
+  });
   sdk.start();
   return { shutdown: () => sdk.shutdown() };
+}
+
+/** `service.version` when none is given: the package's. */
+export const DEFAULT_OTEL_SERVICE_VERSION = '0.1.0';
+
+/**
+ * The resource attributes that say which process reports: service version, pid and runtime, and
+ * nothing read from its command line or environment.
+ *
+ * @example
+ * ```ts
+ * processIdentity('0.1.0')['process.pid']; // process.pid
+ * ```
+ */
+export function processIdentity(serviceVersion: string): Record<string, string | number> {
+  return {
+    'service.version': serviceVersion,
+    'process.pid': process.pid,
+    'process.runtime.name': 'nodejs',
+    'process.runtime.version': process.versions.node,
+    'process.runtime.description': 'Node.js',
+  };
 }

@@ -153,7 +153,11 @@ export function inspectorRoutes(ctx: InspectorRouteContext): (req: IncomingMessa
     const reveal = ctx.access.reveals;
     // A deep link: the page reads the task id (and key) from its own URL and finds it with
     // `/api/tasks/<key>`, else `/api/tasks?taskId=`.
-    if (path === '/' || path === '/index.html' || path.startsWith('/tasks/')) return send(res, 200, 'text/html; charset=utf-8', pageHtml(ctx.access.token));
+    // The token goes into the page only when it came in the page's own URL (a browser, which can
+    // load the script and style by URL alone): a request that sent a header (an operator's token,
+    // say) is not handed the read token.
+    const inUrl = ctx.access.token !== null && query.get('token') === ctx.access.token ? ctx.access.token : null;
+    if (path === '/' || path === '/index.html' || path.startsWith('/tasks/')) return send(res, 200, 'text/html; charset=utf-8', pageHtml(inUrl));
     if (path === '/inspector.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
     if (path === '/inspector.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_STYLE);
     if (path === '/api/diagram.svg') return send(res, 200, 'image/svg+xml; charset=utf-8', machineSvg(taskMachine));

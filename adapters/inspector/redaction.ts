@@ -10,23 +10,20 @@
  * @module
  */
 import type { ObservedTask } from '../../runtime/index.js';
+import { bearerOwner, shortened as shortenedSecret } from '../../runtime/secrets.js';
 import { ANONYMOUS_OWNER } from '../../runtime/task-identity.js';
 import type { PushDeliveryView } from './inspector.types.js';
 
-/** Characters of a hidden value that stay visible. */
-const SHOWN = 8;
-
 /**
- * A credential-equivalent value, shortened: its first characters and an ellipsis.
+ * A credential-equivalent value, shortened (the rule of `runtime/secrets.ts`, which spans and logs
+ * share): its first characters and an ellipsis.
  *
  * @example
  * ```ts
  * shortened('6f1c2a9b-0d4e-4c1f-9a7b-3e2d1c0b9a88'); // '6f1c2a9b…'
  * ```
  */
-export function shortened(value: string): string {
-  return value.length <= SHOWN ? '…' : `${value.slice(0, SHOWN)}…`;
-}
+export const shortened = shortenedSecret;
 
 /**
  * Whether a task's id is a bearer handle: the task belongs to no requester but whoever knows the
@@ -38,7 +35,7 @@ export function shortened(value: string): string {
  * ```
  */
 export function bearerTask(task: Pick<ObservedTask, 'owner'>): boolean {
-  return task.owner.session === ANONYMOUS_OWNER.session && task.owner.principal === null;
+  return bearerOwner(task.owner);
 }
 
 /**

@@ -13,6 +13,7 @@ import { machineGraph, toSvg } from './diagram/index.js';
 import type { HandlerView, PushDeliverySource, TaskDetail, TaskOutcomeView } from './inspector.types.js';
 import { detailedTask } from './listed-task.js';
 import { pendingInputs, type PendingInputSource } from './pending-inputs.js';
+import { redactedUrl } from '../../runtime/secrets.js';
 import { deliveriesWithoutCredentials } from './redaction.js';
 
 /** Each machine is drawn once: a layout takes milliseconds and the picture never changes. */
@@ -116,7 +117,8 @@ export async function taskDetail(observer: TaskObserver, task: ObservedTask, opt
   const detail: TaskDetail = { task: detailedTask(task, options.showResults, options.reveal), timeline, outcome, handler, inputs, actions };
   if (!options.deliveries) return detail;
   const deliveries = await options.deliveries({ taskId: task.taskId, owner: task.owner });
-  return { ...detail, deliveries: options.reveal ? deliveries : deliveriesWithoutCredentials(task, deliveries) };
+  // Even an operator sees no webhook's query string: a receiver's secret often rides there.
+  return { ...detail, deliveries: options.reveal ? deliveries.map((d) => ({ ...d, url: redactedUrl(d.url) })) : deliveriesWithoutCredentials(task, deliveries) };
 }
 
 async function outcomeOf(observer: TaskObserver, task: ObservedTask, showResults: boolean): Promise<TaskOutcomeView> {

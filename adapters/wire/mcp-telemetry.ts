@@ -10,6 +10,7 @@
  * @module
  */
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Histogram, type Span } from '@opentelemetry/api';
+import { shortened, shownSession } from '../../runtime/secrets.js';
 import { extractTraceContext, injectTraceContext, lazyInstrument, tracer } from '../../runtime/telemetry/tracing.js';
 import { boundedErrorCode, boundedErrorType, boundedMethod, boundedProtocolVersion, boundedTarget, OTHER } from '../../runtime/telemetry/metric-labels.js';
 
@@ -58,10 +59,13 @@ export type KnownTargets = (kind: 'tool' | 'prompt', name: string) => boolean;
 export interface McpPeerInfo {
   /** `pipe` for stdio, `tcp` for HTTP (the conventions' `network.transport`). */
   readonly network?: 'pipe' | 'tcp' | undefined;
+  /** Exported shortened (see `runtime/secrets.ts`): whoever presents a session id may be its requester. */
   readonly sessionId?: string | undefined;
   readonly protocolVersion?: string | undefined;
   /** The server's tools and prompts; absent on the requester's side, whose names are its own choice. */
   readonly targets?: KnownTargets | undefined;
+  /** The requester is anonymous on the 2026-07-28 wire: its task ids are bearer handles, exported shortened. */
+  readonly bearerTasks?: boolean | undefined;
 }
 
 /** One JSON-RPC request or notification, as both sides see it. */
@@ -101,11 +105,11 @@ export function mcpOperation(message: McpMessage, peer: McpPeerInfo): { name: st
   if (peer.network !== undefined) both('network.transport', peer.network);
   if (peer.network === 'tcp') both('network.protocol.name', 'http');
   if (message.id !== undefined) attributes['jsonrpc.request.id'] = String(message.id);
-  if (peer.sessionId !== undefined) attributes['mcp.session.id'] = peer.sessionId;
+  if (peer.sessionId !== undefined) attributes['mcp.session.id'] = shownSession(peer.sessionId);
   const uri = method.startsWith('resources/') ? text(params?.['uri']) : undefined;
   if (uri !== undefined) attributes['mcp.resource.uri'] = uri;
   const taskId = method.startsWith('tasks/') ? text(params?.['taskId']) : undefined;
-  if (taskId !== undefined) attributes[TASK_ID_ATTRIBUTE] = taskId;
+  if (taskId !== undefined) attributes[TASK_ID_ATTRIBUTE] = peer.bearerTasks === true ? shortened(taskId) : taskId;
   return { name: spanName(message, peer), attributes, metric };
 }
 
@@ -136,6 +140,7 @@ export class McpOperation {
   /** The span's context: run the request's work in it (`context.with`) so what it does joins the trace. */
   readonly context: Context;
   readonly #side: 'server' | 'client';
+  readonly #bearerTasks: boolean;
   readonly #duration: Histogram | null;
   /** The histogram's attributes; `null` when nothing records (no SDK): none are built then. */
   readonly #metric: Attributes | null = null;
@@ -146,6 +151,7 @@ export class McpOperation {
     this.span = span;
     this.context = ctx;
     this.#side = side;
+    this.#bearerTasks = peer.bearerTasks === true;
     this.#duration = (side === 'server' ? serverDuration : clientDuration)();
     // Built only for an SDK that records them (most of a no-op request's cost was building them);
     // a sampler therefore sees the name and kind, not the attributes.
@@ -177,7 +183,7 @@ export class McpOperation {
       if (outcome.result['isError'] === true) errorType = 'tool_error';
       const task = isRecord(outcome.result['task']) ? outcome.result['task'] : outcome.result['resultType'] === 'task' ? outcome.result : undefined;
       const taskId = text(task?.['taskId']);
-      if (taskId !== undefined) this.span.setAttribute(TASK_ID_ATTRIBUTE, taskId);
+      if (taskId !== undefined) this.span.setAttribute(TASK_ID_ATTRIBUTE, this.#bearerTasks ? shortened(taskId) : taskId);
     }
     if (errorType !== undefined) {
       metric['error.type'] = boundedErrorType(errorType);

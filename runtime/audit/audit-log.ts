@@ -13,6 +13,7 @@ import { AuditEvent, type AuditOptions, type SecurityReport } from './audit.type
 import type { Logger } from '../logger.js';
 import { SuspicionCounters, type SuspicionFlag } from './suspicion-counters.js';
 import { traceLogFields } from '../telemetry/tracing.js';
+import { shownSession, shownTaskId } from '../secrets.js';
 
 /**
  * The runtime calls the audit names in its lines (`op`).
@@ -126,18 +127,23 @@ export class AuditLog {
 
   /** This node's counters now. */
   report(): SecurityReport {
-    return this.counters.report(this.node);
+    const report = this.counters.report(this.node);
+    // Served (/status, `mcp-tasks status`, the inspector) and published with every heartbeat on
+    // NATS: a suspect's session id goes shortened, as in the audit lines.
+    return { ...report, top: report.top.map((r) => ({ ...r, session: shownSession(r.session) })) };
   }
 
   #flag(flag: SuspicionFlag | null): void {
     if (flag === null) return;
     const { reason, count, threshold, windowMs } = flag;
-    this.#write('warn', { event: AuditEvent.suspicious, session: flag.owner.session, principal: flag.owner.principal, node: this.node, reason, count, threshold, windowMs }, AuditEvent.suspicious);
+    this.#write('warn', { event: AuditEvent.suspicious, session: shownSession(flag.owner.session), principal: flag.owner.principal, node: this.node, reason, count, threshold, windowMs }, AuditEvent.suspicious);
   }
 
   #line(level: 'info' | 'warn', event: AuditEvent, taskId: string | null, owner: TaskOwner, fields: Record<string, unknown>): void {
     if (!this.#logger) return;
-    this.#write(level, { event, taskId, session: owner.session, principal: owner.principal, node: this.node, ...fields }, event);
+    // Audit lines are shipped and kept: a session id and a bearer task id (credentials) go shortened.
+    const shownId = taskId === null ? null : shownTaskId(taskId, owner);
+    this.#write(level, { event, taskId: shownId, session: shownSession(owner.session), principal: owner.principal, node: this.node, ...fields }, event);
   }
 
   #write(level: 'info' | 'warn', fields: object, message: string): void {

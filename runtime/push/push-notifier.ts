@@ -16,6 +16,7 @@ import type { TaskChange, TaskRuntime, TaskView } from '../task-runtime.types.js
 import { wantsPush } from './push-job.js';
 import type { PushRegistry } from './push-registry.js';
 import type { PushEvent, PushQueue } from './push.types.js';
+import { shownTaskId } from '../secrets.js';
 
 /** The `type` of every event body. */
 export const PUSH_EVENT_TYPE = 'io.github.mcp-task-actors/task-status';
@@ -25,8 +26,8 @@ export interface PushNotifierOptions {
   /** How long a job of a task still running is retried at most, ms (a terminal task's: until it expires). */
   readonly liveRetryMs: number;
   readonly now: () => number;
-  /** Told when a job could not be queued. */
-  readonly onError?: (error: unknown, event: PushEvent) => void;
+  /** Told when a job could not be queued, with the task id as a log line may show it (a bearer handle shortened). */
+  readonly onError?: (error: unknown, event: PushEvent, shownTaskId: string) => void;
 }
 
 /**
@@ -88,7 +89,7 @@ export function startPushNotifier(runtime: Pick<TaskRuntime, 'subscribe'>, regis
       event ??= pushEventOf(task);
       const until = task.expiresAt ?? o.now() + o.liveRetryMs;
       const job = { target, event, until, attempt: 0 };
-      queue.enqueue(job).catch((error: unknown) => o.onError?.(error, job.event));
+      queue.enqueue(job).catch((error: unknown) => o.onError?.(error, job.event, shownTaskId(task.taskId, task.owner)));
     }
     if (ended) registry.forget(ownerKey, task.taskId);
   });

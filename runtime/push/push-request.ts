@@ -7,6 +7,7 @@
 import { InvalidArgumentError } from '../errors.js';
 import type { PushAllowList } from './push-allow.js';
 import { PushEventFilter, type PushTarget } from './push.types.js';
+import { redactedUrl } from '../secrets.js';
 
 /**
  * The longest webhook URL kept: a registration is kept on every node (and, on NATS, travels in
@@ -56,6 +57,6 @@ export function checkPushRequest(request: PushRequest, allow: PushAllowList | nu
   if (scope !== 'task' && scope !== 'requester') fail("scope must be 'task' or 'requester'");
   if (allow === null) fail('this server sends no push notifications (its operator allowed no URL)');
   // Nothing but what the operator listed is ever called: no server-side request forgery.
-  if (!allow!.allows(url)) fail(`url ${JSON.stringify(url.slice(0, 200))} is not one this server's operator allows`);
+  if (!allow!.allows(url)) fail(`url ${JSON.stringify(redactedUrl(url).slice(0, 200))} is not one this server's operator allows`);
   return { target: { url, secret, events }, scope };
 }

@@ -10,6 +10,7 @@
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { TaskContext, TaskStatus } from '../../machines/index.js';
+import { shownTaskId } from '../secrets.js';
 import { extractTraceContext, tracer, type TraceCarrier } from './tracing.js';
 
 /** The project's attribute namespace on task spans. */
@@ -57,7 +58,8 @@ export class TaskSpan {
     // Built only for an SDK that records them: with none, building them was most of the span's cost.
     if (this.span.isRecording()) {
       this.span.setAttributes({
-        [`${NS}.id`]: c.taskId,
+        // A bearer handle (an anonymous 2026-07-28 task's id) leaves the process shortened.
+        [`${NS}.id`]: shownTaskId(c.taskId, c.owner),
         [`${NS}.dialect`]: c.dialect,
         [`${NS}.method`]: c.method,
         [`${NS}.attempt`]: start.attempt,

@@ -22,6 +22,7 @@ import { ok } from './harness/json.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 import { create2025, getTask, statusOf } from './harness/task-calls.js';
 import type { Wire } from './harness/types.js';
+import { shortened } from '../../runtime/secrets.js';
 
 type SessionWire = Wire & { readonly sessionId: string | undefined };
 
@@ -87,7 +88,7 @@ describe('audit on a NATS cluster of two nodes', () => {
     // Both nodes watch every event: a second line, if one were written, is in once both feeds passed it.
     await feedsPassed();
 
-    const who = { taskId: task.taskId, session: owner.sessionId, principal: null };
+    const who = { taskId: task.taskId, session: shortened(owner.sessionId!), principal: null };
     const created = audit('task.created', task.taskId);
     expect(created).toEqual([expect.objectContaining({ ...who, node: a.nodeId })]);
     const changes = audit('task.status', task.taskId);
@@ -103,12 +104,12 @@ describe('audit on a NATS cluster of two nodes', () => {
     await pollUntil('the cancelled line', async () => audit('task.status', task.taskId), (ls) => ls.some((l) => l['to'] === 'cancelled'), { diagnostics: diag });
     await feedsPassed();
     expect(audit('task.status', task.taskId).filter((l) => l['to'] === 'cancelled')).toEqual([expect.objectContaining({ from: 'working', node: b.nodeId })]);
-    expect(audit('task.cancelled', task.taskId)).toEqual([expect.objectContaining({ node: b.nodeId, session: owner.sessionId })]);
+    expect(audit('task.cancelled', task.taskId)).toEqual([expect.objectContaining({ node: b.nodeId, session: shortened(owner.sessionId!) })]);
   });
 
   it("should show each node's counters of failed look-ups in mcp-tasks status", async () => {
     for (let i = 0; i < 25; i++) await other.request('tasks/get', { taskId: `guess-${i}` });
-    expect(b.lines().filter((l) => l['event'] === 'suspicious' && l['session'] === other.sessionId)).toHaveLength(1);
+    expect(b.lines().filter((l) => l['event'] === 'suspicious' && l['session'] === shortened(other.sessionId!))).toHaveLength(1);
     const security = (status: Awaited<ReturnType<typeof clusterStatus>>, nodeId: string): Record<string, unknown> => {
       const node = (status.raw['nodes'] as unknown[]).find((n) => isRecord(n) && n['nodeId'] === nodeId);
       return isRecord(node) && isRecord(node['security']) ? node['security'] : {};
@@ -127,12 +128,12 @@ describe('audit on a NATS cluster of two nodes', () => {
       totals: { failedLookups: 25, flags: 1 },
     });
     // The worst first; the owner's session may follow with fast polls (this test polls every 50 ms).
-    expect((security(status, b.nodeId)['top'] as unknown[])[0]).toMatchObject({ session: other.sessionId, failedLookups: 25, flagged: true });
+    expect((security(status, b.nodeId)['top'] as unknown[])[0]).toMatchObject({ session: shortened(other.sessionId!), failedLookups: 25, flagged: true });
     expect(security(status, a.nodeId)).toMatchObject({ enabled: true, node: a.nodeId, totals: { failedLookups: 0 } });
 
     const text = await runCli(['status', '--nats', nats!.url, '--nats-prefix', prefix]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('failed look-ups 25');
-    expect(text.stdout).toContain(`FLAGGED session ${other.sessionId}`);
+    expect(text.stdout).toContain(`FLAGGED session ${shortened(other.sessionId!)}`);
   });
 });

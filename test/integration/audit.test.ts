@@ -22,6 +22,7 @@ import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
 import { connectStdio } from './harness/stdio-wire.js';
 import { create2025, getTask, INVALID_PARAMS, NOT_FOUND, statusOf } from './harness/task-calls.js';
 import type { Wire } from './harness/types.js';
+import { shortened } from '../../runtime/secrets.js';
 
 type SessionWire = Wire & { readonly sessionId: string | undefined };
 
@@ -98,8 +99,8 @@ describe('audit lines of mcp-tasks serve --http with bearer tokens', () => {
     expect(foreign.error).toMatchObject({ code: INVALID_PARAMS, message: NOT_FOUND });
     expect(foreign.error).toEqual(unknown.error);
     const refused = await line(() => server.stderr(), 'task.refused', task.taskId);
-    expect(refused).toMatchObject({ level: 'warn', op: 'get', reason: 'not-found', session: mallory.sessionId, principal: 'mallory', node: 'local' });
-    expect(await line(() => server.stderr(), 'task.refused', 'no-such-task')).toMatchObject({ session: mallory.sessionId, principal: 'mallory' });
+    expect(refused).toMatchObject({ level: 'warn', op: 'get', reason: 'not-found', session: shortened(mallory.sessionId!), principal: 'mallory', node: 'local' });
+    expect(await line(() => server.stderr(), 'task.refused', 'no-such-task')).toMatchObject({ session: shortened(mallory.sessionId!), principal: 'mallory' });
     // The owner still has it.
     expect(statusOf(await getTask(alice, task.taskId))).toMatch(/working|completed/);
   });
@@ -107,9 +108,9 @@ describe('audit lines of mcp-tasks serve --http with bearer tokens', () => {
   it('should flag a session that fails more than 20 look-ups in a minute, once', async () => {
     for (let i = 0; i < 25; i++) await mallory.request('tasks/get', { taskId: `guess-${i}` });
     const flag = await line(() => server.stderr(), 'suspicious', undefined, { reason: 'failed-lookups' });
-    expect(flag).toMatchObject({ level: 'warn', session: mallory.sessionId, principal: 'mallory', node: 'local', threshold: 20 });
-    expect(audit(server.stderr(), 'suspicious').filter((l) => l['session'] === mallory.sessionId)).toHaveLength(1);
-    expect(audit(server.stderr(), 'suspicious').filter((l) => l['session'] === alice.sessionId)).toHaveLength(0);
+    expect(flag).toMatchObject({ level: 'warn', session: shortened(mallory.sessionId!), principal: 'mallory', node: 'local', threshold: 20 });
+    expect(audit(server.stderr(), 'suspicious').filter((l) => l['session'] === shortened(mallory.sessionId!))).toHaveLength(1);
+    expect(audit(server.stderr(), 'suspicious').filter((l) => l['session'] === shortened(alice.sessionId!))).toHaveLength(0);
   });
 });
 
@@ -128,7 +129,7 @@ describe('audit destinations of mcp-tasks serve --stdio', () => {
     const task = await create2025(wire, 'sleep', { ms: 10 });
     ok(await wire.request('tasks/result', { taskId: task.taskId }));
     const w = wire;
-    expect(await line(() => w.stderr(), 'task.created', task.taskId)).toMatchObject({ session: expect.stringMatching(/^[0-9a-f-]{36}$/), principal: null, node: 'local' }); // the stdio connection's own
+    expect(await line(() => w.stderr(), 'task.created', task.taskId)).toMatchObject({ session: expect.stringMatching(/^[0-9a-f]{8}…$/), principal: null, node: 'local' }); // the stdio connection's own, shortened
     expect(await line(() => w.stderr(), 'task.result', task.taskId)).toMatchObject({ op: 'waitForOutcome', hasResult: true });
     expect(wire.violations).toEqual([]);
   });
@@ -158,7 +159,7 @@ describe('audit destinations of mcp-tasks serve --stdio', () => {
     const task = await create2025(wire, 'sleep', { ms: 10 });
     ok(await wire.request('tasks/result', { taskId: task.taskId }));
     const fromFile = await pollUntil('the audit file', () => readFile(file, 'utf8').catch(() => ''), (t) => audit(t, 'task.result', task.taskId).length > 0);
-    expect(audit(fromFile, 'task.created', task.taskId)[0]).toMatchObject({ node: 'edge-1', session: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(audit(fromFile, 'task.created', task.taskId)[0]).toMatchObject({ node: 'edge-1', session: expect.stringMatching(/^[0-9a-f]{8}…$/) });
     expect(audit(wire.stderr(), 'task.created')).toEqual([]); // not on stderr
     await wire.close();
 

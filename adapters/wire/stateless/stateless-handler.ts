@@ -23,6 +23,7 @@ import { checkRoutingHeaders, type RequestHeaders } from './headers.js';
 import { listenForTasks } from './subscriptions.js';
 import { extTaskMethod } from './task-methods.js';
 import { callStateless, ownerOf2026, type StatelessCall } from './work-call.js';
+import { bearerOwner } from '../../../runtime/secrets.js';
 import { errorReply, PROTOCOL_2026_07_28, readRequestMeta, RequestMetaKey, StatelessError, type StatelessReply } from './wire.js';
 
 /** A result to wrap in the JSON-RPC response, or a stream that carries its own messages. */
@@ -136,7 +137,7 @@ export function createStatelessHandler(options: StatelessHandlerOptions): Statel
 async function traced(message: Parameters<StatelessHandler>[0], context: StatelessRequestContext, dispatch: StatelessHandler, targets: KnownTargets): Promise<StatelessReply> {
   const params = typeof message.params === 'object' && message.params !== null && !Array.isArray(message.params) ? (message.params as Record<string, unknown>) : undefined;
   // The only version this wire serves (a request naming another is refused, in its span).
-  const operation = startServerOperation({ method: message.method, id: message.id, ...(params && { params }) }, { network: context.headers ? 'tcp' : 'pipe', protocolVersion: PROTOCOL_2026_07_28, targets });
+  const operation = startServerOperation({ method: message.method, id: message.id, ...(params && { params }) }, { network: context.headers ? 'tcp' : 'pipe', protocolVersion: PROTOCOL_2026_07_28, targets, bearerTasks: bearerOwner(ownerOf2026(context.principal, context.connection ?? null)) });
   const reply = await otel.with(operation.context, () => dispatch(message, context));
   const body = 'body' in reply && typeof reply.body === 'object' && reply.body !== null ? (reply.body as { result?: unknown; error?: { code: number; message: string } }) : undefined;
   operation.end(body?.error ? { error: body.error } : { result: body?.result });

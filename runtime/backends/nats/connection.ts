@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { connect, credsAuthenticator, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
+import { urlCredentials } from '../../secrets.js';
 import { NatsUnavailableError } from './errors.js';
 
 /** TLS settings of a NATS connection (file paths or PEM text). */
@@ -32,7 +33,9 @@ export interface NatsTlsOptions {
 /** Options of {@link connectNats}. */
 export interface NatsConnectionOptions {
   /**
-   * One or more server URLs (`nats://host:port`, `tls://host:port`).
+   * One or more server URLs (`nats://host:port`, `tls://host:port`). Credentials written into a
+   * URL (`nats://user:pass@host`, `nats://token@host`) log in when no `token`/`user`/`pass` is
+   * given, and are never printed.
    * @default 'nats://127.0.0.1:4222'
    */
   readonly servers?: string | readonly string[];
@@ -83,18 +86,42 @@ export interface ResolvedNatsConnectionOptions {
  * ```
  */
 export function resolveNatsConnectionOptions(options: NatsConnectionOptions = {}): ResolvedNatsConnectionOptions {
-  const servers = options.servers === undefined ? ['nats://127.0.0.1:4222'] : typeof options.servers === 'string' ? [options.servers] : [...options.servers];
+  const given = options.servers === undefined ? ['nats://127.0.0.1:4222'] : typeof options.servers === 'string' ? [options.servers] : [...options.servers];
+  const { servers, token, user, pass } = natsUrlCredentials(given);
+  // Options given apart win over credentials written into a URL.
+  const explicit = options.token !== undefined || options.user !== undefined || options.pass !== undefined;
   return {
     servers,
     name: options.name ?? 'mcp-task-actors',
     connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
     reconnectTimeWaitMs: options.reconnectTimeWaitMs ?? 1_000,
-    token: options.token,
-    user: options.user,
-    pass: options.pass,
+    token: explicit ? options.token : token,
+    user: explicit ? options.user : user,
+    pass: explicit ? options.pass : pass,
     credsFile: options.credsFile,
     tls: options.tls,
   };
+}
+
+/**
+ * Server URLs without the credentials written into them (`nats://user:pass@host`,
+ * `nats://token@host`), and those credentials (the first URL's that has any): the client ignores
+ * them in a URL, and every error and log line names the servers, so they are taken out and used
+ * as the connection's user and password, or token.
+ *
+ * @example
+ * ```ts
+ * natsUrlCredentials(['nats://alice:s3cret@10.0.0.1:4222']); // { servers: ['nats://10.0.0.1:4222'], user: 'alice', pass: 's3cret', token: undefined }
+ * ```
+ */
+export function natsUrlCredentials(urls: readonly string[]): { servers: string[]; token: string | undefined; user: string | undefined; pass: string | undefined } {
+  let found: { token?: string; user?: string; pass?: string } | undefined;
+  const servers = urls.map((u) => {
+    const { url, ...credentials } = urlCredentials(u);
+    if (found === undefined && Object.keys(credentials).length > 0) found = credentials;
+    return url;
+  });
+  return { servers, token: found?.token, user: found?.user, pass: found?.pass };
 }
 
 /** Maps resolved options onto the client's own option object. */

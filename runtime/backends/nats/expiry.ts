@@ -10,6 +10,7 @@ import { isWrongLastSequence } from './errors.js';
 import { randomUUID } from 'node:crypto';
 import type { ExpiryTask } from './expiry-batch.js';
 import { finishRemoval, removeTask, sharedBounds, type SharedBounds, type TaskSpace } from './task-space.js';
+import { shownTaskId } from '../../secrets.js';
 
 /** How long the removals of a batch that failed wait before they are tried again. */
 const RETRY_MS = 1_000;
@@ -70,5 +71,5 @@ async function expire(space: TaskSpace, task: ExpiryTask, shared: SharedBounds):
     space.log('warn', 'could not remove an expired task; will retry', { key: task.key, node: space.nodeId, error: String(error) });
     throw error;
   }
-  space.log('info', 'task expired', { taskId: record.context.taskId, key: task.key, node: space.nodeId });
+  space.log('info', 'task expired', { taskId: shownTaskId(record.context.taskId, record.context.owner), key: task.key, node: space.nodeId });
 }

@@ -267,6 +267,6 @@ export async function createNatsTaskRuntime(options: NatsTaskRuntimeOptions = {}
       if (!options.connection) await nc.drain().catch(() => nc.close());
     },
   };
-  const runtime = push === undefined ? base : withPush(base, push, opts, (error, event) => log('warn', 'could not queue a push delivery', { taskId: event.taskId, error: String(error) }));
+  const runtime = push === undefined ? base : withPush(base, push, opts, (error, _event, taskId) => log('warn', 'could not queue a push delivery', { taskId, error: String(error) }));
   return meterRefusals(audit ? auditRuntime(runtime, audit) : runtime, metrics);
 }

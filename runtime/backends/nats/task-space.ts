@@ -19,6 +19,7 @@ import { persistently } from './persistently.js';
 import type { WorkQueue } from './work-queue.js';
 import type { TaskMetrics } from '../../telemetry/metrics.js';
 import type { NodeLog } from '../../logger.js';
+import { shownTaskId } from '../../secrets.js';
 
 /** A queued run of a task: attempt `attempt` of the task under `key`. */
 export interface RunItem {
@@ -289,7 +290,7 @@ export async function recoverTask(space: TaskSpace, key: string, lease: Lease, l
       await space.onRunEnded?.(ended.record);
     }
     space.metrics?.workerLost(decision.kind === 'run' ? decision.how : 'lost');
-    space.log('warn', left === 'lost' ? 'worker lost' : 'task handed over', { taskId: record.context.taskId, key, lostNode, node: space.nodeId, action: decision.kind === 'run' ? (work.retry === 'resume' ? 'resume' : 'restart') : 'lost', attempts, ...(record.checkpoint && { checkpoint: record.checkpoint.label ?? record.checkpoint.seq }) });
+    space.log('warn', left === 'lost' ? 'worker lost' : 'task handed over', { taskId: shownTaskId(record.context.taskId, record.context.owner), key, lostNode, node: space.nodeId, action: decision.kind === 'run' ? (work.retry === 'resume' ? 'resume' : 'restart') : 'lost', attempts, ...(record.checkpoint && { checkpoint: record.checkpoint.label ?? record.checkpoint.seq }) });
   } finally {
     // The lease of a task removed meanwhile: no removal will come to erase its marker.
     await (gone ? space.leases.drop(lease) : space.leases.release(lease)).catch(() => false);

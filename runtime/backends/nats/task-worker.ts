@@ -29,12 +29,15 @@ import { persistently } from './persistently.js';
 import { applyToTask, recoverTask, scheduleExpiry, type RunItem, type TaskSpace } from './task-space.js';
 import { RunHost } from '../../core/run-host.js';
 import { runLeftNode } from '../../core/lost-run.js';
+import { shownTaskId } from '../../secrets.js';
 
 interface Running {
   /** True while the stored record still names this run (node, attempt, incarnation). */
   ours: (record: TaskRecord) => boolean;
   readonly key: string;
   readonly taskId: string;
+  /** The task id as log lines show it (a bearer handle shortened). */
+  readonly logId: string;
   readonly attempt: number;
   lease: Lease;
   run: TaskRun | null;
@@ -388,7 +391,7 @@ export class TaskWorker {
       r.status === 'submitted' ? taskEvents.start(space.now()) : taskEvents.message(`${gone(r)}; ${how(r)} on ${space.nodeId} ${attempt}`, space.now());
     // The worker that runs the handler says how it may be retried: its declaration is the one in force.
     const declared = { ...work, retry: registered.options.retry ?? 'never', maxAttempts: registered.options.maxAttempts ?? space.maxAttempts };
-    const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, attempt: item.attempt, lease, run: null, watch: null, renew: null, holdsSlot: true, slotWait: null, returned: false, writing: null };
+    const run: Running = { ours: () => false, key: item.key, taskId: record.context.taskId, logId: shownTaskId(record.context.taskId, record.context.owner), attempt: item.attempt, lease, run: null, watch: null, renew: null, holdsSlot: true, slotWait: null, returned: false, writing: null };
     // Watch before the start is written: a cancel right after it must not slip through unseen.
     run.watch = space.feed.watch(item.key, (event) => {
       // The run's actor takes every event its record takes, in the record's order.
@@ -422,7 +425,7 @@ export class TaskWorker {
     const from = resuming ? moved.record.checkpoint : undefined;
     // In the trace of the request that created the task: its run's span starts only further on.
     otel.with(extractTraceContext(record.work?.trace, ROOT_CONTEXT), () =>
-      space.log('info', 'task run', { taskId: record.context.taskId, attempt: item.attempt, node: space.nodeId, key: item.key, ...(from && { resumedFrom: from.label ?? from.seq, checkpoint: from.seq }) }),
+      space.log('info', 'task run', { taskId: run.logId, attempt: item.attempt, node: space.nodeId, key: item.key, ...(from && { resumedFrom: from.label ?? from.seq, checkpoint: from.seq }) }),
     );
     // A run writes only while the record still names it: after a takeover, a stalled worker's late writes are dropped.
     run.ours = (r: TaskRecord): boolean => r.node === space.nodeId && r.attempts === item.attempt && r.order === item.order;
@@ -468,7 +471,7 @@ export class TaskWorker {
       },
       shareMachine: (key, graph) => space.graphs.share(key, graph),
       unsharedMachine: (key, bytes) => {
-        if (space.graphs.unshared(key)) space.log('warn', 'handler machine graph too large to share', { key, bytes, maxBytes: MAX_SHARED_GRAPH_BYTES, taskId: run.taskId });
+        if (space.graphs.unshared(key)) space.log('warn', 'handler machine graph too large to share', { key, bytes, maxBytes: MAX_SHARED_GRAPH_BYTES, taskId: run.logId });
       },
       requestInput: (request) => this.#requestInput(run, request),
       end: (outcome, at) => {
@@ -517,7 +520,7 @@ export class TaskWorker {
   }
 
   #logEnd(run: Running, status: string): void {
-    this.#space.log('info', 'task end', { taskId: run.taskId, key: run.key, attempt: run.attempt, status, node: this.#space.nodeId });
+    this.#space.log('info', 'task end', { taskId: run.logId, key: run.key, attempt: run.attempt, status, node: this.#space.nodeId });
   }
 
   /** Writes an input request of the work (see `writeInputRequest`), then gives any answer it already has. */

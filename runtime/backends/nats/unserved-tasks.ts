@@ -20,6 +20,7 @@ import { persistently } from './persistently.js';
 import { applyToTask, type TaskSpace } from './task-space.js';
 import type { WorkerAnnouncements } from './worker-announcements.js';
 import type { WorkQueue } from './work-queue.js';
+import { shownTaskId } from '../../secrets.js';
 
 /** A durable check: at `due` (epoch ms), end the task under `key` (incarnation `order`) if `handler` is still not served. */
 export interface UnservedCheck {
@@ -117,7 +118,7 @@ export class UnservedTasks {
       this.#warned.set(handler, now);
       space.log('warn', `no live worker serves ${describeHandler(handler)}; its tasks wait for one up to ${duration(this.#timeoutMs)} (unservedTimeoutMs / --unserved-timeout), then fail`, {
         handler,
-        taskId: record.context.taskId,
+        taskId: shownTaskId(record.context.taskId, record.context.owner),
         node: space.nodeId,
       });
     }

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isRecord } from './types.js';
+import { shortened } from '../../../runtime/secrets.js';
 import {
   assertCliBuilt,
   CLI_PATH,
@@ -26,6 +27,14 @@ const WORKER_READY = 'mcp-tasks worker ready';
 const NODE_STARTUP_TIMEOUT_MS = 20_000;
 
 /** The role of a node in the cluster (`--role`). */
+/**
+ * Whether a node's log line names `taskId`: in full, or shortened when the task is an anonymous
+ * 2026-07-28 task (its id is a bearer handle, which log lines show only shortened).
+ */
+export function namesTask(line: LogLine, taskId: string): boolean {
+  return line['taskId'] === taskId || line['taskId'] === shortened(taskId);
+}
+
 export type NodeRole = 'front' | 'worker' | 'both';
 
 /** One JSON log line of a node. */
@@ -143,11 +152,11 @@ class Node implements ClusterNode {
   }
 
   taskRuns(taskId?: string): LogLine[] {
-    return this.lines().filter((l) => l['msg'] === 'task run' && (taskId === undefined || l['taskId'] === taskId));
+    return this.lines().filter((l) => l['msg'] === 'task run' && (taskId === undefined || namesTask(l, taskId)));
   }
 
   workerLost(taskId?: string): LogLine[] {
-    return this.lines().filter((l) => l['msg'] === 'worker lost' && (taskId === undefined || l['taskId'] === taskId));
+    return this.lines().filter((l) => l['msg'] === 'worker lost' && (taskId === undefined || namesTask(l, taskId)));
   }
 
   async waitForLine(predicate: (line: LogLine) => boolean, what: string, timeoutMs = 10_000): Promise<LogLine> {

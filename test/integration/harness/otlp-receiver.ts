@@ -21,9 +21,14 @@ type OtlpAttribute = { key: string; value: Record<string, unknown> };
 const attributesOf = (list: OtlpAttribute[] = []): Record<string, unknown> =>
   Object.fromEntries(list.map(({ key, value }) => [key, value['stringValue'] ?? (value['intValue'] !== undefined ? Number(value['intValue']) : (value['boolValue'] ?? value['doubleValue']))]));
 
-/** An OTLP/HTTP receiver: every span POSTed to /v1/traces, and the metric names POSTed to /v1/metrics. */
-export async function startReceiver(port = 0): Promise<{ url: string; spans: ExportedSpan[]; metricNames: Set<string>; posts: Map<string, number>; close(): Promise<void> }> {
+/**
+ * An OTLP/HTTP receiver: every span POSTed to /v1/traces, the metric names POSTed to /v1/metrics,
+ * and every body as received (`bodies`: path and text, whatever the signal) for a test that reads
+ * everything that left a process.
+ */
+export async function startReceiver(port = 0): Promise<{ url: string; spans: ExportedSpan[]; metricNames: Set<string>; posts: Map<string, number>; bodies: { path: string; text: string }[]; close(): Promise<void> }> {
   const spans: ExportedSpan[] = [];
+  const bodies: { path: string; text: string }[] = [];
   const metricNames = new Set<string>();
   const posts = new Map<string, number>();
   const server: HttpServer = createServer((req, res) => {
@@ -31,6 +36,7 @@ export async function startReceiver(port = 0): Promise<{ url: string; spans: Exp
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       posts.set(req.url ?? '', (posts.get(req.url ?? '') ?? 0) + 1);
+      bodies.push({ path: req.url ?? '', text: Buffer.concat(chunks).toString('utf8') });
       const json = /json/.test(req.headers['content-type'] ?? '');
       const body = json ? JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') : {};
       if (req.url === '/v1/traces') {
@@ -45,6 +51,6 @@ export async function startReceiver(port = 0): Promise<{ url: string; spans: Exp
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const bound = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${bound}`, spans, metricNames, posts, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { url: `http://127.0.0.1:${bound}`, spans, metricNames, posts, bodies, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 

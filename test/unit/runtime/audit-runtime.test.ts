@@ -2,11 +2,12 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTaskRuntime, suggestedPollInterval, TaskLimitError, TaskNotFoundError, type TaskRuntime, type TaskRuntimeOptions } from '../../../runtime/index.js';
 import { capturingLogger } from '../../fixtures/capturing-logger.js';
+import { shortened } from '../../../runtime/secrets.js';
 
 type Line = Record<string, unknown>;
 
-const a = { session: 'sa', principal: 'alice' };
-const b = { session: 'sb', principal: null };
+const a = { session: 'sa-6f1c2a9b-0d4e', principal: 'alice' };
+const b = { session: 'sb-0d4e4c1f-9a7b', principal: null };
 
 let runtime: TaskRuntime;
 afterEach(async () => {
@@ -37,7 +38,7 @@ describe('audit on the memory backend', () => {
     await runtime.waitForTerminal('t1', a);
     await runtime.result('t1', a);
     await runtime.delete('t1', a);
-    const who = { taskId: 't1', session: 'sa', principal: 'alice', node: 'n1' };
+    const who = { taskId: 't1', session: shortened(a.session), principal: 'alice', node: 'n1' };
     expect(of('task.created')).toEqual([expect.objectContaining({ ...who, method: 'tools/call', label: 'sleep', status: 'submitted', msg: 'task.created' })]);
     expect(of('task.status').map((l) => [l['from'], l['to']])).toEqual([
       ['submitted', 'working'],
@@ -62,7 +63,7 @@ describe('audit on the memory backend', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect((await runtime.get('t1', a)).statusMessage).toBe('step 1');
     await runtime.cancel('t1', a, 'enough');
-    expect(of('task.cancelled')).toEqual([expect.objectContaining({ taskId: 't1', session: 'sa', node: 'local', op: 'cancel', status: 'cancelled', statusMessage: 'enough' })]);
+    expect(of('task.cancelled')).toEqual([expect.objectContaining({ taskId: 't1', session: shortened(a.session), node: 'local', op: 'cancel', status: 'cancelled', statusMessage: 'enough' })]);
     expect(of('task.status').map((l) => l['to'])).toEqual(['working', 'cancelled']);
   });
 
@@ -85,7 +86,7 @@ describe('audit on the memory backend', () => {
       ['t1', 'delete'],
       ['t1', 'result'],
     ]);
-    for (const line of refused) expect(line).toMatchObject({ session: 'sb', principal: null, node: 'local', reason: 'not-found', level: 40 });
+    for (const line of refused) expect(line).toMatchObject({ session: shortened(b.session), principal: null, node: 'local', reason: 'not-found', level: 40 });
     // The owner's task is untouched.
     expect((await runtime.waitForTerminal('t1', a)).status).toBe('completed');
   });
@@ -95,8 +96,8 @@ describe('audit on the memory backend', () => {
     for (let i = 0; i < 12; i++) await runtime.get(`guess-${i}`, b).catch(() => undefined);
     const report = runtime.security();
     expect(report).toMatchObject({ enabled: true, node: 'local', flagged: 1, totals: { failedLookups: 12, flags: 1 } });
-    expect(report.top[0]).toMatchObject({ session: 'sb', principal: null, failedLookups: 12, flagged: true });
-    expect(of('suspicious')).toEqual([expect.objectContaining({ session: 'sb', node: 'local', reason: 'failed-lookups', count: 6, threshold: 5 })]);
+    expect(report.top[0]).toMatchObject({ session: shortened(b.session), principal: null, failedLookups: 12, flagged: true });
+    expect(of('suspicious')).toEqual([expect.objectContaining({ session: shortened(b.session), node: 'local', reason: 'failed-lookups', count: 6, threshold: 5 })]);
   });
 
   it('should count polls faster than half the suggested interval', async () => {
@@ -110,7 +111,7 @@ describe('audit on the memory backend', () => {
     }
     // The first poll and the one after it (a new status) are free; three are fast.
     expect(runtime.security().totals.fastPolls).toBe(3);
-    expect(runtime.security().top[0]).toMatchObject({ session: 'sa', principal: 'alice', fastPolls: 3 });
+    expect(runtime.security().top[0]).toMatchObject({ session: shortened(a.session), principal: 'alice', fastPolls: 3 });
   });
 
   it('should count no fast poll of a requester that follows the growing suggestion', async () => {
