@@ -35,14 +35,25 @@ const refusal = (capability: string): string => `The requester did not declare t
 interface Served {
   readonly url: string;
   stderr(): string;
+  /** Every node's audit lines so far (`--audit` is on stderr by default). */
+  log(): string;
   close(): Promise<void>;
 }
 
+const memory = async (flags: readonly string[]): Promise<Served> => {
+  const server = await spawnHttpServer(flags);
+  return { ...server, log: () => server.stderr() };
+};
+const nats = async (flags: readonly string[]): Promise<Served> => {
+  const pair = await startFrontWorker(flags);
+  return { ...pair, log: () => pair.front.stderr() + pair.worker.stderr() };
+};
+
 /** Where the tasks run, and the session dialects its SDK serves (SDK v2 serves no SEP-1686). */
 const SETUPS: readonly { name: string; dialects: readonly Dialect[]; start(): Promise<Served> }[] = [
-  { name: 'memory, SDK v1', dialects: ['sep-1686', '2025-11-25'], start: () => spawnHttpServer(FLAGS) },
-  { name: 'memory, SDK v2', dialects: ['2025-11-25'], start: () => spawnHttpServer(['--sdk', 'v2', ...FLAGS]) },
-  { name: 'NATS front node + worker node, SDK v1', dialects: ['sep-1686', '2025-11-25'], start: () => startFrontWorker(FLAGS) },
+  { name: 'memory, SDK v1', dialects: ['sep-1686', '2025-11-25'], start: () => memory(FLAGS) },
+  { name: 'memory, SDK v2', dialects: ['2025-11-25'], start: () => memory(['--sdk', 'v2', ...FLAGS]) },
+  { name: 'NATS front node + worker node, SDK v1', dialects: ['sep-1686', '2025-11-25'], start: () => nats(FLAGS) },
 ];
 
 /** Polls `read` (tasks/get) until the task is terminal: every status seen, in order, and the last answer. */
@@ -54,6 +65,24 @@ async function untilEnded(read: () => Promise<Rec>, what: string, diag: () => st
     seen.push(String(last['status']));
     if (TERMINAL_SEP.includes(String(last['status']))) return { seen, last };
     if (Date.now() > deadline) throw new Error(`${what} did not end within 10 s; statuses seen: ${JSON.stringify(seen)}\n${diag()}`);
+    await sleep(25);
+  }
+}
+
+/**
+ * Every status the task went through, from the audit's `task.status` lines (a poll of tasks/get
+ * can miss a status held for a moment): waited for until its terminal line is there.
+ */
+async function statusHistory(served: Served, taskId: string): Promise<string[]> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const moves = served
+      .log()
+      .split('\n')
+      .filter((line) => line.includes('"event":"task.status"') && line.includes(`"taskId":"${taskId}"`))
+      .map((line) => String((JSON.parse(line) as Rec)['to']));
+    if (moves.some((s) => TERMINAL_SEP.includes(s))) return moves;
+    if (Date.now() > deadline) throw new Error(`no terminal task.status line for ${taskId} within 5 s; seen: ${JSON.stringify(moves)}`);
     await sleep(25);
   }
 }
@@ -92,6 +121,7 @@ for (const setup of SETUPS) {
               expect(JSON.stringify(await wire.responseFor(created.requestId, 10_000))).toContain(refusal(asker.capability));
             }
             expect(wire.serverRequests.filter((r) => r.message.method === asker.method)).toEqual([]);
+            expect(await statusHistory(served!, created.taskId)).toEqual(['working', 'failed']);
           } finally {
             await wire.close();
           }
@@ -117,6 +147,7 @@ for (const setup of SETUPS) {
         expect(ended).toMatchObject({ status: 'failed' });
         expect(ended['inputRequests']).toBeUndefined();
         expect(JSON.stringify(ended)).toContain(refusal(asker.capability));
+        expect(await statusHistory(served!, String(taskId))).toEqual(['working', 'failed']);
       });
     }
 
@@ -149,6 +180,7 @@ for (const setup of SETUPS) {
         const task = await client.experimental.tasks.getTask(taskId!);
         expect(task).toMatchObject({ status: 'failed', statusMessage: expect.stringContaining(refusal('elicitation')) as unknown });
         expect(unhandled).toEqual([]);
+        expect(await statusHistory(served!, taskId!)).toEqual(['working', 'failed']);
       } finally {
         await peer.close();
       }
