@@ -72,7 +72,10 @@ export {
   StoreUnavailableError,
   TaskFailure,
   SubtaskFailedError,
+  InputUnsupportedError,
 } from './runtime/errors.js';
+// What a task's requester can be asked (`CreateTaskOptions.requesterCapabilities`).
+export { declaredInputCapabilities } from './runtime/core/input-capabilities.js';
 
 // What a server serves: typed definitions, the same for SDK v1 and v2 and for NATS workers.
 export { defineTaskTool, defineTaskPrompt, defineTaskResource, TaskSupport } from './adapters/wire/definitions.js';

@@ -28,6 +28,7 @@ export const TaskErrorCode = {
   limited: 'LIMIT_EXCEEDED',
   draining: 'RUNTIME_DRAINING',
   storeUnavailable: 'STORE_UNAVAILABLE',
+  inputUnsupported: 'INPUT_UNSUPPORTED',
 } as const;
 /** One runtime error code. */
 export type TaskErrorCode = (typeof TaskErrorCode)[keyof typeof TaskErrorCode];
@@ -338,6 +339,31 @@ export class SubtaskFailedError extends TaskRuntimeError {
 }
 
 /**
+ * The work asked its requester for input (`ctx.requestInput`, `elicit`, `sample`) that the
+ * requester cannot answer: it did not declare the client capability the request needs (on
+ * 2026-07-28 in the request that created the task, elsewhere at `initialize`). Thrown at once,
+ * before the task shows `input_required`; nothing is sent. The work decides what follows (a
+ * handler that lets it through fails its task with this message).
+ *
+ * @example
+ * ```ts
+ * try { await ctx.requestInput('elicitation/create', form); } catch (e) { if (e instanceof InputUnsupportedError) return fallback(e.capability); }
+ * ```
+ */
+export class InputUnsupportedError extends TaskRuntimeError {
+  /** The client capability the request needs and the requester did not declare (`elicitation`). */
+  readonly capability: string;
+  /** The input request's method (`elicitation/create`). */
+  readonly method: string;
+  constructor(capability: string, method: string, options?: ErrorOptions) {
+    super(TaskErrorCode.inputUnsupported, `The requester did not declare the '${capability}' capability, so this task cannot ask it (${method})`, options);
+    this.name = 'InputUnsupportedError';
+    this.capability = capability;
+    this.method = method;
+  }
+}
+
+/**
  * All runtime error classes in one namespace object.
  *
  * @example
@@ -361,6 +387,7 @@ export const errors = {
   RuntimeDrainingError,
   StoreUnavailableError,
   TaskFailure,
+  InputUnsupportedError,
 } as const;
 
 /**

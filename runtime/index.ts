@@ -62,7 +62,9 @@ export {
   StoreUnavailableError,
   TaskFailure,
   SubtaskFailedError,
+  InputUnsupportedError,
 } from './errors.js';
+export { declaredInputCapabilities, INPUT_CAPABILITIES, refusedInput } from './core/input-capabilities.js';
 export { TimelineEvent, MAX_TIMELINE_ENTRIES } from './observer.types.js';
 export { progressReport } from './core/work-context.js';
 export type { TaskObserver, ObservedTask, ObservedResult, TimelineEntry, ObserverUpdate } from './observer.types.js';

@@ -293,6 +293,16 @@ export interface CreateTaskOptions {
    * with the task, so a run on another node joins the same trace.
    */
   readonly traceContext?: TraceCarrier;
+  /**
+   * The client capabilities its requester declared, among those input requests need
+   * (`elicitation`, `sampling`, `roots`; `declaredInputCapabilities(clientCapabilities)` makes the
+   * list): on 2026-07-28 those of the creating request, elsewhere those of `initialize`. The work's
+   * request for input that needs one not listed fails at once with `InputUnsupportedError`: the
+   * task never shows `input_required` for it and nothing is sent. Kept with the task, so a run on
+   * any worker (a resumed one too) decides the same; a subtask inherits its parent's.
+   * @default not known: every input request is sent (a task started in process)
+   */
+  readonly requesterCapabilities?: readonly string[];
 }
 
 /** A change applied from outside to a task without a handler (see `TaskRuntime.update`). */

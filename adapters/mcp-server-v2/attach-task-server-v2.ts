@@ -26,6 +26,7 @@ import { HOST_TASK_TOOL_NAMES, hostTaskTools } from '../wire/host-task-tools.js'
 import { pushOption } from '../dialects/extension-meta.js';
 import { traceConnections } from '../wire/traced-transport.js';
 import type { KnownTargets } from '../wire/mcp-telemetry.js';
+import { askable } from '../wire/input-delivery.js';
 import { plainProgress, progressTokenOf } from '../wire/progress-notifications.js';
 
 /** Options of {@link attachTaskServerV2}. */
@@ -83,7 +84,7 @@ async function legacyTask(runtime: TaskRuntime, method: TaskableMethod, work: Re
   const created = held?.notes.watch(taskId, owner, progressTokenOf(ctx.mcpReq._meta));
   let task;
   try {
-    task = await runtime.create({ taskId, owner, dialect: SPEC_2025_11_25, method, label: work.label, keepAlive: asked.ttl, handler: work.handler, params: work.params, ...pushOption(requestParams) });
+    task = await runtime.create({ taskId, owner, dialect: SPEC_2025_11_25, method, label: work.label, keepAlive: asked.ttl, handler: work.handler, params: work.params, ...pushOption(requestParams), ...askable(methods.declared()) });
   } catch (error) {
     created?.(null, {});
     throw error;

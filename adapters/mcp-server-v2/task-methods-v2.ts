@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { TaskOwner } from '../../machines/index.js';
-import type { InputRequest, TaskRuntime, TaskView } from '../../runtime/index.js';
+import { declaredInputCapabilities, refusedInput, type InputRequest, type TaskRuntime, type TaskView } from '../../runtime/index.js';
 import { SPEC_2025_11_25 } from '../dialects/2025-11-25/index.js';
 import { withRelatedMetaFor } from '../dialects/index.js';
 import { INPUT_REQUEST_TIMEOUT_MS, type InputChannel } from '../wire/input-delivery.js';
@@ -44,6 +44,8 @@ export interface TaskMethodsV2 {
   ownerOf(ctx: ServerContext): TaskOwner;
   /** The request as the shared 2026-07-28 code reads it. */
   call(ctx: ServerContext, served: ServedDefinitions): StatelessCall;
+  /** What the client declared at `initialize`, for its legacy-era tasks to keep; `undefined` when not known (a stateless instance). */
+  declared(): Readonly<Record<string, unknown>> | undefined;
 }
 
 /**
@@ -60,15 +62,13 @@ export interface TaskMethodsV2 {
  */
 export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, standaloneInput: StandaloneInputOptions): TaskMethodsV2 {
   const answers = taskAnswers(runtime);
+  const declared = (): Readonly<Record<string, unknown>> | undefined => server.getClientCapabilities();
   const channel: InputChannel = {
     inFlight: new Set(),
     takeovers: new Set(),
     // What the client declared at initialize; unknown (a stateless instance) lets the client say no.
-    peerSupports: (method) => {
-      const declared = server.getClientCapabilities() as Record<string, unknown> | undefined;
-      if (declared === undefined) return true;
-      return method === 'elicitation/create' ? 'elicitation' in declared : method === 'sampling/createMessage' ? 'sampling' in declared : true;
-    },
+    peerSupports: (method) => refusedInput(method, declaredInputCapabilities(declared())) === null,
+    declared,
   };
   const unattached = (request: { method: string; params: Record<string, unknown> }, signal: AbortSignal) => server.request(request as never, { signal, timeout: INPUT_REQUEST_TIMEOUT_MS });
   const { afterMs, giveBackAfterMs } = standaloneInput;
@@ -130,5 +130,5 @@ export function installTaskMethodsV2(server: Server, runtime: TaskRuntime, stand
       }),
     });
   });
-  return { connection, ownerOf, call };
+  return { connection, ownerOf, call, declared };
 }

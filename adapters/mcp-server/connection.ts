@@ -7,7 +7,7 @@
  */
 import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskRuntime } from '../../runtime/index.js';
-import type { InputRequest } from '../../runtime/index.js';
+import { declaredInputCapabilities, refusedInput, type InputRequest } from '../../runtime/index.js';
 import { INPUT_REQUEST_TIMEOUT_MS } from '../wire/input-delivery.js';
 import { OwnerBinding } from '../wire/owner-binding.js';
 import type { TaskHost } from './request-context.js';
@@ -65,13 +65,10 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
 
   // Only a server knows its peer's (the client's) capabilities; a client host sends no input requests.
   const peer = host as unknown as { getClientCapabilities?: () => Record<string, unknown> | undefined };
-  const peerSupports = (method: string): boolean => {
-    if (typeof peer.getClientCapabilities !== 'function') return true;
-    const caps = peer.getClientCapabilities();
-    if (method === 'elicitation/create') return caps?.['elicitation'] !== undefined;
-    if (method === 'sampling/createMessage') return caps?.['sampling'] !== undefined;
-    return true;
-  };
+  // Before (or without) initialize nothing was declared. A task created here keeps the list, so
+  // its work is refused at once what this requester cannot answer (see `askable`).
+  const declared = (): Readonly<Record<string, unknown>> | undefined => (typeof peer.getClientCapabilities === 'function' ? (peer.getClientCapabilities() ?? {}) : undefined);
+  const peerSupports = (method: string): boolean => refusedInput(method, declaredInputCapabilities(declared())) === null;
 
   const takeovers = new Set<(request: InputRequest) => void>();
   // Only a server sends input requests to its peer, so only a server may send them unattached.
@@ -98,6 +95,7 @@ export function wireConnection(host: TaskHost, runtime: TaskRuntime, options: { 
     open,
     inFlight,
     peerSupports,
+    declared,
     takeovers,
     binding: new OwnerBinding(runtime),
     ...(standalone && { standalone }),

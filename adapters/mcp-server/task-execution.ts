@@ -15,7 +15,7 @@ import { type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime
 import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } from '../dialects/2025-11-25/index.js';
 import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, TASK_META_KEY, withRelatedMeta } from '../dialects/sep-1686/index.js';
 import type { RequestWorkContext, TaskSupport } from '../wire/definitions.js';
-import { deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from '../wire/input-delivery.js';
+import { askable, deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from '../wire/input-delivery.js';
 import type { ServerExtra, TaskHost } from './request-context.js';
 import { AnyResultSchema, checkTaskSupport, ownerOf, requestKey, type RequestInfo } from '../wire/request-info.js';
 import { ownerOf2025, type OwnerBinding } from '../wire/owner-binding.js';
@@ -34,6 +34,8 @@ export interface TaskRequest {
   readonly open: OpenTaskRequests;
   readonly inFlight: Set<string>;
   readonly peerSupports: (method: string) => boolean;
+  /** The client capabilities the requester declared (see `InputChannel.declared`). */
+  readonly declared?: () => Readonly<Record<string, unknown>> | undefined;
   readonly method: string;
   /** Tool name, prompt name or resource uri. */
   readonly label: string;
@@ -178,6 +180,7 @@ async function createTask2025(r: TaskRequest, ttl: number | null | undefined): P
       handler: r.handler,
       params: r.params,
       ...pushOption(r.requestParams),
+      ...askable(r.declared?.()),
     });
   } catch (error) {
     created?.(null, r.extra);
@@ -199,7 +202,7 @@ async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number 
   const token = progressTokenOf(r.extra._meta);
   const progress = token === undefined ? undefined : followProgress(r.runtime, taskId, owner, token, (n) => r.host.notification(n, { relatedRequestId: r.extra.requestId }));
   try {
-    await r.runtime.create({ taskId, owner, dialect: SEP_1686, method: r.method, label: r.label, keepAlive, handler: r.handler, params: r.params, ...pushOption(r.requestParams) });
+    await r.runtime.create({ taskId, owner, dialect: SEP_1686, method: r.method, label: r.label, keepAlive, handler: r.handler, params: r.params, ...pushOption(r.requestParams), ...askable(r.declared?.()) });
   } catch (error) {
     progress?.stop();
     throw toJsonRpcError(error);

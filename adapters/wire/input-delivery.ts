@@ -8,7 +8,7 @@
  * @module
  */
 import type { TaskOwner } from '../../machines/index.js';
-import { TaskLimitError, type InputAnswer, type InputRequest, type TaskRuntime } from '../../runtime/index.js';
+import { declaredInputCapabilities, refusedInput, TaskLimitError, type InputAnswer, type InputRequest, type TaskRuntime } from '../../runtime/index.js';
 
 /** Sends one input request to the requester and resolves with its answer. */
 export type InputSender = (request: InputRequest, signal: AbortSignal) => Promise<unknown>;
@@ -20,16 +20,36 @@ export interface InputChannel {
   /** Whether the peer declared the capability a method needs (`elicitation`, `sampling`). */
   readonly peerSupports: (method: string) => boolean;
   /**
+   * The client capabilities the peer declared, for the tasks created on this connection to keep
+   * (see {@link askable}); `undefined` when not known (a client host: its peer sends no input requests).
+   */
+  readonly declared?: () => Readonly<Record<string, unknown>> | undefined;
+  /**
    * Deliverers on this connection that can take over a request another one gave back (its
    * channel closed before the answer came). Optional: without it, nothing is handed over.
    */
   readonly takeovers?: Set<(request: InputRequest) => void>;
 }
 
-/** The error an input request gets when the requester never declared the capability it needs. */
+/** The error an input request gets when the requester never declared the capability it needs (the runtime's wording). */
 export function unsupportedInput(method: string): Error {
-  const capability = method === 'sampling/createMessage' ? 'sampling' : method === 'elicitation/create' ? 'elicitation' : method;
-  return new Error(`The requester did not declare the '${capability}' capability, so ${method} cannot be sent to it`);
+  return refusedInput(method, []) ?? new Error(`The requester cannot be sent ${method}`);
+}
+
+/**
+ * The `create` option that tells a new task what its requester can be asked, from the client
+ * capabilities the wire gives (`initialize`'s, or a 2026-07-28 request's own): the runtime then
+ * refuses the work's request for input the requester cannot answer. Nothing when they are not
+ * known (every request is then sent, and the requester may refuse it).
+ *
+ * @example
+ * ```ts
+ * await runtime.create({ taskId, owner, dialect, method, handler, params, ...askable(server.getClientCapabilities()) });
+ * ```
+ */
+export function askable(clientCapabilities: Readonly<Record<string, unknown>> | null | undefined): { readonly requesterCapabilities?: readonly string[] } {
+  const declared = declaredInputCapabilities(clientCapabilities);
+  return declared === undefined ? {} : { requesterCapabilities: declared };
 }
 
 /**

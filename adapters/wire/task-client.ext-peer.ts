@@ -85,7 +85,15 @@ export class ExtensionPeer implements RequesterPeer {
 
   async request(request: { method: string; params?: Record<string, unknown> }, schema: z.ZodType, options: { signal?: AbortSignal } = {}): Promise<unknown> {
     const params = request.params ?? {};
-    const meta = { ...(params['_meta'] as Record<string, unknown> | undefined), ...this.#envelope };
+    const own = params['_meta'] as Record<string, unknown> | undefined;
+    // A call may declare more than the requester does (a per-call onInputRequest can answer
+    // questions): the server lets the task ask only what the creating request declared.
+    const more = own?.[RequestMetaKey.clientCapabilities];
+    const envelope =
+      typeof more === 'object' && more !== null
+        ? { ...this.#envelope, [RequestMetaKey.clientCapabilities]: { ...(more as Record<string, unknown>), ...(this.#envelope[RequestMetaKey.clientCapabilities] as Record<string, unknown>) } }
+        : this.#envelope;
+    const meta = { ...own, ...envelope };
     const answer = await this.dispatch({ method: request.method, params: { ...params, _meta: meta } }, options.signal ? { signal: options.signal } : {});
     if (answer.kind === 'error') throw new RawRpcError(request.method, answer.error);
     return schema.parse(answer.result);

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { TaskStatus, type RequesterDialect, type RequesterInputRequest, type RequesterTask } from '../../machines/index.js';
 import { TASK_META_KEY, relatedMeta } from '../dialects/sep-1686/index.js';
 import { TaskClientError, TaskClientErrorCode } from './task-client.errors.js';
+import { RequestMetaKey } from './stateless/wire.js';
 import type { BeginCallOptions, CallToolParams, InputRequestHandler } from './task-client.types.js';
 
 /**
@@ -178,8 +179,11 @@ export class TaskWire {
   async callExt(params: CallToolParams, signal: AbortSignal, asking: AbortSignal): Promise<CreateOutcome> {
     let retry: Record<string, unknown> = {};
     const stopped = (): TaskClientError => new TaskClientError(TaskClientErrorCode.aborted, 'Stopped answering what the server asked before it created a task');
+    // A call that can answer questions says so on the request that creates its task (the server
+    // asks a task's requester only what that request declared).
+    const declared = this.onInputRequest === undefined ? params : { ...params, _meta: { [RequestMetaKey.clientCapabilities]: { elicitation: {}, sampling: {} } } };
     for (let round = 0; ; round++) {
-      const answer = (await this.client.request({ method: 'tools/call', params: { ...params, ...retry } }, AnyResultSchema, this.#callOptions(signal))) as Record<string, unknown>;
+      const answer = (await this.client.request({ method: 'tools/call', params: { ...declared, ...retry } }, AnyResultSchema, this.#callOptions(signal))) as Record<string, unknown>;
       if (answer['resultType'] === 'task') return { task: toRequesterTask(answer) };
       if (answer['resultType'] !== 'input_required') return { result: withoutResultType(answer) };
       // SEP-2322: the server asks before it decides (no task yet); answer and send the call again,

@@ -126,6 +126,9 @@ export function toJsonRpcError(error: unknown, action = 'Failed to retrieve task
     case TaskErrorCode.invalidArgument:
     case TaskErrorCode.terminal:
       return new JsonRpcError(JsonRpcCode.invalidParams, error.message);
+    case TaskErrorCode.inputUnsupported:
+      // The requester's own declaration rules it out: its request, not the server, is what to change.
+      return new JsonRpcError(JsonRpcCode.invalidRequest, error.message);
     case TaskErrorCode.limited: {
       const limited = error as TaskLimitError;
       return new JsonRpcError(JsonRpcCode.limitExceeded, error.message, { limit: limited.limit, retryAfterMs: limited.retryAfterMs });

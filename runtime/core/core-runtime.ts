@@ -25,6 +25,7 @@ import type { TaskMetrics } from '../telemetry/metrics.js';
 import { closeOf, Drain, DRAIN, type Drainable } from './drain.js';
 import { carrierOf, storableTrace } from '../telemetry/tracing.js';
 import { reportingOutages, StoreOutage, type CoreLog } from './store-outage.js';
+import { keptInputCapabilities } from './input-capabilities.js';
 
 /** A handler as registered, with how it may be retried. */
 export interface RegisteredHandler {
@@ -271,6 +272,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     const registered = o.handler === undefined ? undefined : handlers.get(o.handler);
     if (o.handler !== undefined && !registered) throw new InvalidArgumentError(`No handler registered under '${o.handler}'`);
     checkRequest(o.params, opts.limits.maxRequestBytes, 'params');
+    const asks = keptInputCapabilities(o.requesterCapabilities);
     const keepAlive = effectiveKeepAlive(opts, o.keepAlive);
     const ownerKey = ownerKeyOf(o.owner);
     const depth = o.parentId === undefined ? 0 : await depthUnder(o.parentId, o.owner);
@@ -282,7 +284,9 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     const input = machineInput(o, keepAlive, opts.pollFrequency, now(), depth);
     // The request creating it (the active span, or the one it names) is where its run's span joins.
     const trace = registered ? (o.traceContext === undefined ? carrierOf() : storableTrace(o.traceContext as Readonly<Record<string, unknown>>)) : undefined;
-    const work = registered ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null, runOptions, ...(trace && { trace }) } : null;
+    const work = registered
+      ? { name: o.handler!, handler: registered.handler, options: registered.options, params: o.params ?? null, runOptions, ...(trace && { trace }), ...(asks && { requesterCapabilities: asks }) }
+      : null;
     const key = store.keyOf(ownerKey, o.taskId);
     // Kept before the task exists: its first change may come before `create` returns.
     if (o.push !== undefined) await registerPush(key, ownerKey, o);

@@ -20,6 +20,8 @@ export interface FamilyHost extends ParentRun {
   context(): TaskContext;
   status(): TaskStatus;
   readonly extras: RunExtras | undefined;
+  /** What the task's requester can be asked: its subtasks, asking the same requester, inherit it. */
+  readonly requesterCapabilities: readonly string[] | undefined;
   readonly now: () => number;
   /** A move of the work (an intermediate result), as the run makes its own. */
   move(event: TaskEvent): void;
@@ -66,6 +68,7 @@ export class RunFamily {
       handler,
       params,
       parentId: c.taskId,
+      ...(host.requesterCapabilities && { requesterCapabilities: host.requesterCapabilities }),
     });
     const link = new SubtaskLink(port, host, child.taskId, child.status);
     this.#links.push(link);

@@ -20,6 +20,8 @@ export interface RunWork {
   readonly runOptions?: RunExtras | undefined;
   /** The trace context kept with the task when it was created (see `RunOptions.trace`). */
   readonly trace?: TraceCarrier | undefined;
+  /** What the task's requester can be asked (see `RunOptions.requesterCapabilities`). */
+  readonly requesterCapabilities?: readonly string[] | undefined;
 }
 
 /** A run of a task that ran before (on NATS, after its worker was lost, or on another node). */
@@ -75,6 +77,7 @@ export class RunHost {
         now: this.#o.now,
         extras: work.runOptions,
         trace: work.trace,
+        requesterCapabilities: work.requesterCapabilities,
         ...(resume && { attempt: resume.attempt, resumeFrom: resume.resumeFrom, asked: resume.asked }),
         ...(this.#o.node !== undefined && { node: this.#o.node }),
         ...(this.#o.metrics && { metrics: this.#o.metrics }),

@@ -20,6 +20,7 @@ import { TaskTerminalError } from '../errors.js';
 import { taskIncarnation } from '../task-identity.js';
 import type { InputAnswer, InputRequest, TaskCheckpoint, TaskHandler } from '../task-runtime.types.js';
 import { InputIds } from './input-ids.js';
+import { refusedInput } from './input-capabilities.js';
 import { decideOutcome } from './outcome.js';
 import { RunFamily } from './run-family.js';
 import { WorkContext } from './work-context.js';
@@ -315,6 +316,7 @@ export class TaskRun {
       context: () => run.actor.getSnapshot().context,
       status: () => run.status,
       extras: run.#options.extras,
+      requesterCapabilities: run.#options.requesterCapabilities,
       now: run.#options.now,
       ask: (method, params) => run.#requestInput(method, params, true),
       move: (event) => run.#port.move(event),
@@ -347,6 +349,10 @@ export class TaskRun {
   #requestInput(method: string, params: unknown, mirror = false): { readonly inputId: string; readonly answered: Promise<unknown> } {
     const context = this.actor.getSnapshot().context;
     if (this.#over) return { inputId: '', answered: Promise.reject(new TaskTerminalError(context.taskId, this.status)) };
+    // A requester that cannot answer is never asked: the work hears it at once, the task never waits
+    // (a mirror is a subtask's request, refused already by the subtask, which inherits the list).
+    const refused = mirror ? null : refusedInput(method, this.#options.requesterCapabilities);
+    if (refused) return { inputId: '', answered: Promise.reject(refused) };
     const inputId = (this.#inputIds ??= new InputIds(this.#options.asked)).next(method, params);
     const request: InputRequest = { taskId: context.taskId, owner: context.owner, dialect: context.dialect, inputId, method, params };
     const waitingMap = (this.#waiting ??= new Map<string, Waiting>());

@@ -70,6 +70,12 @@ export interface RunOptions {
   readonly metrics?: TaskMetrics | null;
   /** The trace context kept with the task when it was created: its run's span joins that trace. */
   readonly trace?: TraceCarrier | undefined;
+  /**
+   * The capabilities the task's requester declared that input requests need (see
+   * `CreateTaskOptions.requesterCapabilities`): the work's request for input that needs another
+   * fails at once. `undefined`: not known, every request is made. @default undefined
+   */
+  readonly requesterCapabilities?: readonly string[] | undefined;
 }
 
 /** What a runtime gives the runs of its handlers. */

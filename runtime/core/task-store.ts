@@ -39,6 +39,8 @@ export interface NewTask {
     readonly runOptions?: RunExtras;
     /** The creating request's trace context, kept with the task so its run joins that trace. */
     readonly trace?: TraceCarrier;
+    /** What its requester can be asked (see `CreateTaskOptions.requesterCapabilities`); absent: not known. */
+    readonly requesterCapabilities?: readonly string[];
   } | null;
 }
 

@@ -155,12 +155,12 @@ describe.each([
     }
   });
 
-  it('ends with input_failed, naming what was asked, when there is no onInputRequest', async () => {
+  it('ends failed, naming the capability, when there is no onInputRequest (it declares none, so the server never asks)', async () => {
     const peer = await open(url());
     try {
       const error = await peer.tasks.beginCallTool({ name: 'ask_name', arguments: {} }).result().then(() => null, (e: unknown) => e as { code?: string; message?: string });
-      expect(error?.code).toBe('input_failed');
-      expect(error?.message).toContain('elicitation/create');
+      expect(error?.code).toBe('task_failed');
+      expect(error?.message).toContain("The requester did not declare the 'elicitation' capability");
     } finally {
       await peer.close();
     }

@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeNodes, describeNodes, freshPrefix, startNodes, type ClusterNode } from '../integration/harness/cluster.js';
-import { extWire, isTerminal } from '../integration/harness/ext-wire.js';
+import { extWire, isTerminal, WITH_EXT } from '../integration/harness/ext-wire.js';
 import { attachHttpSession, attachInteractiveHttpWire } from '../integration/harness/http-wire.js';
 import { startNatsServer, type NatsServer } from '../integration/harness/nats-server.js';
 import { createSep, textOf } from '../integration/harness/task-calls.js';
@@ -52,7 +52,7 @@ describe('large payloads through serve on NATS (fronts A, B and a worker)', () =
 
   it('should take a 3 MB answer through tasks/update and give it to the worker, and refuse one over --max-request-bytes naming it', async () => {
     const wire = extWire(url('A'));
-    const created = await wire.call('ask_name', {});
+    const created = await wire.call('ask_name', {}, { caps: { ...WITH_EXT, elicitation: {} } });
     const taskId = String(created['taskId']);
     const asking = await wire.until(taskId, (t) => t['status'] === 'input_required', 20_000);
     const [inputId] = Object.keys(asking['inputRequests'] as Record<string, unknown>);

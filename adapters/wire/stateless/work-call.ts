@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TaskOwner } from '../../../machines/index.js';
-import type { TaskRuntime, TaskView } from '../../../runtime/index.js';
+import { declaredInputCapabilities, refusedInput, type TaskRuntime, type TaskView } from '../../../runtime/index.js';
 import { ANONYMOUS_OWNER } from '../../../runtime/task-identity.js';
 import { declaresTasks, EXT_TASKS, renderTaskExt, TASKS_EXTENSION_ID } from '../../dialects/ext/index.js';
 import type { BeforeTaskOutcome, RequestWorkContext } from '../definitions.js';
@@ -19,6 +19,7 @@ import { missingCapability, type RequestMeta } from './wire.js';
 import { pushOption } from '../../dialects/extension-meta.js';
 import { raceOutcome, type InlineTimer } from './inline-answer.js';
 import { unsentProgress } from '../progress-notifications.js';
+import { askable } from '../input-delivery.js';
 
 /** What a stateless request knows: the runtime, the tools, who asks and how to notice they left. */
 export interface StatelessCall {
@@ -69,8 +70,6 @@ function statelessWorkContext(signal: AbortSignal, tool: string): RequestWorkCon
   return { taskId: null, signal, setStatusMessage: () => undefined, progress: unsentProgress(), elicit: refuse, sample: refuse };
 }
 
-/** The client capability each input request method needs. */
-const INPUT_CAPABILITY: Readonly<Record<string, string>> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
 
 /**
  * One SEP-2322 round of a tool's `beforeTask` hook: an `InputRequiredResult` (no task yet, so no
@@ -81,8 +80,8 @@ function gatherBeforeTask(call: StatelessCall, work: ResolvedWork, args: unknown
   const next: BeforeTaskOutcome = work.beforeTask!(args as Record<string, unknown>, answers);
   if ('args' in next) return { args: next.args };
   for (const request of Object.values(next.inputRequests)) {
-    const needed = INPUT_CAPABILITY[request.method];
-    if (needed !== undefined && !(needed in call.meta.clientCapabilities)) throw missingCapability({ [needed]: {} }, `${work.label} needs ${request.method} before it can start`);
+    const needed = refusedInput(request.method, declaredInputCapabilities(call.meta.clientCapabilities))?.capability;
+    if (needed !== undefined) throw missingCapability({ [needed]: {} }, `${work.label} needs ${request.method} before it can start`);
   }
   return { resultType: 'input_required', inputRequests: next.inputRequests, ...(next.requestState !== undefined && { requestState: next.requestState }) };
 }
@@ -122,6 +121,8 @@ export async function callStateless(call: StatelessCall, method: TaskableMethod,
         handler: work.handler,
         params: args,
         ...pushOption(params),
+        // This wire's capabilities are the request's own: what the work may ask is fixed now.
+        ...askable(call.meta.clientCapabilities),
       });
     } catch (error) {
       throw toJsonRpcError(error, 'Failed to create task');

@@ -197,7 +197,7 @@ export class MemoryStore implements TaskStore<Entry> {
     this.#expired.forget(key);
     const { now } = this.#opts;
     const entry = new Entry(key, ++this.#seq, ownerKey, work !== null, this.#sink);
-    const run = this.#host.start(key, { input }, { handler: work?.handler ?? null, params: work?.params, runOptions: work?.runOptions, trace: work?.trace }, entry);
+    const run = this.#host.start(key, { input }, { handler: work?.handler ?? null, params: work?.params, runOptions: work?.runOptions, trace: work?.trace, requesterCapabilities: work?.requesterCapabilities }, entry);
     const initial = run.actor.getSnapshot();
     entry.status = initial.value;
     entry.context = initial.context;

@@ -148,7 +148,7 @@ export class NatsStore implements TaskStore<TaskRecord> {
     const claimed = running?.claim(ownerKey, key, this.#opts.limits.maxConcurrentTasks!);
     claimed?.catch(() => undefined);
     const work = task.work
-      ? { handler: task.work.name, params: task.work.params, retry: task.work.options.retry ?? 'never', maxAttempts: task.work.options.maxAttempts ?? space.maxAttempts, ...(task.work.trace && { trace: task.work.trace }) }
+      ? { handler: task.work.name, params: task.work.params, retry: task.work.options.retry ?? 'never', maxAttempts: task.work.options.maxAttempts ?? space.maxAttempts, ...(task.work.trace && { trace: task.work.trace }), ...(task.work.requesterCapabilities && { requesterCapabilities: task.work.requesterCapabilities }) }
       : null;
     // The run is queued before the record exists (a worker waits a moment for a record it cannot
     // find yet), so a front node that dies in between leaves no task that nothing will run.

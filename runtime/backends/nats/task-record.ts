@@ -22,6 +22,11 @@ export interface StoredWork {
   readonly maxAttempts: number;
   /** The creating request's trace context, so that a run on any worker joins its trace (absent in records written before). */
   readonly trace?: TraceCarrier;
+  /**
+   * What its requester can be asked (see `CreateTaskOptions.requesterCapabilities`), so that the
+   * worker that runs it refuses what the requester cannot answer; absent: not known (records written before).
+   */
+  readonly requesterCapabilities?: readonly string[];
 }
 
 /** An input request of the task, kept (with its answer once given) so a re-run can replay it. */

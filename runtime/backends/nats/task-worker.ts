@@ -443,7 +443,7 @@ export class TaskWorker {
     run.run = this.#host.start(
       item.key,
       { status: moved.record.status, context: moved.record.context },
-      { handler: registered.handler, params: full.work?.params, runOptions: registered.runOptions, trace: moved.record.work?.trace },
+      { handler: registered.handler, params: full.work?.params, runOptions: registered.runOptions, trace: moved.record.work?.trace, requesterCapabilities: moved.record.work?.requesterCapabilities },
       this.#portOf(run),
       // A resumable handler starts from its last checkpoint; any other from the start. What
       // earlier runs asked: asked again, the same question gets its id (and its answer).
