@@ -26,6 +26,7 @@ import { closeOf, Drain, DRAIN, type Drainable } from './drain.js';
 import { carrierOf, storableTrace } from '../telemetry/tracing.js';
 import { reportingOutages, StoreOutage, type CoreLog } from './store-outage.js';
 import { keptInputCapabilities } from './input-capabilities.js';
+import { shownTaskId } from '../secrets.js';
 
 /** A handler as registered, with how it may be retried. */
 export interface RegisteredHandler {
@@ -180,8 +181,9 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
    * Runs a read of a wait again while the store does not answer (see {@link StoreOutage.rideOut}):
    * an answer about the task (not found, expired…) is final; so is the wait's own abort.
    */
-  function throughOutage<T>(read: () => Promise<T>, taskId: string, signal: AbortSignal | undefined, deadline = Infinity): Promise<T> {
-    return outage.rideOut(read, { signal, deadline, now, stopped: () => disposed, taskId });
+  function throughOutage<T>(read: () => Promise<T>, taskId: string, owner: TaskOwner, signal: AbortSignal | undefined, deadline = Infinity): Promise<T> {
+    // The log names the task as every log line does: a bearer handle shortened (runtime/secrets.ts).
+    return outage.rideOut(read, { signal, deadline, now, stopped: () => disposed, taskId: shownTaskId(taskId, owner) });
   }
 
   /** Resolves once the task ends (or is gone), re-reading it on every change the store reports. */
@@ -208,9 +210,9 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       // away; a requester's poll answers at once, and the requester polls again.
       // Watched already: the store may answer from what it knows without a round trip (NATS, a task it just created).
       const read = (): Promise<{ key: string; state: S }> => polled(taskId, owner, o, { pastRetention: o.countsAsPoll === false, watched: watch !== null });
-      const first = await (o.countsAsPoll === false ? throughOutage(read, taskId, o.signal) : read());
+      const first = await (o.countsAsPoll === false ? throughOutage(read, taskId, owner, o.signal) : read());
       const key = first.key;
-      if (isTerminalStatus(first.state.status)) return await throughOutage(() => outcomeOf(key, first.state), taskId, o.signal);
+      if (isTerminalStatus(first.state.status)) return await throughOutage(() => outcomeOf(key, first.state), taskId, owner, o.signal);
       const deadline = o.timeout === undefined ? Infinity : now() + o.timeout;
       let fresh: S | null = watch === null ? null : first.state;
       // The first state may be what the store knew without a read (a task this node just
@@ -225,7 +227,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
           // rides out an outage as the first one would have, deadline or not.
           const until = unconfirmed && o.countsAsPoll === false ? Infinity : deadline;
           if (fresh === null) unconfirmed = false;
-          found = fresh === null ? await throughOutage(() => find(taskId, owner, { pastRetention: true }), taskId, o.signal, until) : { key, state: fresh };
+          found = fresh === null ? await throughOutage(() => find(taskId, owner, { pastRetention: true }), taskId, owner, o.signal, until) : { key, state: fresh };
           fresh = null;
         } catch (error) {
           // Deleted right after it ended: the outcome is what the end said (no result survives a
@@ -234,7 +236,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
           throw error;
         }
         watch.seen(found.state);
-        if (isTerminalStatus(found.state.status)) return await throughOutage(() => outcomeOf(key, found.state), taskId, o.signal);
+        if (isTerminalStatus(found.state.status)) return await throughOutage(() => outcomeOf(key, found.state), taskId, owner, o.signal);
         if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('Aborted');
         const left = deadline - now();
         if (left <= 0 && unconfirmed) continue;

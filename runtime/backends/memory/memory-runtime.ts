@@ -43,7 +43,7 @@ export function createTaskRuntime(options: TaskRuntimeOptions = {}): TaskRuntime
   const handlers = new Map<string, RegisteredHandler>();
   const push = opts.push === null ? undefined : { registry: new MemoryPushRegistry(), queue: new MemoryPushQueue({ allow: opts.push.allow, now: opts.now, metrics, ...opts.push.options }) };
   const core = createCoreRuntime(opts, store, { limiter, handlers, hasWork: (entry) => entry.hasWork, push, metrics });
-  const runtime = push === undefined ? core : withPush(core, push, opts, (error, event) => log('warn', 'could not queue a push delivery', { taskId: event.taskId, error: String(error) }));
+  const runtime = push === undefined ? core : withPush(core, push, opts, (error, _event, taskId) => log('warn', 'could not queue a push delivery', { taskId, error: String(error) }));
   if (!audit) return meterRefusals(runtime, metrics);
   // One process: every change is seen once, here.
   runtime.subscribe((change) => audit.changed(change.task, change.previous));

@@ -19,6 +19,7 @@ import { viewOf } from '../../core/view.js';
 import { DuplicateTaskIdError } from '../../errors.js';
 import type { RequesterLimiter } from '../../limits.js';
 import { Listeners } from '../../listeners.js';
+import { shownTaskId } from '../../secrets.js';
 import type { ResolvedTaskRuntimeOptions } from '../../options.js';
 import { DeadlineScheduler } from '../../scheduler.js';
 import type { InputAnswer, InputRequest, TaskChange, TaskView } from '../../task-runtime.types.js';
@@ -173,7 +174,7 @@ export class MemoryStore implements TaskStore<Entry> {
       if (!entry || !isTerminalStatus(entry.status)) return;
       this.#remove(entry);
       this.#expired.remember(key);
-      this.#log('info', 'task expired', { taskId: entry.context.taskId });
+      this.#log('info', 'task expired', { taskId: shownTaskId(entry.context.taskId, entry.context.owner) });
     }, opts.now);
   }
 
@@ -210,7 +211,7 @@ export class MemoryStore implements TaskStore<Entry> {
     run.send(taskEvents.start(now()));
     // The view is taken before the work begins (one microtask later): the task as it was created.
     const created = viewOf(entry);
-    if (work !== null) this.#log('info', 'task run', { taskId: input.taskId, attempt: 1 });
+    if (work !== null) this.#log('info', 'task run', { taskId: shownTaskId(input.taskId, input.owner), attempt: 1 });
     run.begin();
     return created;
   }
@@ -327,7 +328,7 @@ export class MemoryStore implements TaskStore<Entry> {
       const previous = entry.status;
       const before = entry.context;
       const why = 'The task stopped unexpectedly';
-      this.#log('warn', 'task stopped unexpectedly', { taskId: entry.context.taskId, status: previous });
+      this.#log('warn', 'task stopped unexpectedly', { taskId: shownTaskId(entry.context.taskId, entry.context.owner), status: previous });
       entry.status = 'unknown';
       entry.context = { ...before, error: why, statusMessage: why, updatedAt: this.#opts.now() };
       this.#settle(entry);
@@ -358,7 +359,7 @@ export class MemoryStore implements TaskStore<Entry> {
   #settle(entry: Entry): void {
     this.#limiter.endTask(entry.ownerKey);
     this.#metrics?.ended(entry.status, entry.context);
-    if (entry.hasWork) this.#log('info', 'task end', { taskId: entry.context.taskId, attempt: 1, status: entry.status });
+    if (entry.hasWork) this.#log('info', 'task end', { taskId: shownTaskId(entry.context.taskId, entry.context.owner), attempt: 1, status: entry.status });
     // This entry's run only: a task created again under the key has its own.
     if (entry.run) this.#host.release(entry.key, entry.run);
     entry.run = null;
