@@ -111,7 +111,8 @@ export function shownSession<S extends string | null | undefined>(session: S): S
  * ```
  */
 export function urlCredentials(url: string): { url: string; user?: string; pass?: string; token?: string } {
-  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@(.*)$/is.exec(url);
+  // Up to the last `@` of the authority: a password may hold an unencoded `@` (`p@ss`).
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@(.*)$/is.exec(url);
   if (match === null) return { url };
   const [, scheme, userinfo, rest] = match as unknown as [string, string, string, string];
   const decode = (text: string): string => {

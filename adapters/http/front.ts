@@ -10,6 +10,8 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../runtime/logger.js';
+import { StoreUnavailableError } from '../../runtime/errors.js';
+import { toJsonRpcError } from '../wire/wire-errors.js';
 
 /** Deadlines of one HTTP server's requests. */
 export interface HttpTimeouts {
@@ -113,9 +115,25 @@ export function guardHandler(label: string, handle: (req: IncomingMessage, res: 
   };
 }
 
+/** The request's path without its query: an inspector page's stream carries its read token there. */
+function pathOnly(url: string | undefined): string {
+  const target = String(url);
+  const query = target.search(/[?#]/);
+  return (query < 0 ? target : `${target.slice(0, query)}?…`).slice(0, 200);
+}
+
 function failed(label: string, req: IncomingMessage, res: ServerResponse, error: unknown, logger: Logger | undefined): void {
+  // The task store is down (a NATS outage, seen by the session directory or the runtime): the
+  // requester is told so and when to retry, as a task call in the same outage is; the outage
+  // itself is logged by the node that sees it, not once per request.
+  if (error instanceof StoreUnavailableError && !res.headersSent) {
+    const { code, message, data } = toJsonRpcError(error);
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': String(Math.ceil(error.retryAfterMs / 1000)) });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message, data } }));
+    return;
+  }
   try {
-    logger?.error({ front: label, method: req.method, target: String(req.url).slice(0, 200), error: error instanceof Error ? error.message : String(error) }, 'http request failed');
+    logger?.error({ front: label, method: req.method, target: pathOnly(req.url), error: error instanceof Error ? error.message : String(error) }, 'http request failed');
   } catch {
     // A failing log sink must not keep the 500 from being answered.
   }

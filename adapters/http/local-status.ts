@@ -10,6 +10,7 @@ import { isTerminalStatus } from '../../machines/index.js';
 import type { ClusterStatus } from '../../runtime/cluster-status.types.js';
 import type { TaskObserver, TaskRuntime } from '../../runtime/index.js';
 import { DRAINING_REASON } from '../../runtime/core/drain.js';
+import { shownTaskId } from '../../runtime/secrets.js';
 import { registeredWork } from '../wire/work-registry.js';
 import type { StatusSource } from './status-endpoint.js';
 
@@ -51,7 +52,7 @@ export function localStatusSource(runtime: LocalStatusRuntime): StatusSource {
         counts[t.status] = (counts[t.status] ?? 0) + 1;
         const c = t.checkpoint ?? null;
         if (!isTerminalStatus(t.status) && ((t.attempt ?? 1) > 1 || c)) {
-          durable.push({ taskKey: t.key, taskId: t.taskId, status: t.status, attempt: t.attempt ?? 1, node: t.node, checkpoint: c && { seq: c.seq, label: c.label, at: c.at } });
+          durable.push({ taskKey: t.key, taskId: shownTaskId(t.taskId, t.owner), status: t.status, attempt: t.attempt ?? 1, node: t.node, checkpoint: c && { seq: c.seq, label: c.label, at: c.at } });
         }
       }
       const security = runtime.security();

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isTerminalStatus } from '../../machines/index.js';
 import { AuditEvent } from '../../runtime/audit/audit.types.js';
 import type { Logger } from '../../runtime/logger.js';
+import { shownSession, shownTaskId } from '../../runtime/secrets.js';
 import { TaskExpiredError, TaskNotFoundError, TaskTerminalError } from '../../runtime/errors.js';
 import type { ObservedTask, TaskObserver, TaskRuntime } from '../../runtime/index.js';
 import { BodyRefusal, PendingBodies, readBody } from '../wire/http-body.js';
@@ -92,7 +93,7 @@ export async function operatorCancel(ctx: OperatorCancelContext, req: IncomingMe
     throw error;
   }
   ctx.audit?.info(
-    { event: AuditEvent.operatorCancel, operator, taskId: task.taskId, taskKey: key, method: task.method, label: task.label, node: task.node, session: task.owner.session, principal: task.owner.principal, reason: read.reason },
+    { event: AuditEvent.operatorCancel, operator, taskId: shownTaskId(task.taskId, task.owner), taskKey: key, method: task.method, label: task.label, node: task.node, session: shownSession(task.owner.session), principal: task.owner.principal, reason: read.reason },
     `operator ${operator} cancelled a task`,
   );
   // The observer may trail the runtime's answer (on NATS it reads the event feed): the status the

@@ -10,6 +10,7 @@
 import { context } from '@opentelemetry/api';
 import { startServerOperation, type KnownTargets, type McpOperation } from './mcp-telemetry.js';
 import { requestKey } from './request-info.js';
+import { PROTOCOL_2026_07_28 } from './stateless/wire.js';
 
 /** What is used of a transport (both SDK lines' transports are such). */
 export interface TraceableTransport {
@@ -77,7 +78,7 @@ export function traceTransport(transport: TraceableTransport, targets?: KnownTar
     const version = protocolVersion ?? versionOf(meta?.['io.modelcontextprotocol/protocolVersion']) ?? versionOf(headersOf(extra)?.['mcp-protocol-version']);
     const operation = startServerOperation(
       { method, ...(isId(id) && { id }), ...(params && { params }) },
-      { network: networkOf(extra), sessionId: transport.sessionId, protocolVersion: version, targets },
+      { network: networkOf(extra), sessionId: transport.sessionId, protocolVersion: version, targets, bearerTasks: bearerTasksOf(version, extra) },
     );
     // A notification gets no answer: its span covers its dispatch.
     if (!isId(id)) {
@@ -124,6 +125,15 @@ function networkOf(extra: unknown): 'pipe' | 'tcp' {
 }
 
 const versionOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * Whether the request's task ids are bearer handles (exported shortened, `runtime/secrets.ts`): an
+ * anonymous 2026-07-28 request over HTTP, which SDK v2 serves through this transport (the
+ * requester has no session there, so a task id alone reaches its task).
+ */
+function bearerTasksOf(version: string | undefined, extra: unknown): boolean {
+  return version === PROTOCOL_2026_07_28 && networkOf(extra) === 'tcp' && !(isRecord(extra) && extra['authInfo'] !== undefined);
+}
 
 /** The HTTP headers an SDK v1 transport passes with a message (a session resumed elsewhere says its version only there). */
 function headersOf(extra: unknown): Record<string, unknown> | undefined {

@@ -12,6 +12,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { namesTask } from './harness/cluster.js';
 import { extWire, isTerminal, WITH_EXT } from './harness/ext-wire.js';
 import { attachInteractiveHttpWire } from './harness/http-wire.js';
 import { ok, sleep, type Rec } from './harness/json.js';
@@ -79,8 +80,11 @@ async function statusHistory(served: Served, taskId: string): Promise<string[]> 
     const moves = served
       .log()
       .split('\n')
-      .filter((line) => line.includes('"event":"task.status"') && line.includes(`"taskId":"${taskId}"`))
-      .map((line) => String((JSON.parse(line) as Rec)['to']));
+      .filter((line) => line.includes('"event":"task.status"'))
+      .map((line) => JSON.parse(line) as Rec)
+      // An anonymous 2026-07-28 task's id is a bearer handle: audit lines name it shortened.
+      .filter((line) => namesTask(line, taskId))
+      .map((line) => String(line['to']));
     if (moves.some((s) => TERMINAL_SEP.includes(s))) return moves;
     if (Date.now() > deadline) throw new Error(`no terminal task.status line for ${taskId} within 5 s; seen: ${JSON.stringify(moves)}`);
     await sleep(25);

@@ -50,7 +50,8 @@ const BACK = 'NATS connection back';
 const RIDING = 'task store unreachable: waiting for it';
 
 describe('serve --nats through a NATS outage', () => {
-  for (const sdk of ['v1', 'v2'] as const) {
+  // SDK v1 only: `serve --sdk v2 --nats --http` is refused at start (it keeps sessions in-process).
+  for (const sdk of ['v1'] as const) {
     it(`should log the drop and the return, ride a wait out with one warn, tell a requester the store is unavailable within 10 s, and keep /readyz 503 until NATS is back (--sdk ${sdk})`, async () => {
       const nats = await startNatsServer();
       servers.push(nats);
@@ -110,6 +111,36 @@ describe('serve --nats through a NATS outage', () => {
       await wire.close();
     }, 90_000);
   }
+});
+
+describe('a session taken up on another node during a NATS outage', () => {
+  it('should answer 503 with -32031 and Retry-After, not a bare 500 -32603, when the session directory cannot be read', async () => {
+    const nats = await startNatsServer();
+    servers.push(nats);
+    const prefix = freshPrefix('outage-session');
+    const [a, b] = await Promise.all([node({ label: 'a', nats: nats.url, prefix }), node({ label: 'b', nats: nats.url, prefix })]);
+    // The session begins on a; b knows it only from the directory in NATS.
+    const wire = await attachHttpWire(a.url, () => a.stderr());
+    expect(wire.sessionId).toEqual(expect.any(String));
+    await nats.halt();
+    await a.waitForLine((l) => LOST.test(String(l['msg'])), 'a lost the connection');
+    const started = Date.now();
+    // ping needs no task store: the only store it meets is the session directory.
+    const res = await fetch(b.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': wire.sessionId!, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const body = (await res.json()) as { error?: { code: number; data?: unknown } };
+    expect({ status: res.status, retryAfter: res.headers.get('retry-after'), error: body.error }, b.stderr().slice(-1_500)).toMatchObject({
+      status: 503,
+      retryAfter: '1',
+      error: { code: -32031, data: { reason: 'store-unavailable', retryAfterMs: 1_000 } },
+    });
+    await nats.resume();
+    await wire.close();
+  }, 60_000);
 });
 
 describe('mcp-tasks status --nats, a node that drains', () => {

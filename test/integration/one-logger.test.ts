@@ -13,6 +13,7 @@ import { createTaskServer } from '../../adapters/mcp-server/index.js';
 import { capturingLogger, type CapturedLine } from '../fixtures/capturing-logger.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 import { pollUntil } from './harness/cluster.js';
+import { shortened } from '../../runtime/secrets.js';
 
 const owner = { session: 's1', principal: 'alice' };
 
@@ -71,7 +72,7 @@ describe('the memory runtime with a logger', () => {
     const logger = capturingLogger();
     await runOne(start({ logger, audit: { node: 'api-1' } }), 't1');
     expect(logger.lines.filter((l) => l.fields['event'] === 'task.created')).toEqual([
-      expect.objectContaining({ level: 'info', message: 'task.created', fields: expect.objectContaining({ taskId: 't1', node: 'api-1', session: 's1' }) }),
+      expect.objectContaining({ level: 'info', message: 'task.created', fields: expect.objectContaining({ taskId: 't1', node: 'api-1', session: shortened('s1') }) }),
     ]);
     await runtime!.dispose();
 
@@ -147,6 +148,14 @@ describe('startHttpEndpoint and createHttpHandler with a logger', () => {
   const failing = (): never => {
     throw new Error('boom in createServer');
   };
+
+  it('should log the path of a failed request without its query (a read token may ride there)', async () => {
+    const logger = capturingLogger();
+    endpoint = await startHttpEndpoint({ port: 0, createServer: failing, logger });
+    expect((await post(`${endpoint.url}?token=s3cret-read-token`)).status).toBe(500);
+    expect(logger.lines.map((l) => l.fields['target'])).toEqual(['/mcp?…']);
+    expect(JSON.stringify(logger.lines)).not.toContain('s3cret-read-token');
+  });
 
   it('should log a request that failed with 500 to it', async () => {
     const logger = capturingLogger();

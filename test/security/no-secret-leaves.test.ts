@@ -86,6 +86,7 @@ describe('no secret leaves the process', () => {
   let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
   let authed: HttpServerProcess;
   let anonymous: HttpServerProcess;
+  let anonymousV2: HttpServerProcess;
   let natsUrl: string;
 
   beforeAll(async () => {
@@ -117,10 +118,13 @@ describe('no secret leaves the process', () => {
     delete process.env['MCP_TASKS_AUTH_TOKENS'];
     // Without --auth-token: the session id and an anonymous 2026-07-28 task id are credentials.
     anonymous = await spawnHttpServer(['--nats', natsUrl, '--nats-prefix', 'anon', '--otel', '--inspect', '0', '--audit', 'stderr']);
+    // SDK v2 serves 2026-07-28 through the SDK's own transport, traced apart from the dispatcher.
+    anonymousV2 = await spawnHttpServer(['--sdk', 'v2', '--otel', '--audit', 'stderr']);
   }, 60_000);
   afterAll(async () => {
     await authed?.close();
     await anonymous?.close();
+    await anonymousV2?.close();
     await hooks?.close();
     await otlp?.close();
     await nats?.stop();
@@ -145,7 +149,10 @@ describe('no secret leaves the process', () => {
     const anonExt = extWire(anonymous.url);
     const bearer = String((await anonExt.call('sleep', { ms: 20 }))['taskId']);
     await anonExt.until(bearer, isTerminal);
-    const credentials = { session: anon.sessionId, bearer };
+    const v2Ext = extWire(anonymousV2.url);
+    const bearerV2 = String((await v2Ext.call('sleep', { ms: 20 }))['taskId']);
+    await v2Ext.until(bearerV2, isTerminal);
+    const credentials = { session: anon.sessionId, bearer, 'SDK v2 bearer': bearerV2 };
 
     // What a reader gets: the scrape (no auth on /metrics) …
     const metricsUrl = metricsUrlIn(authed.stderr())!;
@@ -178,12 +185,13 @@ describe('no secret leaves the process', () => {
 
     // The OTLP batches: spans of both nodes, metrics of the anonymous one (the authenticated one's
     // go to its Prometheus reader), all flushed by a SIGTERM.
-    await pollUntil('spans of both nodes', async () => otlp.spans, (spans) => [authed.pid, anonymous.pid].every((pid) => spans.some((s) => s.resource['process.pid'] === pid)), { timeoutMs: 15_000 });
+    await pollUntil('spans of both nodes', async () => otlp.spans, (spans) => [authed.pid, anonymous.pid, anonymousV2.pid].every((pid) => spans.some((s) => s.resource['process.pid'] === pid)), { timeoutMs: 15_000 });
     await alice.close();
     await carol.close();
     await anon.close();
     await authed.close();
     await anonymous.close();
+    await anonymousV2.close();
     const batches = otlp.bodies.map((b) => b.text).join('\n');
     expect(otlp.bodies.some((b) => b.path === '/v1/metrics')).toBe(true);
 
@@ -196,12 +204,15 @@ describe('no secret leaves the process', () => {
     expect(anonSpans.some((s) => s.attributes['mcp.session.id'] === shortened(credentials.session))).toBe(true);
     expect(anonSpans.some((s) => s.attributes['mcp_task_actors.task.id'] === shortened(bearer))).toBe(true);
     expect(anonSpans.some((s) => s.attributes['mcp_task_actors.task.id'] === sessionTask)).toBe(true);
+    const v2Spans = otlp.spans.filter((s) => s.resource['process.pid'] === anonymousV2.pid);
+    expect(v2Spans.some((s) => s.attributes['mcp_task_actors.task.id'] === shortened(bearerV2))).toBe(true);
 
     const everything: Record<string, string> = {
       scrape,
       otlp: batches,
       'authenticated stderr': authed.stderr(),
       'anonymous stderr': anonymous.stderr(),
+      'anonymous SDK v2 stderr': anonymousV2.stderr(),
       'inspector (operator)': inspectorAsOperator,
       'inspector (anonymous node)': inspectorAnonymous,
       status: statusRuns.map((r) => `${r.stdout}\n${r.stderr}`).join('\n'),

@@ -58,7 +58,9 @@ describe.each([
   beforeAll(async () => {
     nats = await startNatsServer();
     const cluster = ['--nats', nats.url, '--nats-prefix', `owners${sdk}`, '--max-polls-per-second', 'off'];
-    [a, b, http] = await Promise.all([connectStdio([...flags, ...cluster]), connectStdio([...flags, ...cluster]), spawnHttpServer([...flags, ...cluster])]);
+    // The HTTP node is SDK v1's in both: `serve --sdk v2 --nats --http` is refused (its sessions
+    // stay in one process); the stdio users speak through the SDK line under test.
+    [a, b, http] = await Promise.all([connectStdio([...flags, ...cluster]), connectStdio([...flags, ...cluster]), spawnHttpServer(cluster)]);
   }, 60_000);
   afterAll(async () => {
     await Promise.allSettled([a?.close(), b?.close(), http?.close()]);

@@ -9,6 +9,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus } from '../../../machines/index.js';
 import type { ClusterStatus } from '../../cluster-status.types.js';
+import { shownTaskId } from '../../secrets.js';
 import { isExpired, LeaseManager } from './leases.js';
 import { HEARTBEAT_MS, listNodes, openNodeBucket } from './node-registry.js';
 import { RecordStore } from './record-store.js';
@@ -79,7 +80,7 @@ export function clusterStatusReader(nc: NatsConnection, layout: ClusterStatusLay
         counts[r.status] = (counts[r.status] ?? 0) + 1;
         const c = r.checkpoint;
         if (!isTerminalStatus(r.status) && (r.attempts > 1 || c)) {
-          durable.push({ taskKey: key, taskId: r.context.taskId, status: r.status, attempt: r.attempts, node: r.node, checkpoint: c ? { seq: c.seq, label: c.label, at: c.at } : null });
+          durable.push({ taskKey: key, taskId: shownTaskId(r.context.taskId, r.context.owner), status: r.status, attempt: r.attempts, node: r.node, checkpoint: c ? { seq: c.seq, label: c.label, at: c.at } : null });
         }
       }
       return { nodes, leases: held, counts, durable };

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { isLimitRefusal } from './errors.js';
 import { isNatsTransient } from './transient.js';
 
 /**
@@ -28,7 +27,7 @@ export async function persistently<T>(op: () => Promise<T>, options: { readonly 
     try {
       return await op();
     } catch (error) {
-      if (Date.now() + delay > deadline || options.stillWanted?.() === false || !isNatsTransient(error) || isLimitRefusal(error)) throw error;
+      if (Date.now() + delay > deadline || options.stillWanted?.() === false || !isNatsTransient(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }

@@ -13,6 +13,9 @@ import { chunkBytesFor, eraseChunked, getChunked, putChunked } from './chunked-k
 import { bucketStream } from './erase.js';
 import { hashToken, nameFromPrefix } from './keys.js';
 import { FrameAssembler, publishFramed } from './relay-frames.js';
+import { StoreUnavailableError } from '../../errors.js';
+import { STORE_RETRY_AFTER_MS } from '../../core/store-outage.js';
+import { isNatsTransient } from './transient.js';
 
 /**
  * A directory of sessions: what an HTTP endpoint needs to share its sessions.
@@ -88,10 +91,10 @@ export async function openSessionStore<T = unknown>(
       };
     },
     async remember(sessionId, record) {
-      await putChunked(kv, hashToken(sessionId), JSON.stringify({ sessionId, record }), chunkBytes);
+      await outageTold(() => putChunked(kv, hashToken(sessionId), JSON.stringify({ sessionId, record }), chunkBytes));
     },
     async recall(sessionId) {
-      const json = await getChunked(kv, hashToken(sessionId));
+      const json = await outageTold(() => getChunked(kv, hashToken(sessionId)));
       if (json === null) return null;
       const stored = JSON.parse(json) as { sessionId: string; record: T };
       // The key is a hash: compare the id itself, so no collision can ever join two sessions.
@@ -99,7 +102,21 @@ export async function openSessionStore<T = unknown>(
     },
     async forget(sessionId) {
       // Not a KV purge: its marker would stay in the stream for every session ever closed.
-      await eraseChunked(jsm, sessions, hashToken(sessionId));
+      await outageTold(() => eraseChunked(jsm, sessions, hashToken(sessionId)));
     },
   };
+}
+
+/**
+ * A directory call that NATS could not answer (a timeout, a lost connection: the backend's own
+ * list) becomes the runtime's `StoreUnavailableError`, which every HTTP front answers 503 with
+ * -32031 and a retry hint, as a task call in the same outage gets; anything else stays as it is.
+ */
+async function outageTold<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isNatsTransient(error)) throw new StoreUnavailableError(STORE_RETRY_AFTER_MS, { cause: error });
+    throw error;
+  }
 }

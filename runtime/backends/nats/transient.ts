@@ -9,7 +9,7 @@
  */
 import { errors as natsErrors, RequestError } from '@nats-io/transport-node';
 import { JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
-import { NatsBackendError, NatsErrorReason } from './errors.js';
+import { isLimitRefusal, NatsBackendError, NatsErrorReason } from './errors.js';
 
 /** How deep a chain of `cause`s is followed (a wrapped wrapper of a timeout). */
 const MAX_CAUSES = 4;
@@ -35,6 +35,8 @@ const PASSING_STATUSES: ReadonlySet<number> = new Set([408, 503]);
 export function isNatsTransient(error: unknown): boolean {
   let e: unknown = error;
   for (let depth = 0; depth <= MAX_CAUSES && e instanceof Error; depth++, e = e.cause) {
+    // A stream full by its limits answers 503 too, but waiting does not change it: a refusal.
+    if (isLimitRefusal(e)) return false;
     if (passes(e)) return true;
   }
   return false;

@@ -15,6 +15,10 @@ describe('urlCredentials', () => {
   it('should take a user and password out of a URL, percent-escapes decoded', () => {
     expect(urlCredentials('nats://alice:s3cr%40t@10.0.0.1:4222')).toEqual({ url: 'nats://10.0.0.1:4222', user: 'alice', pass: 's3cr@t' });
   });
+  it('should take a password with an unencoded @ out whole (the last @ of the authority ends it)', () => {
+    expect(urlCredentials('nats://alice:p@ss@10.0.0.1:4222')).toEqual({ url: 'nats://10.0.0.1:4222', user: 'alice', pass: 'p@ss' });
+    expect(redactedUrl('nats://alice:p@ss@10.0.0.1:4222/x?y=@z')).toBe('nats://10.0.0.1:4222/x?…');
+  });
   it('should read userinfo without a password as a token', () => {
     expect(urlCredentials('nats://t0ken@10.0.0.1:4222')).toEqual({ url: 'nats://10.0.0.1:4222', token: 't0ken' });
   });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { errors as natsErrors, RequestError } from '@nats-io/transport-node';
+import { JetStreamApiError } from '@nats-io/jetstream';
 import { persistently } from '../../../../runtime/backends/nats/persistently.js';
 import { isNatsTransient } from '../../../../runtime/backends/nats/transient.js';
 import { NatsUnavailableError, RevisionMismatchError } from '../../../../runtime/backends/nats/errors.js';
@@ -27,6 +28,14 @@ describe('isNatsTransient', () => {
     expect(isNatsTransient(new natsErrors.ClosedConnectionError())).toBe(false);
     expect(isNatsTransient(new natsErrors.DrainingConnectionError())).toBe(false);
     expect(isNatsTransient('timeout')).toBe(false);
+  });
+
+  it('should not list a stream full by its limits, though JetStream answers it 503 (waiting does not empty it)', () => {
+    const full = new JetStreamApiError({ code: 503, err_code: 10077, description: 'maximum messages exceeded' });
+    expect(isNatsTransient(full)).toBe(false);
+    expect(isNatsTransient(new Error('queueing the run', { cause: full }))).toBe(false);
+    // The same status without a limit is JetStream not answering yet.
+    expect(isNatsTransient(new JetStreamApiError({ code: 503, err_code: 10008, description: 'JetStream system temporarily unavailable' }))).toBe(true);
   });
 });
 
