@@ -7,6 +7,7 @@
  * @module
  */
 import { loadForCommand, SDK_V1 } from './sdk-peers.js';
+import { safeText } from './terminal-safe.js';
 
 const HELP = `Usage: mcp-tasks <command> [options]
 
@@ -84,7 +85,8 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   // One human sentence (the logs of a running node are JSON lines; this is not one of them).
-  process.stderr.write(`mcp-tasks: ${error instanceof Error ? error.message : String(error)}\n`);
+  // Through the sanitiser: a message may quote what a server sent (escape sequences shown, not run).
+  process.stderr.write(`mcp-tasks: ${safeText(error instanceof Error ? error.message : String(error))}\n`);
   // Exit now: a half-started node (a NATS connection, timers) would otherwise keep running unseen.
   process.exit(2);
 });
