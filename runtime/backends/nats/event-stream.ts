@@ -5,9 +5,10 @@
  *
  * @module
  */
-import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { headers, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { InvalidArgumentError } from '../../errors.js';
+import { ensureStream } from './ensure-stream.js';
 import { isTaskKey, nameFromPrefix } from './keys.js';
 
 export { applyInOrder } from './apply-in-order.js';
@@ -108,18 +109,13 @@ export class EventStream<E = unknown> {
     const stream = `${nameFromPrefix(prefix)}_events`;
     const subjectPrefix = `${prefix}.events`;
     const jsm = await jetstreamManager(nc);
-    try {
-      await jsm.streams.info(stream);
-    } catch (e) {
-      if (!(e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound)) throw e;
-      await jsm.streams.add({
-        name: stream,
-        subjects: [`${subjectPrefix}.>`],
-        storage: options.storage ?? 'file',
-        num_replicas: options.replicas ?? 1,
-        duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
-      });
-    }
+    await ensureStream(jsm, {
+      name: stream,
+      subjects: [`${subjectPrefix}.>`],
+      storage: (options.storage ?? 'file'),
+      num_replicas: options.replicas ?? 1,
+      duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
+    });
     return new EventStream<E>(stream, subjectPrefix, nc, jetstream(nc), jsm);
   }
 

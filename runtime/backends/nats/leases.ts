@@ -11,7 +11,8 @@
  * @module
  */
 import { headers, type NatsConnection } from '@nats-io/transport-node';
-import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import { type KV, type KvEntry } from '@nats-io/kv';
+import { ensureBucket } from './ensure-stream.js';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { bucketStream, eraseSubject, lastMarker, nextSequence, removeKey } from './erase.js';
 import { InvalidArgumentError } from '../../errors.js';
@@ -129,7 +130,7 @@ export class LeaseManager {
    */
   static async open(nc: NatsConnection, options: LeaseManagerOptions = {}): Promise<LeaseManager> {
     const bucket = `${nameFromPrefix(options.bucketPrefix ?? 'tasks')}_leases`;
-    const kv = await new Kvm(nc).create(bucket, {
+    const kv = await ensureBucket(nc, bucket, {
       history: 1,
       replicas: options.replicas ?? 1,
       storage: options.storage ?? 'file',

@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { Kvm, type KV } from '@nats-io/kv';
+import { type KV } from '@nats-io/kv';
+import { ensureBucket } from './ensure-stream.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { GraphTable, MAX_GRAPHS } from '../../core/machine-graphs.js';
 import type { MachineGraph } from '../../handlers/machine-graph.types.js';
@@ -53,7 +54,7 @@ export class MachineGraphs {
     // One entry per distinct machine definition ever run (a changed machine is a new key; none is
     // removed), each at most MAX_SHARED_GRAPH_BYTES: a handful for a real server. No max_bytes, as
     // no other bucket of the task space has one: an operator bounds the account or the stream.
-    const kv = await new Kvm(nc).create(`${nameFromPrefix(layout.prefix)}_machines`, { history: 1, replicas: layout.replicas, storage: layout.storage, allow_direct: false });
+    const kv = await ensureBucket(nc, `${nameFromPrefix(layout.prefix)}_machines`, { history: 1, replicas: layout.replicas, storage: layout.storage, allow_direct: false });
     return new MachineGraphs(kv);
   }
 

@@ -7,7 +7,8 @@
  * @module
  */
 import { hostname } from 'node:os';
-import { Kvm, type KV } from '@nats-io/kv';
+import { type KV } from '@nats-io/kv';
+import { ensureBucket } from './ensure-stream.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { SecurityReport } from '../../audit/audit.types.js';
 import { hashToken, nameFromPrefix } from './keys.js';
@@ -57,7 +58,7 @@ export const HEARTBEAT_MS = 2_000;
  * ```
  */
 export async function openNodeBucket(nc: NatsConnection, layout: { prefix: string; replicas: number; storage: 'file' | 'memory' }): Promise<KV> {
-  return new Kvm(nc).create(`${nameFromPrefix(layout.prefix)}_nodes`, { history: 1, replicas: layout.replicas, storage: layout.storage, allow_direct: false });
+  return ensureBucket(nc, `${nameFromPrefix(layout.prefix)}_nodes`, { history: 1, replicas: layout.replicas, storage: layout.storage, allow_direct: false });
 }
 
 /**

@@ -20,7 +20,8 @@
  *
  * @module
  */
-import { KvWatchInclude, Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import { KvWatchInclude, type KV, type KvEntry } from '@nats-io/kv';
+import { ensureBucket } from './ensure-stream.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { resolvePushOptions, type PushOptions, type ResolvedPushOptions } from '../../push/backoff.js';
 import { PushAllowList } from '../../push/push-allow.js';
@@ -135,7 +136,7 @@ export class NatsPushQueue implements PushQueue {
       // behind a receiver that is down.
       maxAckPending: -1,
     });
-    const kv = await new Kvm(nc).create(`${nameFromPrefix(prefix)}_push_attempts`, { history: 1, ttl: resolved.attemptsTtlMs, replicas, storage });
+    const kv = await ensureBucket(nc, `${nameFromPrefix(prefix)}_push_attempts`, { history: 1, ttl: resolved.attemptsTtlMs, replicas, storage });
     const queue = new NatsPushQueue(work, kv, options.allow ?? new PushAllowList(), resolved, options.now ?? Date.now, options.random ?? Math.random);
     queue.#metrics = options.metrics ?? null;
     await queue.#watch();

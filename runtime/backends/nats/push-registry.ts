@@ -9,7 +9,8 @@
  * @module
  */
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Kvm, type KV } from '@nats-io/kv';
+import { type KV } from '@nats-io/kv';
+import { ensureBucket } from './ensure-stream.js';
 import type { PushRegistry } from '../../push/push-registry.js';
 import { withTarget } from '../../push/push-registry.js';
 import type { PushTarget } from '../../push/push.types.js';
@@ -51,7 +52,7 @@ export class NatsPushRegistry implements PushRegistry {
    * ```
    */
   static async open(nc: NatsConnection, o: { prefix?: string; replicas?: number; storage?: 'file' | 'memory'; ttlMs?: number } = {}): Promise<NatsPushRegistry> {
-    const kv = await new Kvm(nc).create(`${nameFromPrefix(o.prefix ?? 'tasks')}_push_targets`, {
+    const kv = await ensureBucket(nc, `${nameFromPrefix(o.prefix ?? 'tasks')}_push_targets`, {
       history: 1,
       ttl: o.ttlMs ?? 86_400_000,
       replicas: o.replicas ?? 1,

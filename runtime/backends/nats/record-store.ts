@@ -10,17 +10,19 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
+import { type KV, type KvWatchEntry } from '@nats-io/kv';
+import { ensureBucket } from './ensure-stream.js';
 import { chunkBytesFor, getChunked, putChunked } from './chunked-kv.js';
 import { PayloadStore } from './payload-store.js';
 import { planRecord } from './record-payloads.js';
-import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus, type TaskEvent, type TaskStatus } from '../../../machines/index.js';
 import { DuplicateTaskIdError, InvalidArgumentError } from '../../errors.js';
 import type { InputRequest, TaskView } from '../../task-runtime.types.js';
 import { ExpiredMemory } from '../../core/expired-memory.js';
 import { bucketStream, type BucketStream } from './erase.js';
+import { ensureStream } from './ensure-stream.js';
 import { isWrongLastSequence } from './errors.js';
 import { persistently } from './persistently.js';
 import { EventStream } from './event-stream.js';
@@ -77,14 +79,6 @@ export interface Revisioned {
 export type ReadResult = { readonly found: Revisioned } | { readonly expired: true } | null;
 
 
-async function ensureStream(jsm: JetStreamManager, name: string, subjects: string[], layout: StoreLayout): Promise<void> {
-  try {
-    await jsm.streams.info(name);
-  } catch (e) {
-    if (!(e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound)) throw e;
-    await jsm.streams.add({ name, subjects, storage: layout.storage, num_replicas: layout.replicas });
-  }
-}
 
 /**
  * The record, result and index store of one task space.
@@ -172,14 +166,13 @@ export class RecordStore {
    */
   static async open(nc: NatsConnection, layout: StoreLayout, nodeId: string, expiredMemory = 10_000): Promise<RecordStore> {
     const base = nameFromPrefix(layout.prefix);
-    const kvm = new Kvm(nc);
     // Reads go through the stream leader (allow_direct off): a replica may lag behind a CAS.
     const bucket = { history: 1, replicas: layout.replicas, storage: layout.storage, allow_direct: false } as const;
-    const records = await kvm.create(`${base}_snapshots`, bucket);
-    const results = await kvm.create(`${base}_results`, bucket);
+    const records = await ensureBucket(nc, `${base}_snapshots`, bucket);
+    const results = await ensureBucket(nc, `${base}_results`, bucket);
     const events = await EventStream.open<FeedEvent>(nc, { prefix: layout.prefix, replicas: layout.replicas, storage: layout.storage });
     const jsm = await jetstreamManager(nc);
-    await ensureStream(jsm, `${base}_index`, [`${layout.prefix}.index.*`], layout);
+    await ensureStream(jsm, { name: `${base}_index`, subjects: [`${layout.prefix}.index.*`], storage: layout.storage, num_replicas: layout.replicas });
     return new RecordStore({ nc, records, results, events, js: jetstream(nc), jsm, prefix: layout.prefix, nodeId, expiredMemory });
   }
 

@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { Kvm, type KV } from '@nats-io/kv';
+import { type KV } from '@nats-io/kv';
+import { ensureBucket } from './ensure-stream.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus } from '../../../machines/index.js';
 import { TaskLimitError } from '../../errors.js';
@@ -63,7 +64,7 @@ export class RunningTasks {
 
   /** Opens (or creates) the `<prefix>_running` bucket. */
   static async open(nc: NatsConnection, layout: { prefix: string; replicas: number; storage: 'file' | 'memory' }, store: RecordStore, now: () => number): Promise<RunningTasks> {
-    const kv = await new Kvm(nc).create(`${nameFromPrefix(layout.prefix)}_running`, { history: 1, replicas: layout.replicas, storage: layout.storage });
+    const kv = await ensureBucket(nc, `${nameFromPrefix(layout.prefix)}_running`, { history: 1, replicas: layout.replicas, storage: layout.storage });
     return new RunningTasks(kv, store, now);
   }
 

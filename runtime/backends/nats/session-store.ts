@@ -6,7 +6,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { Kvm, type KV } from '@nats-io/kv';
+import { type KV } from '@nats-io/kv';
+import { ensureBucket } from './ensure-stream.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { chunkBytesFor, eraseChunked, getChunked, putChunked } from './chunked-kv.js';
@@ -53,7 +54,7 @@ export async function openSessionStore<T = unknown>(
   nc: NatsConnection,
   layout: { readonly prefix: string; readonly replicas: number; readonly storage: 'file' | 'memory' },
 ): Promise<SessionDirectory<T>> {
-  const kv: KV = await new Kvm(nc).create(`${nameFromPrefix(layout.prefix)}_sessions`, {
+  const kv: KV = await ensureBucket(nc, `${nameFromPrefix(layout.prefix)}_sessions`, {
     history: 1,
     replicas: layout.replicas,
     storage: layout.storage,

@@ -10,8 +10,6 @@ import {
   AckPolicy,
   jetstream,
   jetstreamManager,
-  JetStreamApiCodes,
-  JetStreamApiError,
   RetentionPolicy,
   type Consumer,
   type JetStreamClient,
@@ -19,6 +17,7 @@ import {
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { InvalidArgumentError } from '../../errors.js';
+import { ensureConsumer, ensureStream } from './ensure-stream.js';
 import { nameFromPrefix } from './keys.js';
 import { onAbort, pause } from './stop-signal.js';
 
@@ -152,31 +151,21 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
     const ackWaitMs = options.ackWaitMs ?? 30_000;
     if (!(ackWaitMs >= 100)) throw new InvalidArgumentError(`ackWaitMs must be >= 100, got ${ackWaitMs}`);
     const jsm = await jetstreamManager(nc);
-    try {
-      await jsm.streams.info(stream);
-    } catch (e) {
-      if (!isNotFound(e, JetStreamApiCodes.StreamNotFound)) throw e;
-      await jsm.streams.add({
-        name: stream,
-        subjects: [subject],
-        retention: RetentionPolicy.Workqueue,
-        storage: options.storage ?? 'file',
-        num_replicas: options.replicas ?? 1,
-        duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
-      });
-    }
-    try {
-      await jsm.consumers.info(stream, durable);
-    } catch (e) {
-      if (!isNotFound(e, JetStreamApiCodes.ConsumerNotFound)) throw e;
-      await jsm.consumers.add(stream, {
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        ack_wait: nanos(ackWaitMs),
-        max_deliver: options.maxDeliver ?? -1,
-        max_ack_pending: options.maxAckPending ?? 1000,
-      });
-    }
+    await ensureStream(jsm, {
+      name: stream,
+      subjects: [subject],
+      retention: RetentionPolicy.Workqueue,
+      storage: (options.storage ?? 'file'),
+      num_replicas: options.replicas ?? 1,
+      duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
+    });
+    await ensureConsumer(jsm, stream, {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: nanos(ackWaitMs),
+      max_deliver: options.maxDeliver ?? -1,
+      max_ack_pending: options.maxAckPending ?? 1000,
+    });
     return new WorkQueue<T>(nc, stream, subject, durable, ackWaitMs);
   }
 
@@ -316,8 +305,4 @@ function quietly(action: () => void): void {
   } catch {
     // connection closed or draining: the server redelivers after the ack wait
   }
-}
-
-function isNotFound(e: unknown, code: number): boolean {
-  return e instanceof JetStreamApiError && e.code === code;
 }
