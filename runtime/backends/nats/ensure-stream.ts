@@ -1,6 +1,6 @@
 /**
- * Creating a JetStream stream or durable consumer that every node of a task space may create at
- * the same moment: one rule for all of them.
+ * Creating a JetStream stream, durable consumer or KV bucket that every node of a task space may
+ * create at the same moment: one rule for all of them.
  *
  * @module
  */

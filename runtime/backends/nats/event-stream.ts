@@ -112,7 +112,7 @@ export class EventStream<E = unknown> {
     await ensureStream(jsm, {
       name: stream,
       subjects: [`${subjectPrefix}.>`],
-      storage: (options.storage ?? 'file'),
+      storage: options.storage ?? 'file',
       num_replicas: options.replicas ?? 1,
       duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
     });

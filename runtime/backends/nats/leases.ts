@@ -11,7 +11,7 @@
  * @module
  */
 import { headers, type NatsConnection } from '@nats-io/transport-node';
-import { type KV, type KvEntry } from '@nats-io/kv';
+import type { KV, KvEntry } from '@nats-io/kv';
 import { ensureBucket } from './ensure-stream.js';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { bucketStream, eraseSubject, lastMarker, nextSequence, removeKey } from './erase.js';

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import { ensureBucket } from './ensure-stream.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { GraphTable, MAX_GRAPHS } from '../../core/machine-graphs.js';

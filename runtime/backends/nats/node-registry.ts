@@ -7,7 +7,7 @@
  * @module
  */
 import { hostname } from 'node:os';
-import { type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import { ensureBucket } from './ensure-stream.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { SecurityReport } from '../../audit/audit.types.js';

@@ -9,7 +9,7 @@
  * @module
  */
 import type { NatsConnection } from '@nats-io/transport-node';
-import { type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import { ensureBucket } from './ensure-stream.js';
 import type { PushRegistry } from '../../push/push-registry.js';
 import { withTarget } from '../../push/push-registry.js';

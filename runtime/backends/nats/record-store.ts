@@ -10,8 +10,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { type KV, type KvWatchEntry } from '@nats-io/kv';
-import { ensureBucket } from './ensure-stream.js';
+import type { KV, KvWatchEntry } from '@nats-io/kv';
 import { chunkBytesFor, getChunked, putChunked } from './chunked-kv.js';
 import { PayloadStore } from './payload-store.js';
 import { planRecord } from './record-payloads.js';
@@ -22,7 +21,7 @@ import { DuplicateTaskIdError, InvalidArgumentError } from '../../errors.js';
 import type { InputRequest, TaskView } from '../../task-runtime.types.js';
 import { ExpiredMemory } from '../../core/expired-memory.js';
 import { bucketStream, type BucketStream } from './erase.js';
-import { ensureStream } from './ensure-stream.js';
+import { ensureBucket, ensureStream } from './ensure-stream.js';
 import { isWrongLastSequence } from './errors.js';
 import { persistently } from './persistently.js';
 import { EventStream } from './event-stream.js';
@@ -77,8 +76,6 @@ export interface Revisioned {
 
 /** Outcome of a {@link RecordStore.read}: the record, a task that expired, or nothing. */
 export type ReadResult = { readonly found: Revisioned } | { readonly expired: true } | null;
-
-
 
 /**
  * The record, result and index store of one task space.

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import { ensureBucket } from './ensure-stream.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isTerminalStatus } from '../../../machines/index.js';

@@ -6,7 +6,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import { ensureBucket } from './ensure-stream.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';

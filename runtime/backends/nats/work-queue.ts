@@ -155,7 +155,7 @@ export class WorkQueue<T extends WorkItem = WorkItem> {
       name: stream,
       subjects: [subject],
       retention: RetentionPolicy.Workqueue,
-      storage: (options.storage ?? 'file'),
+      storage: options.storage ?? 'file',
       num_replicas: options.replicas ?? 1,
       duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
     });
