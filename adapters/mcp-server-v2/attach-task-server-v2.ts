@@ -21,7 +21,7 @@ import { isModern, withInputResponses } from './request-v2.js';
 import { checkSpecParams } from './spec-params.js';
 import { installTaskMethodsV2, register, type TaskMethodsV2 } from './task-methods-v2.js';
 import { installedMcpHandlers, interceptHandlers, isRegistered, registeredNames, type WrappedHandler } from './v2-sdk-internals.js';
-import { guardPlainNames, PLAIN_KINDS, type PlainKind } from '../wire/plain-names.js';
+import { claimPlainMethods, guardPlainNames, PLAIN_KINDS, type PlainKind, type TaskNames } from '../wire/plain-names.js';
 import { HOST_TASK_TOOL_NAMES, hostTaskTools } from '../wire/host-task-tools.js';
 import { pushOption } from '../dialects/extension-meta.js';
 import { traceConnections } from '../wire/traced-transport.js';
@@ -140,15 +140,17 @@ async function taskAnswer(runtime: TaskRuntime, served: ServedDefinitions, metho
  * one runtime. Tasks belong to the authenticated principal (`authInfo.clientId`), or without one
  * to the 2025-11-25 session.
  *
- * Serve tools through `options.tools`, not `McpServer.registerTool`: this adapter installs
- * `tools/list` and `tools/call`, and a later `registerTool` would replace them. Likewise for
- * prompts and resources when the options have some; when they have none, the `McpServer`'s own
- * prompts and resources are served by the SDK as before (never as tasks).
+ * On an `McpServer`, the tools, prompts and resources registered on it (before or after this
+ * call) stay listed and callable as plain ones beside the task definitions; a name both would
+ * serve is refused. A low-level `Server` that already serves the methods the definitions need
+ * (`mcp.server` of an `McpServer` with tools, say) is refused: pass the `McpServer` itself.
  * Under `createMcpHandler`'s stateless legacy serving, a 2025-11-25 request has no session: it
  * gets tasks only with an authenticated principal.
  *
  * @param target - a v2 `Server`, or an `McpServer` (its `.server` is used), not yet connected
  * @param options - the runtime and the definitions to serve
+ * @throws Error naming a tool, prompt or resource the `McpServer` serves under a task definition's name
+ * @throws Error when a low-level `Server` already serves a method the definitions need: pass the `McpServer`
  * @example
  * ```ts
  * import { McpServer } from '@modelcontextprotocol/server';
@@ -167,7 +169,10 @@ export function attachTaskServerV2(target: Server | McpServer, options: AttachTa
   // The McpServer's own handlers, kept before any task one is installed (and before the wrapping
   // below, so that they run as the McpServer installed them).
   const hostTools = options.taskTools === true && served.tools.size > 0 ? hostTaskTools(runtime, served) : undefined;
-  const own = target instanceof McpServer ? keepOwnHandlers(target, served, hostTools !== undefined) : {};
+  // The task tools' names are taken too: an McpServer tool of that name would never be reached.
+  const names = { tools: new Set([...served.tools.keys(), ...(hostTools !== undefined ? HOST_TASK_TOOL_NAMES : [])]), prompts: new Set(served.prompts.keys()), resources: new Set(served.resources.keys()) };
+  const own = target instanceof McpServer ? keepOwnHandlers(target, names) : {};
+  if (!(target instanceof McpServer)) claimPlainMethods('attachTaskServerV2', server, names);
   const requests: Record<string, Record<string, object>> = {};
   if (served.tools.size > 0) requests['tools'] = { call: {} };
   if (served.prompts.size > 0) requests['prompts'] = { get: {} };
@@ -262,9 +267,7 @@ interface OwnHandlers {
  * Keeps a v2 `McpServer`'s own handlers for every kind the task definitions serve, and refuses a
  * name both would serve, now or registered later (`wire/plain-names.ts`).
  */
-function keepOwnHandlers(mcp: McpServer, served: ServedDefinitions, taskTools: boolean): Partial<Record<PlainKind, OwnHandlers>> {
-  // The task tools' names are taken too: an McpServer tool of that name would never be reached.
-  const names = { tools: new Set([...served.tools.keys(), ...(taskTools ? HOST_TASK_TOOL_NAMES : [])]), prompts: new Set(served.prompts.keys()), resources: new Set(served.resources.keys()) };
+function keepOwnHandlers(mcp: McpServer, names: TaskNames): Partial<Record<PlainKind, OwnHandlers>> {
   const kinds = (Object.keys(PLAIN_KINDS) as PlainKind[]).filter((kind) => names[kind].size > 0);
   guardPlainNames('attachTaskServerV2', mcp, names, Object.fromEntries(kinds.map((kind) => [kind, registeredNames(mcp, kind)])));
   const kept: Partial<Record<PlainKind, OwnHandlers>> = {};

@@ -15,6 +15,7 @@ import type { TaskHost } from './request-context.js';
 import { installPrompts, installResources, installTools } from './request-handlers.js';
 import { installTaskMethods } from './task-methods.js';
 import { isMcpServer, isPlainRegistered, keepPlainHandlers, type PlainHandlers } from './plain-registrations.js';
+import { claimPlainMethods } from '../wire/plain-names.js';
 import type { KnownTargets } from '../wire/mcp-telemetry.js';
 import { registerWork } from '../wire/register-work.js';
 import type { StandaloneInputOptions } from '../wire/standalone-inputs.js';
@@ -62,6 +63,8 @@ type AnyTool = TaskToolDefinition<any>; // eslint-disable-line @typescript-eslin
  * @param server - an SDK v1 `McpServer`, or its low-level `Server`, not yet connected
  * @param options - the runtime and the tools, prompts and resources to serve as tasks
  * @throws Error naming a tool, prompt or resource the `McpServer` serves under a task definition's name
+ * @throws Error when a low-level `Server` already serves `tools/call` (or the prompts or resources
+ *   methods the definitions need), such as `mcp.server` of an `McpServer` with tools: pass the `McpServer`
  * @example
  * ```ts
  * const mcp = new McpServer({ name: 'my-server', version: '1.0.0' });
@@ -82,9 +85,12 @@ export function attachTaskServer(server: Server | McpServer, options: AttachTask
   // What a span name or metric label may name: ours, and the McpServer's own as they are now.
   const targets: KnownTargets = (kind, name) =>
     (kind === 'tool' ? toolNames.has(name) : prompts.has(name)) || (mcp !== undefined && isPlainRegistered(mcp, kind === 'tool' ? 'tools' : 'prompts', name));
+  const names = { tools: toolNames, prompts: new Set(prompts.keys()), resources: new Set(resources.keys()) };
   if (isMcpServer(server)) {
-    plain = keepPlainHandlers(server, { tools: toolNames, prompts: new Set(prompts.keys()), resources: new Set(resources.keys()) });
+    plain = keepPlainHandlers(server, names);
     server = server.server;
+  } else {
+    claimPlainMethods('attachTaskServer', server, names);
   }
 
   const taskRequests: Record<string, Record<string, object>> = {};

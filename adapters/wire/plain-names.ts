@@ -61,3 +61,54 @@ export function guardPlainNames(attach: string, mcp: object, names: TaskNames, r
     }
   }
 }
+
+/** What this rule asks of either SDK line's low-level `Server`: its public handler check. */
+export interface HandlerSlots {
+  /** Throws when a request handler for `method` is installed already (both SDK lines have it). */
+  assertCanSetRequestHandler(method: string): void;
+}
+
+/**
+ * Claims, on a low-level `Server` (not an `McpServer`), the list and call methods of every kind
+ * the task definitions serve. A method the `Server` serves already is refused: the handler there
+ * (often an `McpServer`'s, when `mcp.server` was passed) would be replaced, and the tools behind it
+ * would vanish. Once claimed, an `McpServer` around this `Server` that later installs its own
+ * handlers for a claimed method (its first `registerTool`, say) is refused with a message that
+ * names the attach, not only the SDK's "already exists".
+ *
+ * @param attach - the attach function, named in the messages
+ * @throws Error naming the first method the `Server` already serves, and saying to pass the McpServer
+ * @example
+ * ```ts
+ * claimPlainMethods('attachTaskServer', server, { tools: new Set(['sleep']), prompts: new Set(), resources: new Set() });
+ * ```
+ */
+export function claimPlainMethods(attach: string, server: HandlerSlots, names: TaskNames): void {
+  const claimed = new Map<string, PlainKind>();
+  for (const kind of Object.keys(PLAIN_KINDS) as PlainKind[]) {
+    if (names[kind].size === 0) continue;
+    for (const method of [PLAIN_KINDS[kind].list, PLAIN_KINDS[kind].call]) {
+      try {
+        server.assertCanSetRequestHandler(method);
+      } catch {
+        const { noun } = PLAIN_KINDS[kind];
+        throw new Error(
+          `${attach}: this Server already serves ${method}, and the task ${noun}s would replace that handler (an McpServer's own ${noun}s would vanish). ` +
+            `Pass the McpServer itself, ${attach}(mcp, …), not mcp.server: its ${noun}s stay served beside the task ones`,
+        );
+      }
+      claimed.set(method, kind);
+    }
+  }
+  if (claimed.size === 0) return;
+  const original = server.assertCanSetRequestHandler.bind(server);
+  server.assertCanSetRequestHandler = (method: string): void => {
+    const kind = claimed.get(method);
+    if (kind === undefined) return original(method);
+    const { noun } = PLAIN_KINDS[kind];
+    throw new Error(
+      `${attach} serves ${method} on this Server, so the McpServer around it cannot serve its own ${noun}s. ` +
+        `Pass the McpServer itself, ${attach}(mcp, …), not mcp.server: its ${noun}s are then served beside the task ones, registered before or after`,
+    );
+  };
+}
