@@ -33,18 +33,18 @@ export async function main(): Promise<{ url: string; seen: string[]; status: str
   const owner = { session: 'example', principal: null };
   await runtime.create({ taskId: 'import-1', owner, dialect: '2025-11-25', method: 'tools/call', label: 'import', handler: 'import', params: { rows: 42 } });
 
+  const { status } = await runtime.waitForTerminal('import-1', owner);
+  // The page keeps the handler's path in the task's timeline, every state it entered in order, so
+  // it is all there however late one looks (a poll of the live state may miss a short one).
   const api = `http://127.0.0.1:${inspector.port}/api`;
   const { tasks } = (await (await fetch(`${api}/tasks`)).json()) as { tasks: ObservedTask[] };
   const key = tasks.find((t) => t.taskId === 'import-1')!.key;
+  const detail = (await (await fetch(`${api}/tasks/${key}`)).json()) as TaskDetail;
   const seen: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    const detail = (await (await fetch(`${api}/tasks/${key}`)).json()) as TaskDetail;
-    const state = detail.handler?.states.join(',') ?? 'none';
-    if (seen.at(-1) !== state) seen.push(state);
-    if (detail.outcome.terminal) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const entry of detail.timeline) {
+    const state = entry.handler?.states.join(',');
+    if (state !== undefined && seen.at(-1) !== state) seen.push(state);
   }
-  const { status } = await runtime.waitForTerminal('import-1', owner);
   await inspector.close();
   await runtime.dispose();
   return { url: inspector.url, seen, status };
