@@ -21,6 +21,13 @@ const countWords = defineTaskTool({
 const report = defineTaskPrompt({ name: 'report', run: async () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'r' } }] }) });
 const pong = () => ({ content: [{ type: 'text' as const, text: 'pong' }] });
 
+/** What these tests do with an McpServer of either line (their overloads differ, their use here does not). */
+interface UserServer {
+  readonly server: object;
+  registerTool(name: string, config: { description: string }, cb: typeof pong): unknown;
+  registerPrompt(name: string, config: object, cb: () => { messages: never[] }): unknown;
+}
+
 let runtime: TaskRuntime;
 afterEach(async () => runtime?.dispose());
 
@@ -28,14 +35,14 @@ const lines = [
   {
     line: 'SDK v1',
     attach: 'attachTaskServer',
-    mcp: () => new McpServer({ name: 'mine', version: '1.0.0' }),
+    mcp: (): UserServer => new McpServer({ name: 'mine', version: '1.0.0' }),
     low: () => new Server({ name: 'mine', version: '1.0.0' }, { capabilities: {} }),
     run: (server: object, options: Parameters<typeof attachTaskServer>[1]) => attachTaskServer(server as Server, options),
   },
   {
     line: 'SDK v2',
     attach: 'attachTaskServerV2',
-    mcp: () => new McpServerV2({ name: 'mine', version: '1.0.0' }),
+    mcp: (): UserServer => new McpServerV2({ name: 'mine', version: '1.0.0' }),
     low: () => new ServerV2({ name: 'mine', version: '1.0.0' }, { capabilities: {} }),
     run: (server: object, options: Parameters<typeof attachTaskServerV2>[1]) => attachTaskServerV2(server as ServerV2, options),
   },
