@@ -3,7 +3,7 @@
  * works with neither SDK, `serve --sdk v2` serves (HTTP and stdio, both eras) without SDK v1, and
  * a command whose SDK is missing fails with one line naming the package and the `npm install` that
  * adds it, exit code 2. A Node resolve hook makes the package unresolvable, as an install without
- * it would (see test/unit/packaging.test.ts).
+ * it would (see test/integration/packaging.test.ts).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { main as inspector } from '../../../examples/04-inspector.js';
+import { main as inspector } from '../../examples/04-inspector.js';
 
 describe('examples', () => {
   it("should run 04-inspector: the page's API follows a machine handler from state to state", async () => {

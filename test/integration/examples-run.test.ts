@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { main as embedSdkServer } from '../../../examples/01-embed-sdk-server.js';
-import { main as sdkTaskStore } from '../../../examples/02-sdk-task-store.js';
-import { main as agentsDelegating } from '../../../examples/03-agents-delegating.js';
-import { main as sdkV2Server } from '../../../examples/05-sdk-v2-server.js';
-import { main as nestedPartialPush } from '../../../examples/06-nested-partial-push.js';
+import { main as embedSdkServer } from '../../examples/01-embed-sdk-server.js';
+import { main as sdkTaskStore } from '../../examples/02-sdk-task-store.js';
+import { main as agentsDelegating } from '../../examples/03-agents-delegating.js';
+import { main as sdkV2Server } from '../../examples/05-sdk-v2-server.js';
+import { main as nestedPartialPush } from '../../examples/06-nested-partial-push.js';
 
 describe('examples', () => {
   it('should run 01-embed-sdk-server: poll a task to completed and fetch its result', async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleepTool } from '../../../adapters/cli/demo-tools.js';
-import { bearerTokens, parseAuthTokens } from '../../../adapters/http/auth.js';
-import { startHttpEndpoint, type HttpEndpoint } from '../../../adapters/http/index.js';
-import { createTaskServer } from '../../../adapters/mcp-server/index.js';
-import { createTaskRuntime } from '../../../runtime/index.js';
+import { sleepTool } from '../../adapters/cli/demo-tools.js';
+import { bearerTokens, parseAuthTokens } from '../../adapters/http/auth.js';
+import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/http/index.js';
+import { createTaskServer } from '../../adapters/mcp-server/index.js';
+import { createTaskRuntime } from '../../runtime/index.js';
 
 const runtime = createTaskRuntime();
 let endpoint: HttpEndpoint;

@@ -5,7 +5,7 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BodyRefusal, PendingBodies, readBody } from '../../../adapters/wire/http-body.js';
+import { BodyRefusal, PendingBodies, readBody } from '../../adapters/wire/http-body.js';
 
 let server: Server | undefined;
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { echoTool } from '../../../adapters/cli/demo-tools.js';
-import { startHttpEndpoint, type HttpEndpoint } from '../../../adapters/http/index.js';
-import { createTaskServer } from '../../../adapters/mcp-server/index.js';
-import { createTaskRuntime } from '../../../runtime/index.js';
+import { echoTool } from '../../adapters/cli/demo-tools.js';
+import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/http/index.js';
+import { createTaskServer } from '../../adapters/mcp-server/index.js';
+import { createTaskRuntime } from '../../runtime/index.js';
 
 const runtime = createTaskRuntime();
 let endpoint: HttpEndpoint;

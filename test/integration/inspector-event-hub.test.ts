@@ -5,7 +5,7 @@
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventHub } from '../../../adapters/inspector/event-hub.js';
+import { EventHub } from '../../adapters/inspector/event-hub.js';
 
 let server: Server | undefined;
 let hub: EventHub<string> | undefined;

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isLoopback } from '../../../adapters/inspector/index.js';
-import { pageHtml } from '../../../adapters/inspector/page/page-html.js';
-import { PAGE_SCRIPT } from '../../../adapters/inspector/page/page-script.js';
+import { isLoopback } from '../../adapters/inspector/index.js';
+import { pageHtml } from '../../adapters/inspector/page/page-html.js';
+import { PAGE_SCRIPT } from '../../adapters/inspector/page/page-script.js';
 
 describe('inspector page', () => {
   it('should ship a script that parses as an ES module', () => {

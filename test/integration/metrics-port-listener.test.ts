@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import { metrics } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMetricsFlag, startMetricsPort } from '../../../adapters/cli/metrics-port.js';
-import { openTaskMetrics } from '../../../runtime/telemetry/metrics.js';
+import { startMetricsFlag, startMetricsPort } from '../../adapters/cli/metrics-port.js';
+import { openTaskMetrics } from '../../runtime/telemetry/metrics.js';
 
 afterEach(() => metrics.disable());
 

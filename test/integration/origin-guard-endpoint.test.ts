@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { echoTool } from '../../../adapters/cli/demo-tools.js';
-import { startHttpEndpoint, type HttpEndpoint } from '../../../adapters/http/index.js';
-import { allowedList, hostName, originGuard } from '../../../adapters/http/origin-guard.js';
-import { createTaskServer } from '../../../adapters/mcp-server/index.js';
-import { createTaskRuntime } from '../../../runtime/index.js';
+import { echoTool } from '../../adapters/cli/demo-tools.js';
+import { startHttpEndpoint, type HttpEndpoint } from '../../adapters/http/index.js';
+import { allowedList, hostName, originGuard } from '../../adapters/http/origin-guard.js';
+import { createTaskServer } from '../../adapters/mcp-server/index.js';
+import { createTaskRuntime } from '../../runtime/index.js';
 
 const req = (headers: Record<string, string>): IncomingMessage => ({ headers }) as unknown as IncomingMessage;
 

@@ -1,13 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { echoTool } from '../../../adapters/cli/demo-tools.js';
-import { requestHeaders, statusUrl } from '../../../adapters/cli/status-http.js';
-import { startEndpoint } from '../../../adapters/http/endpoint.js';
-import type { HttpEndpoint } from '../../../adapters/http/index.js';
-import { localStatusSource } from '../../../adapters/http/local-status.js';
-import { operatorAccess } from '../../../adapters/http/operator-access.js';
-import { createTaskServer } from '../../../adapters/mcp-server/index.js';
-import { createTaskRuntime } from '../../../runtime/index.js';
+import { echoTool } from '../../adapters/cli/demo-tools.js';
+import { requestHeaders, statusUrl } from '../../adapters/cli/status-http.js';
+import { startEndpoint } from '../../adapters/http/endpoint.js';
+import type { HttpEndpoint } from '../../adapters/http/index.js';
+import { localStatusSource } from '../../adapters/http/local-status.js';
+import { operatorAccess } from '../../adapters/http/operator-access.js';
+import { createTaskServer } from '../../adapters/mcp-server/index.js';
+import { createTaskRuntime } from '../../runtime/index.js';
 
 const req = (headers: Record<string, string>): IncomingMessage => ({ headers }) as unknown as IncomingMessage;
 

@@ -3,9 +3,9 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { JsonRpcStdioTransport, readLine, type JsonRpcStdioTransportOptions } from '../../../adapters/mcp-server/stdio-transport.js';
+import { JsonRpcStdioTransport, readLine, type JsonRpcStdioTransportOptions } from '../../adapters/mcp-server/stdio-transport.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
 
 type Reply = { id: unknown; error?: { code: number; message: string } };
 
