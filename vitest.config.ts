@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
@@ -10,7 +10,8 @@ export default defineConfig({
     projects: [
       // `npx vitest run --project unit`: no process, no port (enforced by its setup file), seconds.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], setupFiles: ['test/unit/no-processes-no-ports.ts'] } },
-      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: ['test/unit/**'] } },
+      // The official conformance suite installs its own node_modules under test/: never collected.
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/unit/**'] } },
     ],
   },
 });
