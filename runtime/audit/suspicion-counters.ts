@@ -10,7 +10,7 @@ import type { TaskOwner, TaskStatus } from '../../machines/index.js';
 import { InvalidArgumentError } from '../errors.js';
 import { ownerKeyOf } from '../task-identity.js';
 import type { SecurityReport, SuspectRequester, SuspicionThresholds } from './audit.types.js';
-import { judgePollPace } from '../core/poll-pacing.js';
+import { judgePoll, nextPollMark, type PollMark } from '../core/poll-pacing.js';
 
 /**
  * The defaults of {@link SuspicionThresholds}.
@@ -63,14 +63,6 @@ interface Requester {
   readonly polls: Windowed;
 }
 
-interface PollMark {
-  at: number;
-  status: TaskStatus;
-  /** The interval the task suggested in its answer to that poll, ms: what the next poll is judged by. */
-  suggested: number;
-  /** The last poll saw a new status: the next one may follow at once (a get right before a result). */
-  changed: boolean;
-}
 
 function windowed(now: number): Windowed {
   return { start: now, current: 0, previous: 0, flaggedUntil: 0 };
@@ -147,11 +139,13 @@ export class SuspicionCounters {
 
   /**
    * Notes a poll (`get`) of a task. It is fast when it follows the requester's previous poll of
-   * the same task by less than half the interval the task suggested (`judgePollPace`, the judge
-   * the runtime charges polls by) in its answer to that
+   * the same task by less than half the interval the task suggested in its answer to that
    * previous poll (the suggestion grows with the task's age, so a requester that follows it is
-   * never fast), unless that previous poll saw a new status (a client that sees `completed` asks
-   * for the result at once, and a `tasks/result` reads the status first).
+   * never fast), unless it saw a new status (the requester was told of it: a SEP-1686 client
+   * fetches at once on a status push) or is one of the free polls after a new status or the end
+   * (a client that sees `completed` asks for the result at once, and a 2025-11-25 one reads the
+   * status once more).
+   * The rule is the runtime's own (`judgePoll`, `nextPollMark`): what it charges as kept is never fast here.
    *
    * @param status - the status this poll returned
    * @param suggested - the polling interval the task suggested in its answer to this poll, ms
@@ -161,8 +155,8 @@ export class SuspicionCounters {
     const now = this.#now();
     const key = `${ownerKeyOf(owner)}\u0000${taskId}`;
     const mark = this.#polls.get(key);
-    const fast = mark !== undefined && !mark.changed && judgePollPace(mark.at, mark.suggested, now) === 'fast';
-    touch(this.#polls, key, { at: now, status, suggested, changed: mark === undefined || mark.status !== status }, this.thresholds.maxTracked);
+    const fast = judgePoll(mark, now, status) === 'fast';
+    touch(this.#polls, key, nextPollMark(mark, now, suggested, status), this.thresholds.maxTracked);
     if (!fast) return null;
     this.#fastPolls++;
     const r = this.#requester(owner, now);

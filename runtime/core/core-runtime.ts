@@ -136,7 +136,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       const found = await find(taskId, owner, f);
       const { status, context } = found.state;
       // Taken after the read, as close as can be to the moment the answer is rendered.
-      pacing.answered(key, at, suggestedPollInterval({ status, pollFrequency: context.pollFrequency, createdAt: context.createdAt }, now()));
+      pacing.answered(key, at, suggestedPollInterval({ status, pollFrequency: context.pollFrequency, createdAt: context.createdAt }, now()), status);
       return found;
     } catch (error) {
       pacing.forget(key);
@@ -304,7 +304,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     // The parent records its child at once: a reader of the parent sees it from now on.
     if (o.parentId !== undefined) await store.apply(keyOf(o.parentId, o.owner), taskEvents.child(o.taskId, created.status, now()));
     // The creation's answer suggests an interval too: a first poll that waits for it is kept to pace.
-    pacing?.answered(key, input.createdAt, suggestedPollInterval({ status: created.status, pollFrequency: created.pollFrequency, createdAt: created.createdAt }, now()));
+    pacing?.answered(key, input.createdAt, suggestedPollInterval({ status: created.status, pollFrequency: created.pollFrequency, createdAt: created.createdAt }, now()), created.status);
     return created;
   }
 

@@ -16,7 +16,9 @@
  * The growing phase would add polls a requester's `pollsPerSecond` did not plan for, so polls
  * that keep to the suggestion are free: {@link PollPacing} remembers, per task, when it was last
  * polled and what it suggested then, and a poll no sooner than 0.9 × that suggestion is not
- * charged (the 10 % absorbs clock rounding and a reply rendered a moment after the read).
+ * charged (the 10 % absorbs clock rounding and a reply rendered a moment after the read). The
+ * poll right after one that saw a new status is free too, and the two after one that saw the end
+ * ({@link graceAfter}); the audit judges suspicion by the same rule ({@link judgePoll}).
  *
  * @module
  */
@@ -83,11 +85,69 @@ export function judgePollPace(previousAt: number, suggested: number, at: number)
 /** The most tasks whose last poll is remembered; the least recently polled are forgotten first. */
 export const MAX_POLL_MARKS = 10_000;
 
-interface PollMark {
+/** What a judge remembers of a task's last answered poll (the runtime's limit and the audit alike). */
+export interface PollMark {
   /** When the poll arrived, epoch ms. */
   at: number;
   /** What the task suggested in its answer, ms. */
   suggested: number;
+  /** The status the poll saw. */
+  status: TaskStatus;
+  /** Polls still free whatever their pace: given when a poll saw a new status (see {@link graceAfter}). */
+  grace: number;
+}
+
+/**
+ * How many polls right after one that saw `status` as new are free whatever their pace. A
+ * requester reacts to a change at once: one poll after a new working status, two after the end
+ * (the `tasks/result` right after the `tasks/get` that saw it, and the closing `tasks/get` a
+ * 2025-11-25 requester such as `TaskClient` sends after it). An ended task has nothing left to
+ * pace, but a requester that keeps reading it fast is still paced after those two.
+ *
+ * @example
+ * ```ts
+ * graceAfter('working');   // 1
+ * graceAfter('completed'); // 2
+ * ```
+ */
+export function graceAfter(status: TaskStatus): number {
+  return isTerminalStatus(status) ? 2 : 1;
+}
+
+/**
+ * The pace of a poll arriving at `at`, given the task's mark (`undefined`: no poll of it is
+ * remembered, a `first` poll, charged and never suspect). The one rule both the runtime's poll
+ * limit (it charges every poll that is not `kept`) and the audit (it counts the `fast` ones) apply.
+ * `seen`, the status the poll found, is known to the audit, which judges after the read; the limit
+ * judges before it (a refused poll reads nothing) and so charges a poll that finds a new status early.
+ *
+ * @example
+ * ```ts
+ * judgePoll(undefined, 10);                                                        // 'first'
+ * judgePoll({ at: 0, suggested: 1_000, status: 'completed', grace: 1 }, 1);        // 'kept'
+ * judgePoll({ at: 0, suggested: 1_000, status: 'working', grace: 0 }, 100);        // 'fast'
+ * judgePoll({ at: 0, suggested: 1_000, status: 'working', grace: 0 }, 100, 'completed'); // 'kept'
+ * ```
+ */
+export function judgePoll(mark: PollMark | undefined, at: number, seen?: TaskStatus): PollPace | 'first' {
+  if (mark === undefined) return 'first';
+  // A poll that finds a new status was told of it (a status push) or was lucky: never too soon.
+  if (mark.grace > 0 || (seen !== undefined && seen !== mark.status)) return 'kept';
+  return judgePollPace(mark.at, mark.suggested, at);
+}
+
+/**
+ * The mark after a poll that arrived at `at` and was answered with `status`, suggesting
+ * `suggested` ms: a new status gives new grace, any other poll uses one up.
+ *
+ * @example
+ * ```ts
+ * const mark = nextPollMark(undefined, 0, 25, 'working'); // { at: 0, suggested: 25, status: 'working', grace: 1 }
+ * ```
+ */
+export function nextPollMark(mark: PollMark | undefined, at: number, suggested: number, status: TaskStatus): PollMark {
+  const grace = mark === undefined || mark.status !== status ? graceAfter(status) : Math.max(0, mark.grace - 1);
+  return { at, suggested, status, grace };
 }
 
 /**
@@ -132,19 +192,22 @@ export class PollPacing {
    */
   kept(key: string, at: number): boolean {
     const mark = this.#find(key);
-    if (mark === undefined || judgePollPace(mark.at, mark.suggested, at) !== 'kept') return false;
-    mark.at = at;
+    if (judgePoll(mark, at) !== 'kept') return false;
+    // Moved (and its grace used) at once; `answered` refines it with what the read saw.
+    Object.assign(mark!, nextPollMark(mark, at, mark!.suggested, mark!.status));
     return true;
   }
 
-  /** Notes an answered poll: it arrived at `at`, and the task suggested `suggested` ms. */
-  answered(key: string, at: number, suggested: number): void {
+  /** Notes an answered poll: it arrived at `at`, saw `status`, and the task suggested `suggested` ms. */
+  answered(key: string, at: number, suggested: number, status: TaskStatus): void {
     const mark = this.#find(key);
     if (mark) {
+      // The grace was used by `kept` when the poll was free; a new status gives new grace.
       mark.at = at;
       mark.suggested = suggested;
+      if (mark.status !== status) Object.assign(mark, nextPollMark(mark, at, suggested, status));
     } else {
-      this.#young.set(key, { at, suggested });
+      this.#young.set(key, nextPollMark(undefined, at, suggested, status));
       if (this.#young.size >= this.#generation) this.#rotate();
     }
   }

@@ -61,6 +61,8 @@ describe('SuspicionCounters', () => {
     expect(c.poll(a, 't1', 'completed', 1000)).toBeNull(); // new status
     tick(1);
     expect(c.poll(a, 't1', 'completed', 1000)).toBeNull(); // the get of a tasks/result right after: grace
+    tick(1);
+    expect(c.poll(a, 't1', 'completed', 1000)).toBeNull(); // the closing get a 2025-11-25 requester sends: grace too (the end gives two)
     expect(c.report('n').totals.fastPolls).toBe(1);
     tick(1);
     expect(c.poll(a, 't1', 'completed', 1000)).toBeNull(); // fast #2

@@ -43,7 +43,9 @@ describe('PollPacing', () => {
   it('should call a poll kept only when it waited 0.9 × what the previous answered poll suggested', () => {
     const pacing = new PollPacing();
     expect(pacing.kept('k', 0)).toBe(false); // never polled
-    pacing.answered('k', 1_000, 200);
+    pacing.answered('k', 1_000, 200, 'working');
+    expect(pacing.kept('k', 1_000)).toBe(true); // the grace of a new status, used up
+    pacing.answered('k', 1_000, 200, 'working');
     expect(pacing.kept('k', 1_000 + KEPT_PACE_SHARE * 200 - 1)).toBe(false);
     expect(pacing.kept('k', 1_000 + KEPT_PACE_SHARE * 200)).toBe(true);
     pacing.forget('k');
@@ -53,9 +55,9 @@ describe('PollPacing', () => {
   it('should remember at most its bound, forgetting the least recently polled', () => {
     // Two generations of two: a rotation drops what was not polled since the one before.
     const pacing = new PollPacing(4);
-    for (const key of ['a', 'b', 'c']) pacing.answered(key, 0, 10);
-    pacing.answered('a', 0, 10); // polled again: now the most recent
-    pacing.answered('d', 0, 10);
+    for (const key of ['a', 'b', 'c']) pacing.answered(key, 0, 10, 'working');
+    pacing.answered('a', 0, 10, 'working'); // polled again: now the most recent
+    pacing.answered('d', 0, 10, 'working');
     expect(pacing.size).toBe(3);
     expect(pacing.kept('b', 100)).toBe(false);
     for (const key of ['a', 'c', 'd']) expect(pacing.kept(key, 100)).toBe(true);
@@ -63,7 +65,7 @@ describe('PollPacing', () => {
 
   it('should stay within its bound however many tasks are polled', () => {
     const pacing = new PollPacing(100);
-    for (let i = 0; i < 10_000; i++) pacing.answered(`t${i}`, i, 10);
+    for (let i = 0; i < 10_000; i++) pacing.answered(`t${i}`, i, 10, 'working');
     expect(pacing.size).toBeLessThanOrEqual(100);
     expect(pacing.size).toBeGreaterThanOrEqual(50);
     expect(pacing.kept('t9999', 20_000)).toBe(true);
@@ -188,7 +190,14 @@ describe('poll charging in the task core', () => {
     start(1, 50); // a burst of 2 (and 2 of debt for paced polls); a terminal task suggests 50 ms
     await create('r1');
     await runtime.update('r1', owner, { status: 'completed', result: { ok: true } });
-    await runtime.result('r1', owner); // the first poll: a token
+    // A requester that reacts to a change at once keeps to the pace (it passes into the debt, as a
+    // kept poll does): the poll right after the create, then the two right after the end.
+    await runtime.result('r1', owner);
+    await runtime.result('r1', owner);
+    await runtime.get('r1', owner);
+    await expect(runtime.get('r1', owner)).rejects.toBeInstanceOf(TaskLimitError); // no grace left, at once: refused
+    clock += 3_000; // the bucket full again
+    await runtime.result('r1', owner); // a token
     await runtime.result('r1', owner); // at once, not kept to the pace: the last token
     await expect(runtime.get('r1', owner)).rejects.toBeInstanceOf(TaskLimitError); // at once again: refused
     // Each 50 ms after the one before (as the task suggested), by another method: kept to the
@@ -204,8 +213,8 @@ describe('poll charging in the task core', () => {
     await runtime.delete('r1', owner);
     clock += 10_000; // the bucket full again
     await create('r1');
-    await runtime.get('r1', owner); // sooner than its creation suggested: a token
-    await runtime.get('r1', owner); // the last token
+    await runtime.get('r1', owner); // right after its creation: kept (a new task's grace), a token
+    await runtime.get('r1', owner); // at once again: the last token
     clock += 50;
     await runtime.get('r1', owner); // kept to the young task's 50 ms: passes on the empty bucket
     await expect(runtime.get('r1', owner)).rejects.toBeInstanceOf(TaskLimitError);
