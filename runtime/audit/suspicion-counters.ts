@@ -63,7 +63,6 @@ interface Requester {
   readonly polls: Windowed;
 }
 
-
 function windowed(now: number): Windowed {
   return { start: now, current: 0, previous: 0, flaggedUntil: 0 };
 }

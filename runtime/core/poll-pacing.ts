@@ -192,9 +192,10 @@ export class PollPacing {
    */
   kept(key: string, at: number): boolean {
     const mark = this.#find(key);
-    if (judgePoll(mark, at) !== 'kept') return false;
-    // Moved (and its grace used) at once; `answered` refines it with what the read saw.
-    Object.assign(mark!, nextPollMark(mark, at, mark!.suggested, mark!.status));
+    if (mark === undefined || judgePoll(mark, at) !== 'kept') return false;
+    // Moved (and its grace used) at once, in place: this runs on every poll. `answered` refines it.
+    mark.at = at;
+    if (mark.grace > 0) mark.grace--;
     return true;
   }
 
@@ -205,7 +206,10 @@ export class PollPacing {
       // The grace was used by `kept` when the poll was free; a new status gives new grace.
       mark.at = at;
       mark.suggested = suggested;
-      if (mark.status !== status) Object.assign(mark, nextPollMark(mark, at, suggested, status));
+      if (mark.status !== status) {
+        mark.status = status;
+        mark.grace = graceAfter(status);
+      }
     } else {
       this.#young.set(key, nextPollMark(undefined, at, suggested, status));
       if (this.#young.size >= this.#generation) this.#rotate();
