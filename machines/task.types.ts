@@ -55,6 +55,13 @@ export function isTerminalStatus(status: TaskStatus): boolean {
 export interface TaskOwner {
   readonly session: string | null;
   readonly principal: string | null;
+  /**
+   * The network address of the requester, when neither session nor principal tells requesters
+   * apart (anonymous 2026-07-28 callers over HTTP): what its limits and suspicion are counted
+   * against. Not part of whose the task is: a task is found by session and principal alone, and
+   * the address is never stored with it.
+   */
+  readonly peer?: string;
 }
 
 /** What the runtime gives the machine when a task is created. */

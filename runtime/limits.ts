@@ -1,7 +1,8 @@
 /**
  * Per-requester limits (SEP-1686 §8): how many tasks one requester may have running, how fast it
  * may create tasks, poll them and list them. Rates are token buckets (a burst of twice the rate
- * per second, refilled continuously), kept per owner key; a refusal names the limit and when to
+ * per second, refilled continuously), kept per requester (`requesterOf`: an authenticated one's
+ * sessions share its principal's, anonymous 2026-07-28 callers one per address); a refusal names the limit and when to
  * retry, and never touches the requester's other tasks.
  *
  * @module

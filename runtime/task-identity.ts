@@ -23,10 +23,59 @@ export function ownerKeyOf(owner: TaskOwner): string {
 }
 
 /**
+ * Who asks, for what counts per requester (rate limits, the audit's suspicion): the one budget a
+ * call is charged to, whichever of its owner's tasks it names.
+ */
+export interface RequesterRef {
+  /** The key of its budget and of its line in the suspicion report. */
+  readonly key: string;
+  /** Its session; `null` for an authenticated requester, whose sessions share one budget. */
+  readonly session: string | null;
+  readonly principal: string | null;
+  /** Its network address, for a requester only that tells apart (see {@link TaskOwner.peer}). */
+  readonly peer: string | null;
+}
+
+/**
+ * The requester behind a call by `owner`: an authenticated requester is its principal (its
+ * session's tasks and its principal's own are one budget, not two); a requester nothing else
+ * tells apart (a shared owner) is its peer address when the transport knows it; any other is its
+ * owner.
+ *
+ * @example
+ * ```ts
+ * requesterOf({ session: 's1', principal: 'alice' }).key === requesterOf({ session: null, principal: 'alice' }).key; // true
+ * requesterOf({ ...ANONYMOUS_OWNER, peer: '203.0.113.7' }).peer; // '203.0.113.7'
+ * ```
+ */
+export function requesterOf(owner: TaskOwner): RequesterRef {
+  const key = requesterKeyOf(owner);
+  if (owner.principal !== null) return { key, session: null, principal: owner.principal, peer: null };
+  return { key, session: owner.session, principal: null, peer: byPeer(owner) ? owner.peer! : null };
+}
+
+/**
+ * The key of {@link requesterOf}, alone: what a rate limit charges (no object made per poll).
+ *
+ * @example
+ * ```ts
+ * limiter.admit(requesterKeyOf(owner), 'pollsPerSecond');
+ * ```
+ */
+export function requesterKeyOf(owner: TaskOwner): string {
+  // A principal's key is its principal-only owner key: the budget its 2025-11-25 tasks always had.
+  if (owner.principal !== null) return `${owner.principal}\u0001`;
+  return byPeer(owner) ? `\u0002${owner.peer!}` : ownerKeyOf(owner);
+}
+
+const byPeer = (owner: TaskOwner): boolean => owner.peer !== undefined && isSharedOwner(owner);
+
+/**
  * The owner of tasks whose requesters nothing tells apart: the 2026-07-28 wire without
  * authentication. Its session is a value no transport gives (a session id is visible ASCII
  * without spaces; ours are UUIDs), so no session's look-up or listing reaches these tasks: each is
- * reachable by its id alone. They share one set of limits.
+ * reachable by its id alone. Over HTTP each caller's address is its `peer`: their limits and
+ * suspicion are counted per address (see {@link requesterOf}).
  *
  * @example
  * ```ts

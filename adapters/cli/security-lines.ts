@@ -25,7 +25,7 @@ export function securityLines(report: SecurityReport | null): string[] {
   ];
   for (const r of report.top) {
     lines.push(
-      `      ${r.flagged ? 'FLAGGED ' : ''}session ${r.session ?? '(none)'}${r.principal === null ? '' : ` principal ${r.principal}`}: ` +
+      `      ${r.flagged ? 'FLAGGED ' : ''}session ${r.session ?? '(none)'}${r.principal === null ? '' : ` principal ${r.principal}`}${(r.peer ?? null) === null ? '' : ` from ${r.peer}`}: ` +
         `failed look-ups ${r.failedLookups}, fast polls ${r.fastPolls}, limit refusals ${r.limitRefusals}, last seen ${new Date(r.lastSeen).toISOString()}`,
     );
   }

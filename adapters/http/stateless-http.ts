@@ -44,7 +44,7 @@ export async function serveStateless(handler: StatelessHandler, req: IncomingMes
   if (typeof message.method !== 'string' || (typeof message.id !== 'string' && typeof message.id !== 'number')) return void res.writeHead(202).end();
   const gone = new AbortController();
   res.once('close', () => gone.abort());
-  const reply = await handler({ id: message.id, method: message.method, params: message.params }, { headers: req.headers, principal, signal: gone.signal });
+  const reply = await handler({ id: message.id, method: message.method, params: message.params }, { headers: req.headers, principal, signal: gone.signal, ...(req.socket.remoteAddress !== undefined && { peer: req.socket.remoteAddress }) });
   if ('body' in reply) return send(res, reply.status, reply.body);
   // subscriptions/listen: Server-Sent Events until the subscription ends or the client leaves.
   res.writeHead(reply.status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

@@ -136,7 +136,7 @@ export class AuditLog {
   #flag(flag: SuspicionFlag | null): void {
     if (flag === null) return;
     const { reason, count, threshold, windowMs } = flag;
-    this.#write('warn', { event: AuditEvent.suspicious, session: shownSession(flag.owner.session), principal: flag.owner.principal, node: this.node, reason, count, threshold, windowMs }, AuditEvent.suspicious);
+    this.#write('warn', { event: AuditEvent.suspicious, session: shownSession(flag.requester.session), principal: flag.requester.principal, ...(flag.requester.peer !== null && { peer: flag.requester.peer }), node: this.node, reason, count, threshold, windowMs }, AuditEvent.suspicious);
   }
 
   #line(level: 'info' | 'warn', event: AuditEvent, taskId: string | null, owner: TaskOwner, fields: Record<string, unknown>): void {

@@ -106,8 +106,11 @@ export interface AuditOptions {
  * ```
  */
 export interface SuspectRequester {
+  /** Its session; `null` for an authenticated requester (one line for all its sessions). */
   readonly session: string | null;
   readonly principal: string | null;
+  /** Its network address, for an anonymous 2026-07-28 caller over HTTP (one line per address); else `null`. */
+  readonly peer: string | null;
   readonly failedLookups: number;
   readonly fastPolls: number;
   readonly limitRefusals: number;

@@ -8,7 +8,7 @@
  */
 import type { TaskOwner, TaskStatus } from '../../machines/index.js';
 import { InvalidArgumentError } from '../errors.js';
-import { ownerKeyOf } from '../task-identity.js';
+import { ownerKeyOf, requesterOf, type RequesterRef } from '../task-identity.js';
 import type { SecurityReport, SuspectRequester, SuspicionThresholds } from './audit.types.js';
 import { judgePoll, nextPollMark, type PollMark } from '../core/poll-pacing.js';
 
@@ -28,12 +28,13 @@ export const DEFAULT_SUSPICION_THRESHOLDS: SuspicionThresholds = { windowMs: 60_
  * @example
  * ```ts
  * const flag: SuspicionFlag | null = counters.failedLookup(owner);
- * if (flag) logger.warn({ ...flag.owner, reason: flag.reason }, 'suspicious');
+ * if (flag) logger.warn({ ...flag.requester, reason: flag.reason }, 'suspicious');
  * ```
  */
 export interface SuspicionFlag {
   readonly reason: 'failed-lookups' | 'fast-polls';
-  readonly owner: TaskOwner;
+  /** Who crossed it (see `requesterOf`). */
+  readonly requester: RequesterRef;
   /** The count over the last window, estimated. */
   readonly count: number;
   readonly threshold: number;
@@ -53,7 +54,7 @@ interface Windowed {
 }
 
 interface Requester {
-  readonly owner: TaskOwner;
+  readonly who: RequesterRef;
   failedLookups: number;
   fastPolls: number;
   limitRefusals: number;
@@ -195,8 +196,9 @@ export class SuspicionCounters {
       if (isFlagged) flagged++;
       if (r.failedLookups + r.fastPolls === 0) continue;
       suspects.push({
-        session: r.owner.session,
-        principal: r.owner.principal,
+        session: r.who.session,
+        principal: r.who.principal,
+        peer: r.who.peer,
         failedLookups: r.failedLookups,
         fastPolls: r.fastPolls,
         limitRefusals: r.limitRefusals,
@@ -220,9 +222,11 @@ export class SuspicionCounters {
   }
 
   #requester(owner: TaskOwner, now: number): Requester {
-    const key = ownerKeyOf(owner);
+    // One line per requester: an authenticated one's sessions are one, anonymous callers one per address.
+    const who = requesterOf(owner);
+    const key = who.key;
     const r = this.#requesters.get(key) ?? {
-      owner: { session: owner.session, principal: owner.principal },
+      who,
       failedLookups: 0,
       fastPolls: 0,
       limitRefusals: 0,
@@ -241,7 +245,7 @@ export class SuspicionCounters {
     w.flaggedUntil = now + this.thresholds.windowMs;
     r.flags++;
     this.#flags++;
-    return { reason, owner: r.owner, count: Math.round(count), threshold, windowMs: this.thresholds.windowMs };
+    return { reason, requester: r.who, count: Math.round(count), threshold, windowMs: this.thresholds.windowMs };
   }
 }
 

@@ -12,7 +12,7 @@ import { InvalidArgumentError, RuntimeDisposedError, TaskLimitError, TaskExpired
 import { eventsForUpdate } from '../external-update.js';
 import type { RequesterLimiter } from '../limits.js';
 import type { ResolvedTaskRuntimeOptions } from '../options.js';
-import { checkRequest, checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf } from '../task-identity.js';
+import { checkRequest, checkResult, checkTaskId, effectiveKeepAlive, ownerKeyOf, requesterKeyOf } from '../task-identity.js';
 import type { CreateTaskOptions, HandlerOptions, TaskHandler, TaskOutcome, TaskView, WaitOptions } from '../task-runtime.types.js';
 import { PollPacing, suggestedPollInterval } from './poll-pacing.js';
 import type { KeptNow, TaskState, TaskStore, TaskWatch } from './task-store.js';
@@ -128,10 +128,10 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
   async function polled(taskId: string, owner: TaskOwner, o: { countsAsPoll?: boolean } = {}, f: FindOptions = {}): Promise<{ key: string; state: S }> {
     // The server's own reads are neither charged nor a requester's pace.
     if (o.countsAsPoll === false || pacing === null) return find(taskId, owner, f);
-    const ownerKey = ownerKeyOf(owner);
-    const key = store.keyOf(ownerKey, taskId);
+    const key = store.keyOf(ownerKeyOf(owner), taskId);
     const at = now();
-    limiter.admit(ownerKey, 'pollsPerSecond', pacing.kept(key, at));
+    // Charged to the requester, not to the task's owner key: one budget however its tasks are owned.
+    limiter.admit(requesterKeyOf(owner), 'pollsPerSecond', pacing.kept(key, at));
     try {
       const found = await find(taskId, owner, f);
       const { status, context } = found.state;
@@ -278,7 +278,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     const keepAlive = effectiveKeepAlive(opts, o.keepAlive);
     const ownerKey = ownerKeyOf(o.owner);
     const depth = o.parentId === undefined ? 0 : await depthUnder(o.parentId, o.owner);
-    limiter.admit(ownerKey, 'createsPerSecond');
+    limiter.admit(requesterKeyOf(o.owner), 'createsPerSecond');
     // No await when nothing needs reading (memory always, NATS within a second of its last
     // reading): a task exists as soon as create runs, so a poll right behind it finds it.
     const checking = checkKept(ownerKey);
@@ -332,7 +332,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
 
     async list(owner, o = {}) {
       if (disposed) throw new RuntimeDisposedError();
-      limiter.admit(ownerKeyOf(owner), 'listsPerSecond');
+      limiter.admit(requesterKeyOf(owner), 'listsPerSecond');
       const after = o.cursor === undefined ? 0 : decodeCursor(o.cursor, store.maxPosition);
       const limit = Math.max(1, Math.min(o.limit ?? opts.pageSize, opts.pageSize));
       const page = await store.page(ownerKeyOf(owner), after, limit);

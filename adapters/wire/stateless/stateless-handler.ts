@@ -49,6 +49,11 @@ export interface StatelessRequestContext {
    * Absent over HTTP, where a connection tells nothing of who asks.
    */
   readonly connection?: string;
+  /**
+   * The address the request came from (HTTP: the socket's remote address): an anonymous
+   * requester's limits and suspicion are counted per address, its tasks still reachable by id alone.
+   */
+  readonly peer?: string;
   /** Aborted when the requester goes away. */
   readonly signal: AbortSignal;
 }
@@ -83,7 +88,7 @@ export function createStatelessHandler(options: StatelessHandlerOptions): Statel
     // Headers first: a request whose headers lie must not be acted on, whatever its body says.
     if (context.headers) checkRoutingHeaders(context.headers, method, params);
     const meta = readRequestMeta(params);
-    const call: StatelessCall = { runtime, served, meta, owner: ownerOf2026(context.principal, context.connection ?? null), signal: context.signal };
+    const call: StatelessCall = { runtime, served, meta, owner: ownerOf2026(context.principal, context.connection ?? null, context.peer), signal: context.signal };
     switch (method) {
       case 'server/discover':
         // No legacy `capabilities.tasks` here: on this version tasks are the extension only.
@@ -137,7 +142,7 @@ export function createStatelessHandler(options: StatelessHandlerOptions): Statel
 async function traced(message: Parameters<StatelessHandler>[0], context: StatelessRequestContext, dispatch: StatelessHandler, targets: KnownTargets): Promise<StatelessReply> {
   const params = typeof message.params === 'object' && message.params !== null && !Array.isArray(message.params) ? (message.params as Record<string, unknown>) : undefined;
   // The only version this wire serves (a request naming another is refused, in its span).
-  const operation = startServerOperation({ method: message.method, id: message.id, ...(params && { params }) }, { network: context.headers ? 'tcp' : 'pipe', protocolVersion: PROTOCOL_2026_07_28, targets, bearerTasks: bearerOwner(ownerOf2026(context.principal, context.connection ?? null)) });
+  const operation = startServerOperation({ method: message.method, id: message.id, ...(params && { params }) }, { network: context.headers ? 'tcp' : 'pipe', protocolVersion: PROTOCOL_2026_07_28, targets, bearerTasks: bearerOwner(ownerOf2026(context.principal, context.connection ?? null, context.peer)) });
   const reply = await otel.with(operation.context, () => dispatch(message, context));
   const body = 'body' in reply && typeof reply.body === 'object' && reply.body !== null ? (reply.body as { result?: unknown; error?: { code: number; message: string } }) : undefined;
   operation.end(body?.error ? { error: body.error } : { result: body?.result });

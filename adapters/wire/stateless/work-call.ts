@@ -43,16 +43,20 @@ export interface StatelessCall {
  *
  * @param principal - the authenticated principal, or `null`
  * @param connection - the id of a connection that is one requester (stdio), or `null`
+ * @param peer - the address an anonymous request came from, when the transport knows it (see `TaskOwner.peer`)
  * @example
  * ```ts
  * ownerOf2026('alice', null);  // { session: null, principal: 'alice' }
  * ownerOf2026(null, 'c-1');    // { session: 'c-1', principal: null }
  * ownerOf2026(null, null);     // ANONYMOUS_OWNER
+ * ownerOf2026(null, null, '203.0.113.7'); // ANONYMOUS_OWNER's tasks, limits of 203.0.113.7
  * ```
  */
-export function ownerOf2026(principal: string | null, connection: string | null): TaskOwner {
+export function ownerOf2026(principal: string | null, connection: string | null, peer?: string): TaskOwner {
   if (principal !== null) return { session: null, principal };
-  return connection === null ? ANONYMOUS_OWNER : { session: connection, principal: null };
+  if (connection !== null) return { session: connection, principal: null };
+  // Still everyone's owner (a task is reachable by its id alone); the address only keeps their limits and suspicion apart.
+  return peer === undefined ? ANONYMOUS_OWNER : { ...ANONYMOUS_OWNER, peer };
 }
 
 /** The extension as a required capability, for -32021 errors. */

@@ -16,7 +16,7 @@ describe('SuspicionCounters', () => {
     const { c, tick } = counters({ failedLookups: 20, windowMs: 60_000 });
     for (let i = 0; i < 20; i++) expect(c.failedLookup(a)).toBeNull();
     const flag = c.failedLookup(a);
-    expect(flag).toEqual({ reason: 'failed-lookups', owner: a, count: 21, threshold: 20, windowMs: 60_000 });
+    expect(flag).toEqual({ reason: 'failed-lookups', requester: { key: '\u0001a', ...a, peer: null }, count: 21, threshold: 20, windowMs: 60_000 });
     // Once per window, however many more.
     for (let i = 0; i < 50; i++) expect(c.failedLookup(a)).toBeNull();
     // Another requester is counted apart.
@@ -26,7 +26,7 @@ describe('SuspicionCounters', () => {
     const report = c.report('n1');
     expect(report.totals).toMatchObject({ failedLookups: 73, flags: 2 });
     expect(report.top[0]).toMatchObject({ session: 'a', principal: null, failedLookups: 72, flags: 2, flagged: true });
-    expect(report.top[1]).toMatchObject({ session: 'b', principal: 'bob', failedLookups: 1, flagged: false });
+    expect(report.top[1]).toMatchObject({ session: null, principal: 'bob', failedLookups: 1, flagged: false });
     expect(report.flagged).toBe(1);
   });
 
@@ -124,7 +124,7 @@ describe('SuspicionCounters', () => {
     c.failedLookup(b); // flagged
     tick(10_001);
     const report = c.report('n');
-    expect(report.top.map((r) => r.session)).toEqual(['b']);
+    expect(report.top.map((r) => r.principal)).toEqual(['bob']);
     expect(report.totals.failedLookups).toBe(3);
   });
 
