@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { DEFAULT_PACED_RETRIES, pacedPeer } from './task-client.retry.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CallToolResult } from './mcp-shapes.js';
@@ -27,7 +28,7 @@ export type { CreatedRoutes } from './task-client.pending.js';
  *
  * @example
  * ```ts
- * resolveTaskClientOptions({}); // { dialect: 'auto', pollFrequency: 1000, maxCancelPolls: 10 }
+ * resolveTaskClientOptions({}); // { dialect: 'auto', pollFrequency: 1000, maxCancelPolls: 10, pacedRetries: 5 }
  * ```
  */
 export function resolveTaskClientOptions(options: TaskClientOptions = {}): ResolvedTaskClientOptions {
@@ -35,6 +36,7 @@ export function resolveTaskClientOptions(options: TaskClientOptions = {}): Resol
     dialect: options.dialect ?? 'auto',
     pollFrequency: options.pollFrequency ?? DEFAULT_REQUESTER_POLL_FREQUENCY,
     maxCancelPolls: options.maxCancelPolls ?? DEFAULT_MAX_CANCEL_POLLS,
+    pacedRetries: options.pacedRetries ?? DEFAULT_PACED_RETRIES.retries,
   };
 }
 
@@ -113,14 +115,15 @@ export class TaskClientCore {
    */
   constructor(client: RequesterPeer, options: TaskClientOptions, routes: () => CreatedRoutes, sdk: SdkSide = { capabilities: () => undefined }) {
     // Every request it sends, on any dialect, in a CLIENT span whose context rides in `_meta`.
-    this.#client = tracedPeer(client);
-    this.#sdk = sdk;
     this.options = resolveTaskClientOptions(options);
+    // Refusals that say when to come back are waited out and sent again (see `pacedPeer`).
+    this.#client = tracedPeer(pacedPeer(client, { retries: this.options.pacedRetries }));
+    this.#sdk = sdk;
     this.#routes = routes;
     this.#onInputRequest = options.onInputRequest;
     if (options.rawDispatch !== undefined) {
       const clientCapabilities = options.clientCapabilities ?? (options.onInputRequest === undefined ? {} : { elicitation: {}, sampling: {} });
-      this.#extension = tracedPeer(new ExtensionPeer(options.rawDispatch, { clientInfo: options.clientInfo ?? CLIENT_INFO, clientCapabilities }));
+      this.#extension = tracedPeer(pacedPeer(new ExtensionPeer(options.rawDispatch, { clientInfo: options.clientInfo ?? CLIENT_INFO, clientCapabilities }), { retries: this.options.pacedRetries }));
     }
     // Refuses the 2026-07-28 dialect without a raw dispatch now, not at the first call.
     if (this.options.dialect !== 'auto') this.#peer(this.options.dialect);

@@ -54,6 +54,14 @@ export interface TaskClientOptions {
    */
   readonly maxCancelPolls?: number;
   /**
+   * How many times a request refused with -32029 (a limit) or -32030 (the node is shutting down)
+   * that names a `retryAfterMs` is sent again after that wait (0: never). Both are refused before
+   * anything is decided, so a retry creates no second task; a refusal with no wait to take
+   * (`maxConcurrentTasks`) or a wait over 30 s is the caller's at once.
+   * @default 5
+   */
+  readonly pacedRetries?: number;
+  /**
    * 2026-07-28 (required for that dialect): sends one raw JSON-RPC request, since SDK clients
    * refuse `resultType: "task"`; `createRawDispatch(url)` from `adapters/mcp-client-v2` is one.
    */
@@ -82,6 +90,7 @@ export interface ResolvedTaskClientOptions {
   readonly dialect: DialectChoice;
   readonly pollFrequency: number;
   readonly maxCancelPolls: number;
+  readonly pacedRetries: number;
 }
 
 /**
