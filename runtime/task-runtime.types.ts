@@ -401,6 +401,17 @@ export interface TaskRuntime {
   /** What a terminal task produced (result, or none). @throws TaskNotCompletedError while it runs */
   outcome(taskId: string, owner: TaskOwner, options?: ReadOptions): Promise<TaskOutcome>;
   /**
+   * One look at a task, no wait: what it produced when it has ended, else the task as it runs
+   * (a requester's poll unless `countsAsPoll: false`; the server's own read also finds an ended
+   * task past its keepAlive while it is stored, as the original request's answer does).
+   * @example
+   * ```ts
+   * const now = await runtime.peek(taskId, owner);
+   * if ('ended' in now) console.log(now.ended.result); else console.log(now.running.status);
+   * ```
+   */
+  peek(taskId: string, owner: TaskOwner, options?: ReadOptions): Promise<{ readonly ended: TaskOutcome } | { readonly running: TaskView }>;
+  /**
    * Moves a task that has no handler (driven from outside, e.g. through the SDK `TaskStore`).
    * @throws TaskTerminalError when the task already ended; InvalidArgumentError for a move the lifecycle forbids
    */

@@ -7,7 +7,7 @@
  * @module
  */
 import type { TaskOwner } from '../../machines/index.js';
-import { TaskNotCompletedError, TaskTerminalError, TaskTimeoutError, type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime/index.js';
+import { TaskNotCompletedError, TaskTerminalError, type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime/index.js';
 import { isSession2025, renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
 import { deliverInputs, type InputChannel, type InputSender } from './input-delivery.js';
@@ -29,16 +29,10 @@ type Answer = Record<string, unknown>;
  * if ('ended' in now) return reply(now.ended);
  * ```
  */
-export async function endedOutcome(runtime: TaskRuntime, taskId: string, owner: TaskOwner, countsAsPoll: boolean): Promise<{ readonly ended: TaskOutcome } | { readonly running: TaskView }> {
-  try {
-    return { ended: await runtime.waitForOutcome(taskId, owner, countsAsPoll ? AT_ONCE : AT_ONCE_OWN) };
-  } catch (error) {
-    if (error instanceof TaskTimeoutError && error.task) return { running: error.task };
-    throw error;
-  }
+export function endedOutcome(runtime: TaskRuntime, taskId: string, owner: TaskOwner, countsAsPoll: boolean): Promise<{ readonly ended: TaskOutcome } | { readonly running: TaskView }> {
+  return runtime.peek(taskId, owner, countsAsPoll ? undefined : OWN_READ);
 }
-const AT_ONCE = { timeout: 0 } as const;
-const AT_ONCE_OWN = { timeout: 0, countsAsPoll: false } as const;
+const OWN_READ = { countsAsPoll: false } as const;
 
 /** What `tasks/result` answers for an ended 2025-11-25 task: exactly what the request would have. */
 function outcomeReply(outcome: TaskOutcome): Answer {

@@ -26,6 +26,7 @@ import { shownSession, shownTaskId } from '../secrets.js';
 export type AuditOp =
   | 'create'
   | 'get'
+  | 'peek'
   | 'list'
   | 'result'
   | 'outcome'

@@ -61,6 +61,14 @@ export function auditRuntime<R extends TaskRuntime>(runtime: R, audit: AuditLog)
       return out;
     },
 
+    async peek(taskId, owner, o) {
+      const now = await lookup('peek', taskId, owner, () => runtime.peek(taskId, owner, o));
+      // One look is one poll; an ended task's outcome is also a retrieval.
+      if (o?.countsAsPoll !== false) audit.polled('ended' in now ? now.ended.task : now.running, owner);
+      if ('ended' in now) audit.retrieved('peek', now.ended.task, owner, now.ended.hasResult);
+      return now;
+    },
+
     async waitForOutcome(taskId, owner, o) {
       let out;
       try {

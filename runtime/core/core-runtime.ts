@@ -356,6 +356,15 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       return outcomeOf(key, state);
     },
 
+    async peek(taskId, owner, o) {
+      // The server's own look (the original request's answer) rides out a brief outage, as its wait does.
+      const own = o?.countsAsPoll === false;
+      const read = (): Promise<{ key: string; state: S }> => polled(taskId, owner, o, { pastRetention: own });
+      const { key, state } = await (own ? throughOutage(read, taskId, owner, undefined) : read());
+      if (!isTerminalStatus(state.status)) return { running: viewOf(state) };
+      return { ended: await throughOutage(() => outcomeOf(key, state), taskId, owner, undefined) };
+    },
+
     waitForOutcome,
 
     async waitForTerminal(taskId, owner, o) {
