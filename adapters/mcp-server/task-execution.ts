@@ -19,7 +19,6 @@ import { askable, deliverInputs, INPUT_REQUEST_TIMEOUT_MS } from '../wire/input-
 import type { ServerExtra, TaskHost } from './request-context.js';
 import { AnyResultSchema, checkTaskSupport, ownerOf, requestKey, type RequestInfo } from '../wire/request-info.js';
 import { ownerOf2025, type OwnerBinding } from '../wire/owner-binding.js';
-import { endedOutcome } from '../wire/task-answers.js';
 import { plainWorkContext } from './work-context.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError, wireErrorOf } from '../wire/wire-errors.js';
 import { pushOption } from '../dialects/extension-meta.js';
@@ -223,7 +222,7 @@ async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number 
     progress?.release();
     // A task that ended already (short work) asks nothing more: its outcome, with no input
     // delivery to set up and take down.
-    const now = await endedOutcome(r.runtime, taskId, owner, false);
+    const now = await r.runtime.peek(taskId, owner, { countsAsPoll: false });
     let outcome: TaskOutcome;
     if ('ended' in now) outcome = now.ended;
     else {

@@ -20,7 +20,6 @@ import { applyAnswer } from './input-delivery.js';
 import { resolveWork, type ServedDefinitions } from './served-work.js';
 import { answerShapeError, hostNote, outcomeResult, shownStatus, started, statusResult, toolError } from './host-task-texts.js';
 import { JsonRpcCode, JsonRpcError, toJsonRpcError } from './wire-errors.js';
-import { endedOutcome } from './task-answers.js';
 
 /** The four tools a host that speaks no tasks follows its tasks with. */
 export const HOST_TASK_TOOL_NAMES = ['task_status', 'task_result', 'task_cancel', 'task_respond'] as const;
@@ -174,7 +173,7 @@ async function status(runtime: TaskRuntime, taskId: string, owner: TaskOwner, kn
 
 /** The outcome when ended; else, after waiting up to `waitMs` (less when the task asks a question meanwhile), how it is. */
 async function result(runtime: TaskRuntime, taskId: string, owner: TaskOwner, waitMs: number, signal: AbortSignal): Promise<CallToolResult> {
-  const now = await endedOutcome(runtime, taskId, owner, true);
+  const now = await runtime.peek(taskId, owner);
   if ('ended' in now) return outcomeResult(now.ended);
   if (waitMs === 0 || now.running.status === 'input_required') return status(runtime, taskId, owner, now.running, true);
   // A question ends the wait: nobody answers it while this call waits.

@@ -17,23 +17,6 @@ import { partialCursor, withPartials } from '../dialects/extension-meta.js';
 
 type Answer = Record<string, unknown>;
 
-/**
- * The outcome of a task that has ended, or the task as it is while it runs: one look-up, no wait.
- * Short work has usually ended by the time a request reaches this, and then needs nothing more.
- *
- * @param countsAsPoll - whether the look-up is a requester's poll (charged), or the server's own
- * @throws what the look-up throws (not found, expired, rate limit)
- * @example
- * ```ts
- * const now = await endedOutcome(runtime, taskId, owner, true);
- * if ('ended' in now) return reply(now.ended);
- * ```
- */
-export function endedOutcome(runtime: TaskRuntime, taskId: string, owner: TaskOwner, countsAsPoll: boolean): Promise<{ readonly ended: TaskOutcome } | { readonly running: TaskView }> {
-  return runtime.peek(taskId, owner, countsAsPoll ? undefined : OWN_READ);
-}
-const OWN_READ = { countsAsPoll: false } as const;
-
 /** What `tasks/result` answers for an ended 2025-11-25 task: exactly what the request would have. */
 function outcomeReply(outcome: TaskOutcome): Answer {
   if (outcome.hasResult) return withRelatedMetaFor(outcome.task, outcome.result);
@@ -99,7 +82,7 @@ export function taskAnswers(runtime: TaskRuntime) {
       };
       // One request, one poll: the look-up is charged, the reads that complete it are not. Ended
       // already (the usual case for short work): that one look-up gives the whole answer.
-      const first = await endedOutcome(runtime, taskId, owner, true);
+      const first = await runtime.peek(taskId, owner);
       if ('ended' in first) {
         const ended = first.ended;
         telling(ended.task);
