@@ -27,6 +27,15 @@ export interface CloseOptions {
    * @default 1_000
    */
   readonly retryAfterMs?: number;
+  /**
+   * After the drain, how long at most the runtime keeps answering requesters that poll, ms: until
+   * the last one expected back by the interval it was suggested (and `retryAfterMs` for a call the
+   * drain ended) has come, so that each reads how its task ended (or, NATS, that it goes on) instead
+   * of finding no server. A host that closes its listener after the drain sets it (`mcp-tasks serve`
+   * does, `--drain-linger`).
+   * @default 0
+   */
+  readonly lingerMs?: number;
 }
 
 /**

@@ -250,7 +250,9 @@ export class RuntimeDisposedError extends TaskRuntimeError {
 /**
  * The node is shutting down (`runtime.close`, `serve` on SIGTERM): it takes no new task, while
  * the tasks it has keep answering. Retryable: another node (or this service once restarted)
- * takes the task; `retryAfterMs` says when to try again.
+ * takes the task; `retryAfterMs` says when to try again. A wait still open at the drain's
+ * deadline (a blocked `tasks/result`, a SEP-1686 call) ends with it too, its message saying
+ * whether another node holds the task or the shutdown ended it.
  *
  * @example
  * ```ts
@@ -260,8 +262,12 @@ export class RuntimeDisposedError extends TaskRuntimeError {
 export class RuntimeDrainingError extends TaskRuntimeError {
   /** When a retry (through a load balancer, on another node) may succeed, in ms. */
   readonly retryAfterMs: number;
-  constructor(retryAfterMs: number, options?: ErrorOptions) {
-    super(TaskErrorCode.draining, `The server is shutting down and takes no new task; retry after ${retryAfterMs} ms (another node may take it)`, options);
+  /**
+   * @param options - `message`: what the shutdown did to the call it ends (a call still open at the
+   *   drain's deadline); by default a new task's refusal
+   */
+  constructor(retryAfterMs: number, options?: ErrorOptions & { readonly message?: string }) {
+    super(TaskErrorCode.draining, options?.message ?? `The server is shutting down and takes no new task; retry after ${retryAfterMs} ms (another node may take it)`, options);
     this.name = 'RuntimeDrainingError';
     this.retryAfterMs = retryAfterMs;
   }

@@ -1,15 +1,20 @@
 /**
- * How `mcp-tasks serve` stops: `--drain-timeout MS` and the signals (SIGTERM, SIGINT), and the
- * probes an orchestrator reads (`--health-port`, `--health-host`; on `--http` its own port serves
- * them too). A first signal drains: at once the node is not ready, refuses new tasks and sessions
- * (retryable), and closes idle connections; running tasks get the drain time; then the node
- * closes what it serves and exits 0. A second signal exits at once.
+ * How `mcp-tasks serve` stops: `--drain-timeout MS`, `--drain-linger MS` and the signals (SIGTERM,
+ * SIGINT), and the probes an orchestrator reads (`--health-port`, `--health-host`; on `--http` its
+ * own port serves them too). A first signal drains: at once the node is not ready, refuses new
+ * tasks and sessions (retryable), and each HTTP answer closes its connection; running tasks and
+ * calls waiting for them get the drain time; then the calls still waiting get -32030, the runs
+ * are ended or handed over, pollers are answered for the linger, and the node closes what it
+ * serves and exits 0. A second signal exits at once.
  *
  * @module
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TaskRuntime } from '../../runtime/index.js';
 import { DEFAULT_DRAIN_MS, DEFAULT_DRAIN_RETRY_AFTER_MS, drainOf } from '../../runtime/core/drain.js';
+
+/** `--drain-linger` by default, ms. */
+export const DEFAULT_DRAIN_LINGER_MS = 10_000;
 import { DEFAULT_CLOSE_GRACE_MS } from '../http/front.js';
 import { startHealthServer, type HealthProbes } from '../http/health.js';
 import { cliLogger, log } from '../log.js';
@@ -17,6 +22,7 @@ import { cliLogger, log } from '../log.js';
 /** The `parseArgs` option specs of the flags. */
 export const DRAIN_FLAG_SPECS = {
   'drain-timeout': { type: 'string' },
+  'drain-linger': { type: 'string' },
   'health-port': { type: 'string' },
   'health-host': { type: 'string' },
 } as const;
@@ -32,11 +38,16 @@ export const DRAIN_FLAG_SPECS = {
 export const DRAIN_FLAGS_HELP = `Shutdown and health probes:
   --drain-timeout MS         on SIGTERM or SIGINT, running tasks get this long to finish (default 30000).
                              At once: /readyz answers 503, a new task gets JSON-RPC error -32030 (retryable,
-                             data.retryAfterMs), a new HTTP session 503 with Retry-After, idle connections
-                             are closed; everything else keeps answering. Then what still runs is handed to
-                             another worker (with --nats: re-run or resumed as its tool allows, else failed)
-                             or ends failed ("shut down before the task finished"), and the process exits 0.
-                             A second signal exits at once. On stdio, the end of stdin exits at once.
+                             data.retryAfterMs), a new HTTP session 503 with Retry-After, each HTTP answer
+                             closes its connection; everything else keeps answering. Then a call still
+                             waiting for a task (a tasks/result, a SEP-1686 call) gets -32030 too, what still
+                             runs is handed to another worker (with --nats: re-run or resumed as its tool
+                             allows, else failed) or ends failed ("shut down before the task finished"), the
+                             node answers pollers for --drain-linger, and the process exits 0. A second signal
+                             exits at once. On stdio, the end of stdin exits at once.
+  --drain-linger MS          after the drain, how long at most reads are still answered, for requesters
+                             between two polls (until the last one expected back, by the interval it was
+                             suggested, has come), so that each sees how its task ended (default 10000)
   --health-port PORT         serve GET /healthz (alive: 200) and GET /readyz (200, or 503 with the reasons)
                              on this port, e.g. for stdio and worker nodes (with --http its port serves
                              them too); no token needed: they tell only ready or not, and why
@@ -50,6 +61,7 @@ const SHUTDOWN_MARGIN_MS = DEFAULT_CLOSE_GRACE_MS * 2 + 10_000;
 
 type DrainFlagValues = {
   readonly 'drain-timeout'?: string | undefined;
+  readonly 'drain-linger'?: string | undefined;
   readonly 'health-port'?: string | undefined;
   readonly 'health-host'?: string | undefined;
 };
@@ -57,6 +69,8 @@ type DrainFlagValues = {
 /** What the flags say. */
 export interface DrainSettings {
   readonly drainMs: number;
+  /** `--drain-linger`: see `CloseOptions.lingerMs`. */
+  readonly lingerMs: number;
   readonly health: { readonly port: number; readonly host: string | undefined } | null;
 }
 
@@ -73,20 +87,23 @@ export function drainSettings(values: DrainFlagValues): DrainSettings {
   const raw = values['drain-timeout'];
   const drainMs = raw === undefined ? DEFAULT_DRAIN_MS : Number(raw);
   if (!Number.isFinite(drainMs) || drainMs < 0) throw new Error(`--drain-timeout expects a non-negative number of ms, got '${raw}'`);
+  const lingerRaw = values['drain-linger'];
+  const lingerMs = lingerRaw === undefined ? DEFAULT_DRAIN_LINGER_MS : Number(lingerRaw);
+  if (!Number.isFinite(lingerMs) || lingerMs < 0) throw new Error(`--drain-linger expects a non-negative number of ms, got '${lingerRaw}'`);
   const portFlag = values['health-port'];
   if (portFlag === undefined) {
     if (values['health-host'] !== undefined) throw new Error('--health-host needs --health-port PORT');
-    return { drainMs, health: null };
+    return { drainMs, lingerMs, health: null };
   }
   const port = Number(portFlag);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--health-port expects a port number, got '${portFlag}'`);
-  return { drainMs, health: { port, host: values['health-host'] } };
+  return { drainMs, lingerMs, health: { port, host: values['health-host'] } };
 }
 
 /** What a node closes once drained, in order. */
 export interface ShutdownSteps {
-  /** Closes the idle keep-alive connections of its HTTP front, when it has one. */
-  readonly closeIdle?: () => void;
+  /** Tells its HTTP front that a drain began (see `HttpEndpoint.drain`), when it has one. */
+  readonly drain?: () => void;
   /** The calls its HTTP front is still answering: the drain waits for them too, within its time. */
   readonly callsInFlight?: () => number;
   /** Closes what it serves (endpoint, inspector) and disposes the runtime. */
@@ -96,6 +113,9 @@ export interface ShutdownSteps {
 /** How often a drain looks whether the front's calls in flight have ended. */
 const CALLS_POLL_MS = 50;
 
+/** Past the drain's deadline, how long the answers it gave to calls held open may take to be written. */
+const ANSWER_GRACE_MS = 1_000;
+
 /**
  * One node's shutdown: its drain state (read by the HTTP front and the probes), the probes'
  * server of `--health-port`, and the signals.
@@ -104,7 +124,7 @@ const CALLS_POLL_MS = 50;
  * ```ts
  * const shutdown = new NodeShutdown(runtime, drainSettings(values));
  * await shutdown.startHealth();
- * shutdown.onSignals({ closeIdle: () => endpoint.closeIdleConnections(), close: async () => { await endpoint.close(); await runtime.dispose(); } });
+ * shutdown.onSignals({ drain: () => endpoint.drain(), close: async () => { await endpoint.close(); await runtime.dispose(); } });
  * ```
  */
 export class NodeShutdown {
@@ -152,12 +172,12 @@ export class NodeShutdown {
   }
 
   async #shutdown(signal: NodeJS.Signals, steps: ShutdownSteps): Promise<void> {
-    const { drainMs } = this.#settings;
+    const { drainMs, lingerMs } = this.#settings;
     this.#draining = true;
     const running = this.#runtime.stats().live;
     log('info', `${signal}: shutting down (send it again to exit at once)`, { signal, drainMs, running });
-    steps.closeIdle?.();
-    const limit = drainMs + SHUTDOWN_MARGIN_MS;
+    steps.drain?.();
+    const limit = drainMs + lingerMs + SHUTDOWN_MARGIN_MS;
     // Unref'd: a shutdown that ends sooner exits sooner.
     setTimeout(() => {
       log('error', `shutdown took longer than ${limit} ms: exiting now`, { limitMs: limit });
@@ -167,10 +187,13 @@ export class NodeShutdown {
     const deadline = setTimeout(() => log('warn', 'drain timeout: tasks still running are handed over or ended', { drainMs, running: this.#runtime.stats().live }), drainMs);
     deadline.unref();
     try {
-      await drainOf(this.#runtime)({ drainMs, retryAfterMs: DEFAULT_DRAIN_RETRY_AFTER_MS });
-      // Calls still open (a front runs no task: a SEP-1686 call or a tasks/result waiting for one
-      // a worker runs) get what is left of the drain time before the endpoint closes them.
-      while ((steps.callsInFlight?.() ?? 0) > 0 && Date.now() - started < drainMs) await delay(CALLS_POLL_MS);
+      // Calls held open on a task are ended by the drain at its deadline (-32030), and pollers
+      // answered while they linger.
+      await drainOf(this.#runtime)({ drainMs, retryAfterMs: DEFAULT_DRAIN_RETRY_AFTER_MS, lingerMs });
+      // Other calls still in flight (a plain tool call) get what is left of the drain time, and
+      // the answers the drain's deadline gave (-32030) a moment to be written.
+      const callsUntil = Math.max(started + drainMs, Date.now() + ANSWER_GRACE_MS);
+      while ((steps.callsInFlight?.() ?? 0) > 0 && Date.now() < callsUntil) await delay(CALLS_POLL_MS);
       clearTimeout(deadline);
       log('info', 'drained', { ms: Date.now() - started });
       await steps.close();

@@ -385,8 +385,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     // The demo definitions register their handlers with the runtime; this node runs them. No SDK:
     // registering the work is what either SDK's embedding does for the runtime.
     registerWork(runtime, definitions.tools, definitions);
-    log('info', 'mcp-tasks worker ready', { node: (runtime as { nodeId?: string }).nodeId, backend });
     shutdown.onSignals({ close: dispose });
+    log('info', 'mcp-tasks worker ready', { node: (runtime as { nodeId?: string }).nodeId, backend });
     return;
   }
 
@@ -455,13 +455,14 @@ export async function serve(argv: readonly string[]): Promise<void> {
     allowedHosts,
     allowedOrigins,
   }, { ...operator, probes: shutdown.probes });
-  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, sdk, authenticated, allowedHosts, allowedOrigins, status: endpoint.url.replace(/\/mcp$/, '/status'), operatorToken: operator.operatorToken !== null });
+  // Before the line that says it serves: a signal from then on drains.
   shutdown.onSignals({
-    closeIdle: () => endpoint.closeIdleConnections(),
+    drain: () => endpoint.drain(),
     callsInFlight: () => endpoint.callsInFlight(),
     close: async () => {
       await endpoint.close();
       await dispose();
     },
   });
+  log('info', `mcp-tasks serving MCP (Streamable HTTP) at ${endpoint.url}`, { url: endpoint.url, backend, sdk, authenticated, allowedHosts, allowedOrigins, status: endpoint.url.replace(/\/mcp$/, '/status'), operatorToken: operator.operatorToken !== null });
 }

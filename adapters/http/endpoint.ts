@@ -69,6 +69,14 @@ export async function listenHttp(handle: HttpHandler, options: HttpListenOptions
   // Calls: POSTs whose body has arrived, until answered. A standalone GET stream lasts as long as
   // its session, and a half-sent body may never come: either would keep a drain waiting for nothing.
   let calls = 0;
+  let draining = false;
+  // Before the handler, which may answer at once (a probe).
+  server.prependListener('request', (_req, res) => {
+    // Draining: each kept-alive connection closes after its next answer. Closing idle ones at once
+    // would reset a request already on its way over one (a poll sent just after SIGTERM). A stream
+    // that names its own Connection header keeps it.
+    if (draining && !res.headersSent) res.setHeader('connection', 'close');
+  });
   server.on('request', (req, res) => {
     if (req.method !== 'POST') return;
     req.once('end', () => {
@@ -84,7 +92,9 @@ export async function listenHttp(handle: HttpHandler, options: HttpListenOptions
       await handle.close();
       await closeServer(server, options.closeGraceMs);
     },
-    closeIdleConnections: () => server.closeIdleConnections(),
+    drain: () => {
+      draining = true;
+    },
     callsInFlight: () => calls,
   };
 }

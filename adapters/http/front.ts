@@ -8,6 +8,7 @@
  * @module
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../runtime/logger.js';
 import { StoreUnavailableError } from '../../runtime/errors.js';
@@ -31,6 +32,9 @@ export interface HttpTimeouts {
 /** Defaults of {@link HttpTimeouts}. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+/** The open connections of each guarded server, for its close (see {@link closeServer}). */
+const openConnections = new WeakMap<Server, ReadonlySet<Socket>>();
 
 /**
  * A `node:http` server for `handle`, with the request deadlines set: an error `handle` throws (or
@@ -68,6 +72,12 @@ export function guardedServer(label: string, handle: (req: IncomingMessage, res:
       void guarded(req, res);
     },
   );
+  const sockets = new Set<Socket>();
+  openConnections.set(server, sockets);
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   server.on('clientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => {
     const served = arriving.get(socket);
     // Gone, or answered already (a body nobody read, still arriving): a second answer would be garbage.
@@ -161,6 +171,9 @@ export async function closeServer(server: Server, graceMs = DEFAULT_CLOSE_GRACE_
   if (!server.listening) return void server.closeAllConnections();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
+  // Node counts a connection that has not sent a byte yet as busy, not idle: it would hold the
+  // close for the whole grace. Nothing was asked on it, so nothing is cut.
+  for (const socket of openConnections.get(server) ?? []) if (socket.bytesRead === 0) socket.destroy();
   const cut = setTimeout(() => server.closeAllConnections(), graceMs);
   cut.unref();
   await closed;

@@ -212,10 +212,12 @@ export interface HttpEndpoint {
   /** Stops taking connections, lets requests in flight finish (within `closeGraceMs`), and ends every session. */
   close(): Promise<void>;
   /**
-   * Closes the keep-alive connections that carry no request now (a drain begins: their clients
-   * reconnect, through a load balancer to another node). Requests in flight and streams go on.
+   * A drain begins: from now on each answer closes its connection (`Connection: close`), so that
+   * kept-alive clients reconnect, through a load balancer to another node, after their next
+   * answer. No connection is closed under a request that may be on its way; requests in flight
+   * and streams go on.
    */
-  closeIdleConnections(): void;
+  drain(): void;
   /**
    * The POST requests received in full and not yet answered in full: a SEP-1686 call waiting for
    * its task, a `tasks/result` waiting for its end, any request being handled. A draining node

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TaskOwner } from '../../machines/index.js';
 import { type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime/index.js';
+import { openCallOf } from '../../runtime/core/drain.js';
 import { parseTaskParams, renderTask2025, SPEC_2025_11_25, TaskParamsError } from '../dialects/2025-11-25/index.js';
 import { parseTaskMeta, relatedMeta, Sep1686MetaError, SEP_1686, TASK_META_KEY, withRelatedMeta } from '../dialects/sep-1686/index.js';
 import type { RequestWorkContext, TaskSupport } from '../wire/definitions.js';
@@ -215,6 +216,8 @@ async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number 
   // them into a task message queue whenever the request carries a 2025-11-25 related-task key.
   const relatedRequestId = r.extra.requestId;
   let stopInputs = (): void => undefined;
+  // Held open until the task ends; a drain's deadline ends it with -32030 (see OpenCall).
+  const open = openCallOf(r.runtime);
   try {
     // The notification travels on the request's own stream (Streamable HTTP) ahead of the response,
     // and ahead of any input request: the work has started already, and may be asking.
@@ -242,7 +245,7 @@ async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number 
       );
       // Deliberately not tied to extra.signal: a dropped connection must not cancel a task; only
       // notifications/cancelled (handled by the caller) or tasks/delete end it early.
-      outcome = await r.runtime.waitForOutcome(taskId, owner, SERVER_READ);
+      outcome = await r.runtime.waitForOutcome(taskId, owner, { ...SERVER_READ, signal: open.signal });
     }
     // The last report goes before the answer: the requester forgets the token with it.
     await progress?.flush();
@@ -250,9 +253,11 @@ async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number 
     throw wireErrorOf(outcome, { _meta: relatedMeta(taskId) });
   } catch (error) {
     // Whatever went wrong here, the task must not run on unseen: end it (a no-op if it ended).
-    await r.runtime.cancel(taskId, owner, 'The request that created it failed').catch(() => undefined);
+    // Not when a drain ended the call: the task goes on on another node, or the drain ends it.
+    if (!open.signal.aborted || error !== open.signal.reason) await r.runtime.cancel(taskId, owner, 'The request that created it failed').catch(() => undefined);
     throw toJsonRpcError(error);
   } finally {
+    open.close();
     stopInputs();
     progress?.stop();
     r.open.delete(key);

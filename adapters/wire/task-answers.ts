@@ -8,6 +8,7 @@
  */
 import type { TaskOwner } from '../../machines/index.js';
 import { TaskNotCompletedError, TaskTerminalError, type TaskOutcome, type TaskRuntime, type TaskView } from '../../runtime/index.js';
+import { openCallOf } from '../../runtime/core/drain.js';
 import { isSession2025, renderInOwnDialect, withRelatedMetaFor } from '../dialects/index.js';
 import { relatedMeta } from '../dialects/sep-1686/index.js';
 import { deliverInputs, type InputChannel, type InputSender } from './input-delivery.js';
@@ -98,10 +99,13 @@ export function taskAnswers(runtime: TaskRuntime) {
       // have. Meanwhile the task's input requests travel over this call (the spec's input_required flow).
       const stopInputs = deliverInputs(runtime, taskId, owner, channel.send(task), channel);
       const handedOver = channel.waiting?.(task);
+      // A drain's deadline ends the wait with -32030 (see OpenCall): never a cut connection.
+      const open = openCallOf(runtime);
       let outcome;
       try {
-        outcome = await runtime.waitForOutcome(taskId, owner, { signal: channel.signal, countsAsPoll: false });
+        outcome = await runtime.waitForOutcome(taskId, owner, { signal: AbortSignal.any([channel.signal, open.signal]), countsAsPoll: false });
       } finally {
+        open.close();
         stopInputs();
         handedOver?.(outcome !== undefined);
       }

@@ -22,7 +22,7 @@ import type { PushRegistry } from '../push/push-registry.js';
 import type { PushQueue } from '../push/push.types.js';
 import { viewOf } from './view.js';
 import type { TaskMetrics } from '../telemetry/metrics.js';
-import { closeOf, Drain, DRAIN, type Drainable } from './drain.js';
+import { closeOf, Drain, DRAIN, OPEN_CALL, type Drainable } from './drain.js';
 import { carrierOf, storableTrace } from '../telemetry/tracing.js';
 import { reportingOutages, StoreOutage, type CoreLog } from './store-outage.js';
 import { keptInputCapabilities } from './input-capabilities.js';
@@ -127,7 +127,12 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
    */
   async function polled(taskId: string, owner: TaskOwner, o: { countsAsPoll?: boolean } = {}, f: FindOptions = {}): Promise<{ key: string; state: S }> {
     // The server's own reads are neither charged nor a requester's pace.
-    if (o.countsAsPoll === false || pacing === null) return find(taskId, owner, f);
+    if (o.countsAsPoll === false) return find(taskId, owner, f);
+    if (pacing === null) {
+      const found = await find(taskId, owner, f);
+      drain.noteRead(found.state.context.pollFrequency);
+      return found;
+    }
     const key = store.keyOf(ownerKeyOf(owner), taskId);
     const at = now();
     // Charged to the requester, not to the task's owner key: one budget however its tasks are owned.
@@ -137,6 +142,8 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
       const { status, context } = found.state;
       // Taken after the read, as close as can be to the moment the answer is rendered.
       pacing.answered(key, at, suggestedPollInterval({ status, pollFrequency: context.pollFrequency, createdAt: context.createdAt }, now()), status);
+      // A drain that lingers answers this requester when it comes back (see Drain.noteRead).
+      drain.noteRead(context.pollFrequency);
       return found;
     } catch (error) {
       pacing.forget(key);
@@ -257,6 +264,9 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
           }
           wake = done;
         });
+        // Aborted while waiting (a drain's deadline, the request cancelled): no further read; one
+        // now could find the end the abort's cause is about to write (the drain ending the task).
+        if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('Aborted');
       }
     } finally {
       watch?.stop();
@@ -453,6 +463,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
     },
 
     [DRAIN]: (o) => (disposed ? Promise.resolve() : drain.run(o)),
+    [OPEN_CALL]: () => drain.open(),
 
     close: closeOf(() => runtime),
 

@@ -21,6 +21,12 @@ export const DEFAULT_DRAIN_RETRY_AFTER_MS = 1_000;
 /** How often a drain looks whether the node's runs have ended. */
 const RUNS_POLL_MS = 25;
 
+/**
+ * How much later than the interval it was suggested a poller may come back, and still find the
+ * node answering (`CloseOptions.lingerMs`): timers, a slow network, a requester's own jitter.
+ */
+export const LINGER_MARGIN_MS = 1_000;
+
 /** The reason a draining node gives for not being ready. */
 export const DRAINING_REASON = 'draining: the node is shutting down and takes no new task';
 
@@ -30,9 +36,47 @@ export const DRAINING_REASON = 'draining: the node is shutting down and takes no
  */
 export const DRAIN: unique symbol = Symbol('mcp-task-actors.drain');
 
+/** Where a runtime keeps {@link openCallOf}, under a key its wrappers carry along as they do {@link DRAIN}. */
+export const OPEN_CALL: unique symbol = Symbol('mcp-task-actors.open-call');
+
+/**
+ * A requester's call held open until a task ends (a blocked 2025-11-25 `tasks/result`, a
+ * SEP-1686 call): a drain waits for it within its time, and at its deadline ends it.
+ */
+export interface OpenCall {
+  /**
+   * Aborted at the drain's deadline (at once for a call opened after it), its reason a
+   * {@link RuntimeDrainingError} saying whether another node holds the task or the shutdown ends it.
+   */
+  readonly signal: AbortSignal;
+  /** The call is over (answered or given up); idempotent. */
+  close(): void;
+}
+
 /** A runtime with its drain half. */
 export interface Drainable extends TaskRuntime {
   readonly [DRAIN]: (options: CloseOptions) => Promise<void>;
+  readonly [OPEN_CALL]: () => OpenCall;
+}
+
+const NEVER_ENDED: OpenCall = { signal: new AbortController().signal, close: () => undefined };
+
+/**
+ * Counts a requester's call held open on `runtime` until `close` (see {@link OpenCall}). A
+ * runtime not made by this project ends no call.
+ *
+ * @example
+ * ```ts
+ * const call = openCallOf(runtime);
+ * try {
+ *   return await runtime.waitForOutcome(taskId, owner, { signal: AbortSignal.any([request.signal, call.signal]), countsAsPoll: false });
+ * } finally {
+ *   call.close();
+ * }
+ * ```
+ */
+export function openCallOf(runtime: TaskRuntime): OpenCall {
+  return (runtime as Partial<Drainable>)[OPEN_CALL]?.() ?? NEVER_ENDED;
 }
 
 /**
@@ -90,9 +134,36 @@ export class Drain<S extends TaskState> {
   #running: Promise<void> | null = null;
   /** Creates admitted and not yet settled. */
   #creating = 0;
+  /** Requesters' calls held open (see {@link OpenCall}). */
+  #openCalls = 0;
+  readonly #hangUp = new AbortController();
+  /** When the last requester expected to poll again does so (epoch ms, wall clock), by the intervals it was suggested. */
+  #nextPollBy = -Infinity;
 
   constructor(store: TaskStore<S>) {
     this.#store = store;
+  }
+
+  /** Counts a requester's call held open until its `close` (see {@link OpenCall}). */
+  open(): OpenCall {
+    this.#openCalls++;
+    let open = true;
+    return {
+      signal: this.#hangUp.signal,
+      close: () => {
+        if (open) this.#openCalls--;
+        open = false;
+      },
+    };
+  }
+
+  /**
+   * A requester read a task that suggests polling every `intervalMs`: it may come back that much
+   * later (and a margin), and a drain that lingers answers it then.
+   */
+  noteRead(intervalMs: number): void {
+    const by = Date.now() + intervalMs + LINGER_MARGIN_MS;
+    if (by > this.#nextPollBy) this.#nextPollBy = by;
   }
 
   /** Whether the runtime drains (or drained). */
@@ -133,25 +204,49 @@ export class Drain<S extends TaskState> {
   run(options: CloseOptions): Promise<void> {
     const drainMs = nonNegative('drainMs', options.drainMs ?? DEFAULT_DRAIN_MS);
     const retryAfterMs = nonNegative('retryAfterMs', options.retryAfterMs ?? DEFAULT_DRAIN_RETRY_AFTER_MS);
-    this.#running ??= this.#drain(drainMs, retryAfterMs);
+    const lingerMs = nonNegative('lingerMs', options.lingerMs ?? 0);
+    this.#running ??= this.#drain(drainMs, retryAfterMs, lingerMs);
     return this.#running;
   }
 
-  async #drain(drainMs: number, retryAfterMs: number): Promise<void> {
+  async #drain(drainMs: number, retryAfterMs: number, lingerMs: number): Promise<void> {
     this.#retryAfterMs = retryAfterMs;
     const store = this.#store;
     const deadline = Date.now() + drainMs;
     // Within the drain time: what it was taking when told counts as its runs from then on.
     await Promise.race([store.stopTaking(), new Promise((resolve) => setTimeout(resolve, drainMs).unref())]);
     // Creates admitted before the drain began first: each may yet start a run on this node.
-    const busy = (): boolean => this.#creating > 0 || store.stats().live > 0;
-    for (let left = drainMs; busy() && left > 0; left = deadline - Date.now()) {
+    const running = (): boolean => this.#creating > 0 || store.stats().live > 0;
+    // A call held open waits for a task that may end within the drain time, here or (NATS) on the node that runs it.
+    for (let left = drainMs; (running() || this.#openCalls > 0) && left > 0; left = deadline - Date.now()) {
       await new Promise((resolve) => setTimeout(resolve, Math.min(RUNS_POLL_MS, left)));
     }
-    if (!busy()) return;
-    await store.endRuns();
-    // Waiters that saw those ends (a request's own answer, a blocked tasks/result) read them in
-    // the next turns: they answer before the runtime is disposed under them.
-    await new Promise((resolve) => setTimeout(resolve, RUNS_POLL_MS));
+    // Before the runs end: each call still open is told why it gets no outcome here, never cut
+    // with its socket; one opened from now on is told at once. Its requester, retrying, reads
+    // the task's end (or, NATS, its progress on another node).
+    const hungUp = this.#openCalls;
+    this.#hangUp.abort(new RuntimeDrainingError(retryAfterMs, { message: hangUpMessage(store.handsOver, retryAfterMs) }));
+    if (hungUp > 0) {
+      this.noteRead(retryAfterMs);
+      // Their answers go out before anything closes under them (stdio has no count of its own).
+      await new Promise((resolve) => setTimeout(resolve, RUNS_POLL_MS));
+    }
+    if (running()) {
+      await store.endRuns();
+      // Waiters that saw those ends (a subtask's parent, an embedder's wait) read them in the
+      // next turns: they answer before the runtime is disposed under them.
+      await new Promise((resolve) => setTimeout(resolve, RUNS_POLL_MS));
+    }
+    // Pollers are between two polls: the node answers them until the last one expected is
+    // back (within lingerMs), so each learns how its task ended instead of finding no listener.
+    const linger = Math.min(lingerMs, this.#nextPollBy - Date.now());
+    if (linger > 0) await new Promise((resolve) => setTimeout(resolve, linger));
   }
+}
+
+/** What a call still open at the drain's deadline is told. */
+function hangUpMessage(handsOver: boolean, retryAfterMs: number): string {
+  return handsOver
+    ? `The server is shutting down; the task goes on on another node: retry after ${retryAfterMs} ms (through the same address another node answers)`
+    : `The server is shutting down and ends the task ("shut down before the task finished"): retry after ${retryAfterMs} ms to read its end`;
 }

@@ -145,6 +145,8 @@ export interface TaskStore<S extends TaskState = TaskState> {
    * (`shutDownMessage`), parents before their subtasks. Resolves once each is settled.
    */
   endRuns(): Promise<void>;
+  /** True when `endRuns` hands runs to other nodes (NATS), false when it ends them (memory): what a call cut short by a drain is told. */
+  readonly handsOver: boolean;
   /** Why the backend cannot take work now, one line each (empty: it can). */
   unready(): readonly string[] | Promise<readonly string[]>;
   dispose(): Promise<void>;

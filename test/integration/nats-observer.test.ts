@@ -126,7 +126,7 @@ describe('runtime.observe() on the NATS backend', () => {
     expect(tasks.filter((t) => t.taskId === 'long').map((t) => t.owner.session).sort()).toEqual(['s-alice', 's-bob']);
 
     await a.cancel('long', alice, 'operator stop');
-    await expect.poll(() => entriesOf(onB.updates, long.key).at(-1), { timeout: 1_000, interval: 10 }).toMatchObject({
+    await expect.poll(() => entriesOf(onB.updates, long.key).at(-1), { timeout: 5_000, interval: 10 }).toMatchObject({
       event: 'task.cancel',
       previous: 'working',
       status: 'cancelled',
@@ -135,7 +135,7 @@ describe('runtime.observe() on the NATS backend', () => {
     });
     await a.delete('long', alice);
     for (const { updates } of [onA, onB]) {
-      await expect.poll(() => updates.some((u) => u.kind === 'removed' && u.key === long.key), { timeout: 1_000, interval: 10 }).toBe(true);
+      await expect.poll(() => updates.some((u) => u.kind === 'removed' && u.key === long.key), { timeout: 5_000, interval: 10 }).toBe(true);
     }
     expect((await onB.observer.list()).some((t) => t.key === long.key)).toBe(false);
     expect(await onB.observer.timeline(long.key)).toEqual([]);

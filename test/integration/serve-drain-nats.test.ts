@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { closeNodes, freshPrefix, startNode, type ClusterNode, type NodeOptions } from './harness/cluster.js';
-import { attachHttpWire } from './harness/http-wire.js';
+import { attachHttpSession, attachHttpWire } from './harness/http-wire.js';
 import { startNatsServer, type NatsServer } from './harness/nats-server.js';
 import { create2025, createSep } from './harness/task-calls.js';
 
@@ -134,6 +134,37 @@ describe('serve --nats, a front drained by SIGTERM', () => {
     await until(() => !front.alive(), 'the front exits');
     expect(front.exit()?.code).toBe(0);
   }, 30_000);
+});
+
+describe('serve --nats, a front drained by SIGTERM past its deadline', () => {
+  it('should answer its open calls with -32030 saying another node holds the task, cancel nothing, and the requester reads the task on another front', async () => {
+    const { url } = await sharedNats();
+    const prefix = freshPrefix('drain-front-deadline');
+    const front = await node({ label: 'front', role: 'front', nats: url, prefix, flags: ['--drain-timeout', '500', '--drain-linger', '0'] });
+    const other = await node({ label: 'front2', role: 'front', nats: url, prefix });
+    await node({ label: 'w1', role: 'worker', nats: url, prefix });
+    const wire = await attachHttpWire(front.url, () => front.stderr());
+    const sep = await createSep(wire, 'sleep', { ms: 6_000 });
+    const spec = await create2025(wire, 'sleep', { ms: 6_000 });
+    const waiting = wire.sendRequestNoWait('tasks/result', { taskId: spec.taskId });
+    process.kill(front.pid, 'SIGTERM');
+    const answers = await Promise.all([wire.responseFor(sep.requestId, 10_000), wire.responseFor(waiting, 10_000)]);
+    for (const answer of answers) {
+      expect(answer.error, front.stderr()).toMatchObject({ code: -32030, data: { reason: 'shutting-down', retryAfterMs: 1_000 } });
+      expect(answer.error?.message).toMatch(/the task goes on on another node/);
+    }
+    await until(() => !front.alive(), 'the front exits');
+    expect(front.exit()?.code).toBe(0);
+    // The same session through another front (sessions are shared on NATS): both tasks went on and end.
+    const again = attachHttpSession(other.url, wire.sessionId!, { serverStderr: () => other.stderr() });
+    for (const taskId of [sep.taskId, spec.taskId]) {
+      const got = await again.request('tasks/get', { taskId });
+      expect(got.result, other.stderr()).toMatchObject({ taskId, status: 'working' });
+    }
+    const result = await again.request('tasks/result', { taskId: spec.taskId }, { timeoutMs: 15_000 });
+    expect(result.result, other.stderr()).toMatchObject({ content: [{ type: 'text', text: 'slept 6000 ms' }] });
+    await again.close();
+  }, 40_000);
 });
 
 describe('serve --nats probes', () => {

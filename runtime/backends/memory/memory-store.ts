@@ -135,6 +135,7 @@ export class Entry implements RunPort {
  */
 export class MemoryStore implements TaskStore<Entry> {
   readonly rereadMs = null;
+  readonly handsOver = false;
   readonly watchesBySequence = false;
   /** Nothing passes by itself in the process: every failure is an answer or a fault. */
   readonly isTransient = (): boolean => false;

@@ -50,6 +50,7 @@ const WAIT_REREAD_MS = 2_000;
  */
 export class NatsStore implements TaskStore<TaskRecord> {
   readonly rereadMs = WAIT_REREAD_MS;
+  readonly handsOver = true;
   readonly watchesBySequence = true;
   /** Timeouts, a lost connection, JetStream not answering yet: the NATS backend's one list. */
   readonly isTransient = isNatsTransient;
