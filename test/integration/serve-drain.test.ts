@@ -12,6 +12,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attachHttpWire } from './harness/http-wire.js';
 import { spawnHttpServer, type HttpServerProcess } from './harness/process.js';
+import { connectStdioProcess } from './harness/stdio-wire.js';
 import { create2025, createSep } from './harness/task-calls.js';
 import { PROTOCOL_VERSION } from './harness/wire.js';
 
@@ -161,6 +162,26 @@ describe.each([
       agent.destroy();
     }
   }, 20_000);
+});
+
+describe('serve --stdio, drained by SIGTERM', () => {
+  it('should answer a blocked tasks/result and an open SEP-1686 call with -32030 at the drain deadline, over stdio, and exit 0', async () => {
+    const wire = await connectStdioProcess(['--drain-timeout', '300']);
+    try {
+      const sep = await createSep(wire, 'long_job', { seconds: 60 });
+      const spec = await create2025(wire, 'long_job', { seconds: 60 });
+      const waiting = wire.sendRequestNoWait('tasks/result', { taskId: spec.taskId });
+      const exited = wire.signal('SIGTERM');
+      const answers = await Promise.all([wire.responseFor(sep.requestId, 10_000), wire.responseFor(waiting, 10_000)]);
+      for (const answer of answers) {
+        expect(answer.error, wire.stderr()).toMatchObject({ code: -32030, data: { reason: 'shutting-down', retryAfterMs: 1_000 } });
+        expect(answer.error?.message).toMatch(/shutting down and ends the task/);
+      }
+      expect(await exited).toBe(0);
+    } finally {
+      await wire.close();
+    }
+  }, 30_000);
 });
 
 describe('serve --http signals', () => {

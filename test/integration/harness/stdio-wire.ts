@@ -31,6 +31,13 @@ class StdioWire extends WireCore {
     });
   }
 
+  /** Signals the server process (a drain test's SIGTERM); resolves with its exit code. */
+  signal(signal: NodeJS.Signals): Promise<number | null> {
+    const exited = this.child.exitCode !== null ? Promise.resolve(this.child.exitCode) : new Promise<number | null>((resolve) => this.child.once('exit', (code) => resolve(code)));
+    this.child.kill(signal);
+    return exited;
+  }
+
   private onStdout(chunk: string): void {
     this.stdoutBuffer += chunk;
     let newline: number;
@@ -98,6 +105,9 @@ async function openStdio(flags: readonly string[], profile: ClientProfile): Prom
   }
   return wire;
 }
+
+/** Spawns the server on stdio and performs the initialize handshake; the wire can signal its process. */
+export const connectStdioProcess = (flags: readonly string[] = []): Promise<StdioWire> => openStdio(flags, PLAIN_CLIENT);
 
 /** Spawns the server on stdio and performs the initialize handshake. */
 export const connectStdio: Connect = (flags = []) => openStdio(flags, PLAIN_CLIENT);
