@@ -84,12 +84,8 @@ export interface DrainSettings {
  * ```
  */
 export function drainSettings(values: DrainFlagValues): DrainSettings {
-  const raw = values['drain-timeout'];
-  const drainMs = raw === undefined ? DEFAULT_DRAIN_MS : Number(raw);
-  if (!Number.isFinite(drainMs) || drainMs < 0) throw new Error(`--drain-timeout expects a non-negative number of ms, got '${raw}'`);
-  const lingerRaw = values['drain-linger'];
-  const lingerMs = lingerRaw === undefined ? DEFAULT_DRAIN_LINGER_MS : Number(lingerRaw);
-  if (!Number.isFinite(lingerMs) || lingerMs < 0) throw new Error(`--drain-linger expects a non-negative number of ms, got '${lingerRaw}'`);
+  const drainMs = msFlag('drain-timeout', values['drain-timeout'], DEFAULT_DRAIN_MS);
+  const lingerMs = msFlag('drain-linger', values['drain-linger'], DEFAULT_DRAIN_LINGER_MS);
   const portFlag = values['health-port'];
   if (portFlag === undefined) {
     if (values['health-host'] !== undefined) throw new Error('--health-host needs --health-port PORT');
@@ -98,6 +94,13 @@ export function drainSettings(values: DrainFlagValues): DrainSettings {
   const port = Number(portFlag);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--health-port expects a port number, got '${portFlag}'`);
   return { drainMs, lingerMs, health: { port, host: values['health-host'] } };
+}
+
+/** A flag's non-negative number of ms, or `fallback` when absent; a malformed one is refused naming the flag. */
+function msFlag(flag: string, raw: string | undefined, fallback: number): number {
+  const ms = raw === undefined ? fallback : Number(raw);
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`--${flag} expects a non-negative number of ms, got '${raw}'`);
+  return ms;
 }
 
 /** What a node closes once drained, in order. */

@@ -254,7 +254,7 @@ async function runTaskSep1686(r: TaskRequest, taskId: string, keepAlive: number 
   } catch (error) {
     // Whatever went wrong here, the task must not run on unseen: end it (a no-op if it ended).
     // Not when a drain ended the call: the task goes on on another node, or the drain ends it.
-    if (!open.signal.aborted || error !== open.signal.reason) await r.runtime.cancel(taskId, owner, 'The request that created it failed').catch(() => undefined);
+    if (error !== open.signal.reason) await r.runtime.cancel(taskId, owner, 'The request that created it failed').catch(() => undefined);
     throw toJsonRpcError(error);
   } finally {
     open.close();

@@ -244,7 +244,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
         }
         watch.seen(found.state);
         if (isTerminalStatus(found.state.status)) return await throughOutage(() => outcomeOf(key, found.state), taskId, owner, o.signal);
-        if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('Aborted');
+        if (o.signal?.aborted) throw abortError(o.signal);
         const left = deadline - now();
         if (left <= 0 && unconfirmed) continue;
         if (left <= 0) throw new TaskTimeoutError(o.timeout!, { task: viewOf(found.state) });
@@ -266,7 +266,7 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
         });
         // Aborted while waiting (a drain's deadline, the request cancelled): no further read; one
         // now could find the end the abort's cause is about to write (the drain ending the task).
-        if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('Aborted');
+        if (o.signal?.aborted) throw abortError(o.signal);
       }
     } finally {
       watch?.stop();
@@ -476,4 +476,9 @@ export function createCoreRuntime<S extends TaskState>(opts: ResolvedTaskRuntime
   // A requester whose call the store cannot serve now is told so, and to retry.
   const runtime = reportingOutages(core, outage);
   return runtime;
+}
+
+/** What an aborted wait throws: the abort's reason (a drain's RuntimeDrainingError, the caller's own). */
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('Aborted');
 }
